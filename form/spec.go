@@ -1,0 +1,203 @@
+package form
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/takoform/takoform/ijson"
+)
+
+var messagePrinter = message.NewPrinter(language.English)
+
+// Diagnostic is one reason a desired spec is refused: the JSON pointer into
+// the spec ("" for the spec itself) and a message. It is the shape of
+// validate's diagnostics (brief §3.4 (3)).
+type Diagnostic struct {
+	Pointer string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// compile compiles the desired and output schemas once and checks every
+// declared top-level default against its own property schema.
+func (d *Definition) compile(v *verifier) {
+	var err error
+	d.schema, err = compileSchema("desired", d.desired)
+	if err != nil {
+		v.add("/desiredSchema", "the desired schema does not compile: %v", err)
+		return
+	}
+	if d.output != nil {
+		if d.outSchema, err = compileSchema("output", d.output); err != nil {
+			v.add("/outputSchema", "the output schema does not compile: %v", err)
+		}
+	}
+	for _, name := range sortedKeys(d.defaults) {
+		sub, err := compileSchemaAt("desired", d.desired, "#/properties/"+escapePointer(name))
+		if err == nil {
+			err = sub.Validate(deepCopy(d.defaults[name]))
+		}
+		if err != nil {
+			v.add("/desiredSchema/properties/"+escapePointer(name)+"/default", "the default does not satisfy its own schema: %v", firstLine(err))
+		}
+	}
+}
+
+func compileSchema(name string, doc map[string]any) (*jsonschema.Schema, error) {
+	return compileSchemaAt(name, doc, "")
+}
+
+func compileSchemaAt(name string, doc map[string]any, fragment string) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	url := "urn:takoform:" + name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url + fragment)
+}
+
+// ValidateSpec validates a decoded desired spec (as returned by
+// ijson.Decode: numbers as json.Number) against the desired schema. It
+// returns nil when valid, else the leaf diagnostics sorted by pointer. It
+// does not materialise defaults; call Materialize first (brief §5.6).
+func (d *Definition) ValidateSpec(spec any) []Diagnostic {
+	err := d.schema.Validate(spec)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Diagnostic{{Message: err.Error()}}
+	}
+	var out []Diagnostic
+	collectLeaves(ve, &out)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+// ValidateOutputs validates a decoded status.outputs document against the
+// declared output schema (brief §5.3); a Form without outputs accepts only
+// a nil document.
+func (d *Definition) ValidateOutputs(outputs any) []Diagnostic {
+	if d.outSchema == nil {
+		if outputs != nil {
+			return []Diagnostic{{Message: "the Form declares no outputs; omit status.outputs"}}
+		}
+		return nil
+	}
+	if err := d.outSchema.Validate(outputs); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			var out []Diagnostic
+			collectLeaves(ve, &out)
+			return out
+		}
+		return []Diagnostic{{Message: err.Error()}}
+	}
+	return nil
+}
+
+// ValidateSpecJSON strictly decodes data (ijson) and validates it; an
+// undecodable document is one diagnostic at its JSON pointer.
+func (d *Definition) ValidateSpecJSON(data []byte) []Diagnostic {
+	spec, err := ijson.Decode(data)
+	if err != nil {
+		var je *ijson.Error
+		if errors.As(err, &je) {
+			return []Diagnostic{{Pointer: je.Pointer, Message: je.Detail}}
+		}
+		return []Diagnostic{{Message: err.Error()}}
+	}
+	return d.ValidateSpec(spec)
+}
+
+func collectLeaves(ve *jsonschema.ValidationError, out *[]Diagnostic) {
+	if len(ve.Causes) == 0 {
+		*out = append(*out, Diagnostic{Pointer: pointerOf(ve.InstanceLocation), Message: ve.ErrorKind.LocalizedString(messagePrinter)})
+		return
+	}
+	for _, c := range ve.Causes {
+		collectLeaves(c, out)
+	}
+}
+
+func pointerOf(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(t))
+	}
+	return b.String()
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Defaults returns a copy of the declared top-level defaults, by field.
+func (d *Definition) Defaults() map[string]any {
+	out := make(map[string]any, len(d.defaults))
+	for k, v := range d.defaults {
+		out[k] = deepCopy(v)
+	}
+	return out
+}
+
+// Materialize returns a copy of spec with every declared top-level default
+// filled in where the property is absent (brief §5.6). A spec that is not
+// an object is returned unchanged (validation refuses it).
+func (d *Definition) Materialize(spec any) any {
+	m, ok := spec.(map[string]any)
+	if !ok {
+		return spec
+	}
+	out := make(map[string]any, len(m)+len(d.defaults))
+	for k, v := range m {
+		out[k] = v
+	}
+	for k, v := range d.defaults {
+		if _, present := out[k]; !present {
+			out[k] = deepCopy(v)
+		}
+	}
+	return out
+}
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = deepCopy(x)
+		}
+		return m
+	case []any:
+		l := make([]any, len(t))
+		for i, x := range t {
+			l[i] = deepCopy(x)
+		}
+		return l
+	default:
+		return v
+	}
+}
+
+// SpecDigest is the digest of a materialised spec (brief §3.4 (4)):
+// ijson.DigestValue of the spec.
+func SpecDigest(spec any) (string, error) {
+	dg, err := ijson.DigestValue(spec)
+	if err != nil {
+		return "", fmt.Errorf("spec digest: %w", err)
+	}
+	return dg, nil
+}

@@ -1,0 +1,50 @@
+package edge
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Deployment rule IDs (§6.3, §6.5). Pointers are into WorkerDeployment's
+// desired spec.
+const (
+	RuleDeploymentVersionCount = "edge.deployment.version-count"
+	RuleDeploymentWeightRange  = "edge.deployment.weight-range"
+	RuleDeploymentWeightSum    = "edge.deployment.weight-sum"
+)
+
+// Deployment limits (§6.3): weights are basis points.
+const (
+	DeploymentMaxVersions = 8
+	DeploymentMinWeight   = 1
+	DeploymentTotalWeight = 10000
+)
+
+// CheckDeploymentWeights checks the weights of WorkerDeployment "versions",
+// in entry order, as basis points (§6.3, §6.5): 1..8 entries, each 1..10000,
+// summing to exactly 10000.
+// Errors: RuleDeploymentVersionCount at "/versions"; RuleDeploymentWeightRange
+// at "/versions/<index>/weight"; RuleDeploymentWeightSum at "/versions" with
+// the actual sum. Version identity (same worker, no duplicates, Ready) is
+// decided on resolved UIDs elsewhere.
+func CheckDeploymentWeights(weights []int64) error {
+	if n := len(weights); n < 1 || n > DeploymentMaxVersions {
+		return newRuleError(RuleDeploymentVersionCount, "/versions", fmt.Sprintf(
+			"versions has %d entries; list 1 to %d weighted versions", n, DeploymentMaxVersions))
+	}
+	var sum int64
+	for i, w := range weights {
+		if w < DeploymentMinWeight || w > DeploymentTotalWeight {
+			return newRuleError(RuleDeploymentWeightRange, "/versions/"+strconv.Itoa(i)+"/weight", fmt.Sprintf(
+				"weight %d is outside %d..%d basis points; give every listed version a share from %d to %d, or remove it",
+				w, DeploymentMinWeight, DeploymentTotalWeight, DeploymentMinWeight, DeploymentTotalWeight))
+		}
+		sum += w
+	}
+	if sum != DeploymentTotalWeight {
+		return newRuleError(RuleDeploymentWeightSum, "/versions", fmt.Sprintf(
+			"weights sum to %d basis points; they must sum to exactly %d (100%%), adjust them by %+d",
+			sum, DeploymentTotalWeight, DeploymentTotalWeight-sum))
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package ijson
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/gowebpki/jcs"
+)
+
+// DigestPrefix starts every Takoform digest.
+const DigestPrefix = "sha256:"
+
+var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// Canonical returns the RFC 8785 (JCS) canonical bytes of the I-JSON
+// document data. Errors are *Error (the document is not strict I-JSON) or a
+// canonicalisation error.
+func Canonical(data []byte) ([]byte, error) {
+	if err := Check(data); err != nil {
+		return nil, err
+	}
+	out, err := jcs.Transform(data)
+	if err != nil {
+		return nil, fmt.Errorf("canonicalise JSON (RFC 8785): %w", err)
+	}
+	return out, nil
+}
+
+// Digest is THE Takoform digest (brief §1.3): "sha256:" followed by the
+// lowercase hex SHA-256 of the RFC 8785 canonical bytes of the document
+// data. Used for schema digests of Form, Interface and Binding definitions,
+// spec digests, manifest digests and package digests.
+func Digest(data []byte) (string, error) {
+	c, err := Canonical(data)
+	if err != nil {
+		return "", err
+	}
+	return SumDigest(c), nil
+}
+
+// DigestValue marshals v with encoding/json and returns Digest of the result.
+func DigestValue(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode value for digest: %w", err)
+	}
+	return Digest(b)
+}
+
+// SumDigest returns "sha256:" + lowercase hex SHA-256 of b as it is: for
+// bytes already canonical, and for artifact blobs.
+func SumDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return DigestPrefix + hex.EncodeToString(sum[:])
+}
+
+// ValidDigest reports whether s has the digest grammar ^sha256:[0-9a-f]{64}$.
+func ValidDigest(s string) bool { return digestPattern.MatchString(s) }

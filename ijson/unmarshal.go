@@ -1,0 +1,57 @@
+package ijson
+
+import (
+	"errors"
+	"fmt"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// Unmarshal checks data and decodes it into v as a closed document: member
+// names match exactly (case-sensitive) and a member v does not define is
+// refused with RuleUnknownMember, a value of the wrong type with
+// RuleWrongType. Errors are *Error naming the JSON pointer.
+func Unmarshal(data []byte, v any) error {
+	if err := Check(data); err != nil {
+		return err
+	}
+	err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true))
+	if err == nil {
+		return nil
+	}
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) {
+		e := &Error{Pointer: string(se.JSONPointer), Offset: se.ByteOffset}
+		if se.Err != nil && errors.Is(se.Err, jsonv2.ErrUnknownName) {
+			e.Rule = RuleUnknownMember
+			e.Detail = fmt.Sprintf("member %q is not part of this document; remove it", se.JSONPointer.LastToken())
+		} else {
+			e.Rule = RuleWrongType
+			want := "another type"
+			if se.GoType != nil {
+				want = se.GoType.String()
+			}
+			e.Detail = fmt.Sprintf("a JSON %s cannot be read here (want %s); fix the member's type", kindName(byte(se.JSONKind)), want)
+		}
+		return e
+	}
+	return &Error{Rule: RuleSyntax, Detail: err.Error()}
+}
+
+func kindName(k byte) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 'f', 't':
+		return "boolean"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
+}

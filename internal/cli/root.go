@@ -1,0 +1,59 @@
+// Package cli builds the takoform command tree (cobra). Each command lives
+// in its own file; Main runs the tree and maps errors to exit codes.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a chosen exit code with an already-printed message.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// NewRoot returns the takoform command tree writing to out and errOut.
+func NewRoot(out, errOut io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "takoform",
+		Short:         "Takoform: portable desired-state Forms, hosts and the tools around them",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(out)
+	root.SetErr(errOut)
+	root.AddCommand(newFormCommand(), newSpaceCommand())
+	return root
+}
+
+// Main runs the command line with args and returns the process exit code:
+// 0 success, 1 a refusal or failure the output explains, 2 a usage error.
+func Main(args []string, out, errOut io.Writer) int {
+	root := NewRoot(out, errOut)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintln(errOut, "takoform:", err)
+	if isUsage(err) {
+		return 2
+	}
+	return 1
+}
+
+func isUsage(err error) bool {
+	var ue usageError
+	return errors.As(err, &ue)
+}
+
+type usageError struct{ error }
+
+func usage(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }

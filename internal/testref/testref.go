@@ -1,0 +1,41 @@
+// Package testref finds the public specification's reference data
+// (../shared/reference/takoform-v1alpha3 beside the repository) for
+// interoperability tests, and skips a test, saying so, where it is absent.
+package testref
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Dir returns the reference data directory or skips t when it is absent.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir, ok := Find()
+	if !ok {
+		t.Skip("reference data ../shared/reference/takoform-v1alpha3 is absent beside the repository; skipping the interoperability check")
+	}
+	return dir
+}
+
+// Find locates the reference data directory by walking up from the working
+// directory to the module root (the directory holding go.mod).
+func Find() (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			ref := filepath.Join(filepath.Dir(d), "shared", "reference", "takoform-v1alpha3")
+			if st, err := os.Stat(ref); err == nil && st.IsDir() {
+				return ref, true
+			}
+			return "", false
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
