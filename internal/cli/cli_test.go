@@ -107,3 +107,10 @@ func copyTree(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+func TestFormVerifyOurFamily(t *testing.T) {
+	code, out, errOut := run("form", "verify", "../../forms/edge/family")
+	if code != 0 || !strings.Contains(out, "12 forms, 6 interfaces, 5 bindings; 12 canonical and 59 negative fixtures checked; 0 problems") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

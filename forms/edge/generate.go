@@ -1,0 +1,3 @@
+package edge
+
+//go:generate go run ./internal/gen
