@@ -3,9 +3,9 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet unit build generate fuzz-space
+.PHONY: test fmt-check vet unit conformance build generate fuzz-space bench
 
-test: fmt-check vet unit
+test: fmt-check vet unit conformance
 
 fmt-check:
 	@unformatted="$$(gofmt -l .)"; \
@@ -16,7 +16,12 @@ vet:
 	$(GO) vet ./...
 
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/conformance$$')
+
+# The black-box Host API checks against our host on a real SQLite file,
+# listed by check ID (-v).
+conformance:
+	$(GO) test -count=1 -v ./conformance
 
 build:
 	$(GO) build -o bin/takoform ./cmd/takoform
@@ -29,3 +34,8 @@ generate:
 # The SpaceID agreement fuzz test (Go validator vs the JSON Schema).
 fuzz-space:
 	$(GO) test ./spaceid -run '^$$' -fuzz FuzzAgreement -fuzztime 150s
+
+# Host benchmarks over real HTTP (32 concurrent clients; 0 and 100,000
+# stored resources).
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./host ./host/store/sqlite

@@ -1,6 +1,7 @@
 package form_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -158,5 +159,21 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestDesiredSchemaKeepsTheDocumentsBytes(t *testing.T) {
+	dir := testref.Dir(t)
+	data, err := os.ReadFile(filepath.Join(dir, "forms/candidates/edge/v1alpha1/worker-version/definition.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := form.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := def.DesiredSchemaJSON()
+	if len(raw) < 1000 || !bytes.Contains(data, raw) || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		t.Fatalf("DesiredSchemaJSON is not the member's exact bytes from the file (%d bytes)", len(raw))
 	}
 }

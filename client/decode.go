@@ -1,0 +1,122 @@
+package client
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/takoform/takoform/ijson"
+)
+
+// decodeAnswer strictly decodes a 2xx JSON answer into v (closed, strict
+// I-JSON, brief §3.1) and checks that the members at the given JSON
+// pointers are present and not null — members whose zero value would read
+// as a legitimate answer (booleans, lists). Failures are *ProtocolError.
+func (c *Client) decodeAnswer(r *request, resp *response, v any, what string, required ...string) error {
+	if len(resp.body) == 0 {
+		return c.protocolError(r, resp.status, fmt.Sprintf("HTTP %d has an empty body; a %s was expected", resp.status, what), nil)
+	}
+	if err := decodeStrict(resp.body, v, required...); err != nil {
+		return c.protocolError(r, resp.status, "the answer is not a valid "+what, err)
+	}
+	return nil
+}
+
+// decodeStrict is ijson.Unmarshal plus a presence check of required.
+func decodeStrict(data []byte, v any, required ...string) error {
+	if err := ijson.Unmarshal(data, v); err != nil {
+		return err
+	}
+	if len(required) == 0 {
+		return nil
+	}
+	tree, err := ijson.Decode(data)
+	if err != nil {
+		return err
+	}
+	if m := missingMembers(tree, required...); len(m) > 0 {
+		return fmt.Errorf("required member %s is absent or null", m[0])
+	}
+	return nil
+}
+
+// lookup walks a JSON pointer through a document decoded by ijson.Decode.
+// Member names used here need no RFC 6901 escaping.
+func lookup(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	cur := doc
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		switch n := cur.(type) {
+		case map[string]any:
+			v, ok := n[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n) {
+				return nil, false
+			}
+			cur = n[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// missingMembers lists the pointers that are absent or null in doc.
+func missingMembers(doc any, ptrs ...string) []string {
+	var out []string
+	for _, p := range ptrs {
+		if v, ok := lookup(doc, p); !ok || v == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// firstNull returns the pointer of the first null value in v (members in
+// sorted order).
+func firstNull(v any, at string) (string, bool) {
+	switch n := v.(type) {
+	case nil:
+		return at, true
+	case map[string]any:
+		keys := make([]string, 0, len(n))
+		for k := range n {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p, ok := firstNull(n[k], at+"/"+k); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, x := range n {
+			if p, ok := firstNull(x, at+"/"+strconv.Itoa(i)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// isObject reports whether raw JSON is an object.
+func isObject(raw []byte) bool {
+	for _, b := range raw {
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}

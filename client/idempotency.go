@@ -1,0 +1,73 @@
+package client
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/takoform/takoform/ijson"
+)
+
+// Operation words bound into idempotency keys (brief §3.5). Resource keys
+// use KeyApply, KeyImport, KeyObserve and KeyDelete with IdempotencyKey;
+// handle keys use the others with DeriveKey.
+const (
+	KeyApply       = "apply"
+	KeyImport      = "import"
+	KeyObserve     = "observe"
+	KeyDelete      = "delete"
+	KeyCancel      = "operation-cancel"        // DeriveKey(KeyCancel, operationID)
+	KeyUploadStart = "artifact-upload-start"   // DeriveKey(KeyUploadStart, manifestDigest, nonce)
+	KeyCommit      = "artifact-commit"         // DeriveKey(KeyCommit, uploadID, manifestDigest)
+	KeyAbandon     = "artifact-upload-abandon" // DeriveKey(KeyAbandon, uploadID)
+)
+
+// KeyPrefix starts every key this client derives.
+const KeyPrefix = "takoform-"
+
+// DeriveKey returns "takoform-" + lowercase hex SHA-256 of the RFC 8785
+// (JCS) canonical bytes of the JSON array of parts, all strings. Parts are
+// expected to be valid UTF-8 (every identity the client sends is); invalid
+// bytes are replaced by U+FFFD as encoding/json does.
+func DeriveKey(parts ...string) string {
+	if parts == nil {
+		parts = []string{}
+	}
+	raw, err := json.Marshal(parts)
+	if err != nil {
+		panic("takoform: encode idempotency key parts: " + err.Error()) // unreachable for strings
+	}
+	canon, err := ijson.Canonical(raw)
+	if err != nil {
+		panic("takoform: canonicalise idempotency key parts: " + err.Error()) // unreachable for strings
+	}
+	sum := sha256.Sum256(canon)
+	return KeyPrefix + hex.EncodeToString(sum[:])
+}
+
+// IdempotencyKey is the deterministic key of a resource mutation (brief
+// §3.5): DeriveKey(op, apiVersion, kind, name, space, uid, generation,
+// bodySha256Hex), where op is KeyApply, KeyImport, KeyObserve or KeyDelete,
+// apiVersion and kind are the FormRef's, uid and generation are the fence
+// the request carries ("" for a create and a new-adoption import; the
+// recorded UID and the fenced generation for update, fenced import,
+// observe and delete), and bodySha256Hex is the lowercase hex SHA-256 of
+// the exact request body bytes, "" when there is no body (delete,
+// observe). The same request therefore always carries the same key, so a
+// retry after a lost answer replays instead of executing twice.
+func IdempotencyKey(op, apiVersion, kind, name, space, uid, generation string, body []byte) string {
+	bodyHex := ""
+	if len(body) > 0 {
+		sum := sha256.Sum256(body)
+		bodyHex = hex.EncodeToString(sum[:])
+	}
+	return DeriveKey(op, apiVersion, kind, name, space, uid, generation, bodyHex)
+}
+
+// nonce returns 128 random bits in hex, for upload-start keys.
+func nonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}

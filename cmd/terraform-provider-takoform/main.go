@@ -1,0 +1,32 @@
+// Command terraform-provider-takoform is the takoform provider for
+// Terraform and OpenTofu (plugin protocol 6).
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/takoform/takoform/internal/provider"
+)
+
+// version is set at build time (-ldflags "-X main.version=…").
+var version = "dev"
+
+func main() {
+	debug := flag.Bool("debug", false, "run with support for debuggers like delve")
+	flag.Parse()
+	reg, err := provider.EdgeRegistry()
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = providerserver.Serve(context.Background(), provider.New(version, reg), providerserver.ServeOpts{
+		Address: "registry.opentofu.org/takoform/takoform",
+		Debug:   *debug,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,72 @@
+package conformance_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host"
+
+	"github.com/takoform/takoform/conformance"
+	"github.com/takoform/takoform/internal/hosttest"
+)
+
+// TestConformance runs every registered check against our host on a real
+// SQLite file, one subtest per check ID (`go test -v` lists them).
+func TestConformance(t *testing.T) {
+	h := hosttest.Start(t, hosttest.Options{Probe: true, Catalog: testCatalog(t)})
+	ctx := context.Background()
+	env, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range conformance.Checks() {
+		t.Run(c.ID, func(t *testing.T) {
+			r := conformance.RunCheck(ctx, env, c)
+			switch {
+			case r.Skipped:
+				t.Fatalf("skipped against our own host: %v", r.Err)
+			case r.Err != nil:
+				t.Fatalf("%s (%s): %v", c.ID, c.Summary, r.Err)
+			}
+		})
+	}
+}
+
+func TestRegisteredChecksAreRequiredIDs(t *testing.T) {
+	required := map[string]bool{}
+	for _, id := range conformance.RequiredIDs {
+		required[id] = true
+	}
+	if len(required) != 114 {
+		t.Fatalf("Appendix A lists 114 IDs; the table holds %d", len(required))
+	}
+	for _, c := range conformance.Checks() {
+		if !required[c.ID] {
+			t.Errorf("check %s is not an Appendix A ID", c.ID)
+		}
+		if c.Summary == "" || c.Group == "" || c.Run == nil {
+			t.Errorf("check %s lacks a summary, group or body", c.ID)
+		}
+	}
+}
+
+// testCatalog is the built-in Edge family plus testdata/forms: a second
+// definition version of one Edge kind and the same kind in another group.
+func testCatalog(t *testing.T) *form.Catalog {
+	cat, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := host.LoadCatalog(os.DirFS("testdata/forms"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range extra.Forms() {
+		if cat, err = cat.AddForm(in.Definition, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cat
+}

@@ -1,0 +1,69 @@
+package edge
+
+import "errors"
+
+// SpecRules applies every rule of an Edge kind that is decidable from the
+// desired spec alone (brief §3.4 (3)): cron grammar (WorkerCronTrigger),
+// hostname canonical form and U-label refusal (WorkerCustomDomain),
+// handler vocabulary and the single environment namespace
+// (WorkerVersion), deployment weights (WorkerDeployment). The host calls
+// it to enforce and the provider to refuse at plan time; spec is a decoded
+// desired spec (numbers json.Number or float64). It returns nil when the
+// spec breaks none.
+func SpecRules(kind string, spec map[string]any) []*RuleError {
+	var errs []error
+	switch kind {
+	case "WorkerCronTrigger":
+		if c, ok := spec["cron"].(string); ok {
+			_, err := ParseCron(c)
+			errs = append(errs, err)
+		}
+	case "WorkerCustomDomain":
+		if h, ok := spec["hostname"].(string); ok {
+			_, err := CanonicalHostname(h)
+			errs = append(errs, err)
+		}
+	case "WorkerVersion":
+		var hs []string
+		for _, h := range specList(spec["handlers"]) {
+			s, _ := h.(string)
+			hs = append(hs, s)
+		}
+		errs = append(errs, CheckHandlers(hs), CheckEnvironmentNamespace(spec))
+	case "WorkerDeployment":
+		var ws []int64
+		for _, v := range specList(spec["versions"]) {
+			m, _ := v.(map[string]any)
+			ws = append(ws, specInt(m["weight"]))
+		}
+		errs = append(errs, CheckDeploymentWeights(ws))
+	}
+	var out []*RuleError
+	for _, err := range errs {
+		var re *RuleError
+		if errors.As(err, &re) {
+			out = append(out, re)
+		}
+	}
+	return out
+}
+
+func specList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func specInt(v any) int64 {
+	switch n := v.(type) {
+	case interface{ Int64() (int64, error) }:
+		i, _ := n.Int64()
+		return i
+	case float64:
+		return int64(n)
+	case int64:
+		return n
+	case int:
+		return int64(n)
+	}
+	return 0
+}

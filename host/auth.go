@@ -1,0 +1,104 @@
+package host
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/takoform/takoform/ijson"
+)
+
+// Caller is the authenticated identity of one request: the tenant is part
+// of every address and handle; some handles also bind the principal
+// (brief §1.7, §2.3).
+type Caller struct {
+	Tenant    string
+	Principal string
+}
+
+// Token maps one bearer token, kept only as its SHA-256, to a caller.
+type Token struct {
+	SHA256    string `json:"sha256"` // lowercase hex SHA-256 of the token bytes
+	Tenant    string `json:"tenant"`
+	Principal string `json:"principal"`
+}
+
+// TokensFile is the JSON document --tokens points at:
+// {"tokens":[{"sha256":"<hex>","tenant":"t","principal":"p"}]}.
+type TokensFile struct {
+	Tokens []Token `json:"tokens"`
+}
+
+// HashToken returns the lowercase hex SHA-256 a tokens file stores.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// LoadTokens reads and checks a tokens file; errors name the file and the
+// entry that is wrong.
+func LoadTokens(path string) ([]Token, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tokens file: %w", err)
+	}
+	var f TokensFile
+	if err := ijson.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", path, err)
+	}
+	seen := map[string]bool{}
+	for i, t := range f.Tokens {
+		raw, err := hex.DecodeString(t.SHA256)
+		if err != nil || len(raw) != sha256.Size || strings.ToLower(t.SHA256) != t.SHA256 {
+			return nil, fmt.Errorf("tokens file %s: /tokens/%d/sha256 is not 64 lowercase hex digits (use `takoform host token-hash`)", path, i)
+		}
+		if t.Tenant == "" || t.Principal == "" {
+			return nil, fmt.Errorf("tokens file %s: /tokens/%d needs a tenant and a principal", path, i)
+		}
+		if seen[t.SHA256] {
+			return nil, fmt.Errorf("tokens file %s: /tokens/%d repeats a token", path, i)
+		}
+		seen[t.SHA256] = true
+	}
+	return f.Tokens, nil
+}
+
+// authenticator resolves bearer tokens; every entry is compared in
+// constant time so the answer time does not reveal which entry matched.
+type authenticator struct {
+	hashes [][]byte
+	who    []Caller
+}
+
+func newAuthenticator(tokens []Token) *authenticator {
+	a := &authenticator{}
+	for _, t := range tokens {
+		raw, _ := hex.DecodeString(t.SHA256)
+		a.hashes = append(a.hashes, raw)
+		a.who = append(a.who, Caller{Tenant: t.Tenant, Principal: t.Principal})
+	}
+	return a
+}
+
+// authenticate returns the caller for an Authorization header value, or
+// false for a missing, malformed or unknown credential.
+func (a *authenticator) authenticate(header string) (Caller, bool) {
+	const prefix = "Bearer "
+	if len(header) <= len(prefix) || !strings.EqualFold(header[:len(prefix)], prefix) {
+		return Caller{}, false
+	}
+	sum := sha256.Sum256([]byte(header[len(prefix):]))
+	match := -1
+	for i, h := range a.hashes {
+		if subtle.ConstantTimeCompare(sum[:], h) == 1 {
+			match = i
+		}
+	}
+	if match < 0 {
+		return Caller{}, false
+	}
+	return a.who[match], true
+}

@@ -1,0 +1,275 @@
+package edgehost
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/takoform/takoform/artifact"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// CheckCommit applies the cross-resource Edge rules to res as it would be
+// stored (brief §6.5, §7.3, §3.6), on apply, import and at 202 commit.
+func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error {
+	spec := specOf(res)
+	switch kindOf(def) {
+	case WorkerBundle:
+		digest, _ := spec["manifestDigest"].(string)
+		_, err := f.resolveBundle(tx, res.Tenant, digest)
+		return err
+	case WorkerVersion:
+		return f.checkVersion(tx, res, spec)
+	case WorkerDeployment:
+		return checkDeployment(tx, res, spec)
+	case WorkerCustomDomain:
+		if err := gate(tx, res, spec, WorkerCustomDomain); err != nil {
+			return err
+		}
+		return checkHostnameClaim(tx, res, spec)
+	case WorkerEndpoint:
+		if err := single(tx, res, spec, "worker", ModuleWorker, WorkerEndpoint, "worker-endpoint-single"); err != nil {
+			return err
+		}
+		return gate(tx, res, spec, WorkerEndpoint)
+	case WorkerCronTrigger:
+		return gate(tx, res, spec, WorkerCronTrigger)
+	case QueueConsumer:
+		if err := single(tx, res, spec, "queue", "AtLeastOnceQueue", QueueConsumer, "queue-single-consumer"); err != nil {
+			return err
+		}
+		if err := checkDeadLetterCycle(tx, res, spec); err != nil {
+			return err
+		}
+		return gate(tx, res, spec, QueueConsumer)
+	}
+	return nil
+}
+
+// resolveBundle resolves a bundle manifest the tenant holds and checks
+// every manifest rule (brief §3.6 "on apply/import of a bundle-shaped
+// revision").
+func (f *Family) resolveBundle(tx store.Tx, tenant, digest string) (*wire.Manifest, error) {
+	held, err := tx.Holds(tenant, digest)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := tx.Manifest(digest)
+	if !held || errors.Is(err, store.ErrNotFound) {
+		return nil, errorf(wire.ArtifactMissing, "manifest_missing", "manifest %s is not held by this tenant; upload and commit the bundle first", digest)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := artifact.ParseManifest(doc)
+	if err != nil {
+		return nil, errorf(wire.ArtifactInvalid, "manifest_invalid", "manifest %s cannot be decoded: %v", digest, err)
+	}
+	if got, err := artifact.Digest(m); err != nil || got != digest {
+		return nil, errorf(wire.ArtifactInvalid, "manifest_digest", "manifest %s digests to %s", digest, got)
+	}
+	if m.Kind != artifact.KindWorkerBundle {
+		return nil, errorf(wire.ArtifactInvalid, "manifest_kind", "manifest %s is a %s, not a WorkerBundle", digest, m.Kind)
+	}
+	if err := artifact.Verify(m, f.Artifacts); err != nil {
+		return nil, errorf(wire.ArtifactInvalid, "manifest_invalid", "manifest %s: %v", digest, err)
+	}
+	return m, nil
+}
+
+// checkVersion: every declared handler is exported by the bundle's main
+// module, and every service binding targets a worker serving fetch.
+func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]any) error {
+	bundle, err := lookup(tx, key(res, WorkerBundle, relName(spec, "bundle")))
+	if err != nil || bundle == nil {
+		return err // relation resolution already refused an absent bundle
+	}
+	digest, _ := specOf(bundle)["manifestDigest"].(string)
+	m, err := f.resolveBundle(tx, res.Tenant, digest)
+	if err != nil {
+		return err
+	}
+	var mainDigest string
+	for _, mod := range m.Modules {
+		if mod.Name == m.MainModule {
+			mainDigest = mod.Digest
+		}
+	}
+	src, err := tx.Blob(mainDigest)
+	if err != nil {
+		return fmt.Errorf("read main module %s: %w", m.MainModule, err)
+	}
+	exported, err := artifact.ExportedHandlers(src)
+	if err != nil {
+		return errorf(wire.InvalidArgument, "handler_not_exported", "main module %s: %v; the default export must be an object with the declared handlers", m.MainModule, err)
+	}
+	for _, h := range asList(spec["handlers"]) {
+		if s, _ := h.(string); !contains(exported, s) {
+			return errorf(wire.InvalidArgument, "handler_not_exported", "handler %q is declared but main module %s does not export it on its default export (it exports %s); export it or remove it from handlers", s, m.MainModule, listOr(exported))
+		}
+	}
+	for i, b := range asList(spec["serviceBindings"]) {
+		bm, _ := b.(map[string]any)
+		name := relName(bm, "resource")
+		w, err := lookup(tx, key(res, ModuleWorker, name))
+		if err != nil || w == nil {
+			return err
+		}
+		served, _, err := servedHandlers(tx, w)
+		if err != nil {
+			return err
+		}
+		if !contains(served, edge.HandlerFetch) {
+			return errorf(wire.UnsupportedCapability, "service_target_not_serving", "serviceBindings/%d: ModuleWorker %q does not serve fetch (no active deployment whose every version exports fetch)", i, name)
+		}
+	}
+	return nil
+}
+
+// activeDeployment returns a worker's deployment, nil when it has none.
+func activeDeployment(tx store.Tx, worker *store.Resource) (*store.Resource, error) {
+	ds, err := holders(tx, worker.UID, WorkerDeployment)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	return ds[0], nil
+}
+
+// servedHandlers is the set of handlers every weighted version of the
+// worker's active deployment exports (nil without a deployment).
+func servedHandlers(tx store.Tx, worker *store.Resource) ([]string, *store.Resource, error) {
+	d, err := activeDeployment(tx, worker)
+	if err != nil || d == nil {
+		return nil, nil, err
+	}
+	served, err := versionsHandlers(tx, d, specOf(d))
+	return served, d, err
+}
+
+// versionsHandlers intersects the handlers of a deployment spec's versions.
+func versionsHandlers(tx store.Tx, d *store.Resource, spec map[string]any) ([]string, error) {
+	var served []string
+	for i, v := range asList(spec["versions"]) {
+		vm, _ := v.(map[string]any)
+		ver, err := lookup(tx, key(d, WorkerVersion, relName(vm, "workerVersion")))
+		if err != nil {
+			return nil, err
+		}
+		var hs []string
+		if ver != nil {
+			for _, h := range asList(specOf(ver)["handlers"]) {
+				s, _ := h.(string)
+				hs = append(hs, s)
+			}
+		}
+		if i == 0 {
+			served = hs
+			continue
+		}
+		var both []string
+		for _, h := range served {
+			if contains(hs, h) {
+				both = append(both, h)
+			}
+		}
+		served = both
+	}
+	return served, nil
+}
+
+// gate: an attachment needs its handler exported by every weighted version
+// of its worker's active deployment (brief §6.5).
+func gate(tx store.Tx, res *store.Resource, spec map[string]any, kind string) error {
+	need, _ := edge.AttachmentHandler(kind)
+	w, err := lookup(tx, key(res, ModuleWorker, relName(spec, "worker")))
+	if err != nil || w == nil {
+		return err
+	}
+	served, d, err := servedHandlers(tx, w)
+	if err != nil {
+		return err
+	}
+	if d == nil {
+		return errorf(wire.UnsupportedCapability, "no_active_deployment", "%s needs ModuleWorker %q to have an active WorkerDeployment serving %s; deploy a version first", kind, w.Name, need)
+	}
+	if !contains(served, need) {
+		return errorf(wire.UnsupportedCapability, "handler_not_served", "%s needs handler %s, but not every version of WorkerDeployment %q exports it (served: %s)", kind, need, d.Name, listOr(served))
+	}
+	return nil
+}
+
+// single: at most one resource of kind per target (one endpoint per
+// worker, one consumer per queue).
+func single(tx store.Tx, res *store.Resource, spec map[string]any, field, targetKind, kind, hostCode string) error {
+	t, err := lookup(tx, key(res, targetKind, relName(spec, field)))
+	if err != nil || t == nil {
+		return err
+	}
+	others, err := holders(tx, t.UID, kind)
+	if err != nil {
+		return err
+	}
+	for _, o := range others {
+		if o.UID == res.UID {
+			continue
+		}
+		if kind == QueueConsumer && relName(specOf(o), "queue") != t.Name {
+			continue // it names this queue only as its dead-letter queue
+		}
+		return errorf(wire.InvalidArgument, hostCode, "%s %q already holds %s %q; only one %s per %s", kind, o.Name, targetKind, t.Name, kind, targetKind)
+	}
+	return nil
+}
+
+// checkDeadLetterCycle walks the dead-letter chain from res's own
+// dead-letter queue; reaching the queue res drains is a cycle.
+func checkDeadLetterCycle(tx store.Tx, res *store.Resource, spec map[string]any) error {
+	drained := relName(spec, "queue")
+	next := relName(spec, "deadLetterQueue")
+	seen := map[string]bool{}
+	path := []string{drained}
+	for next != "" && !seen[next] {
+		path = append(path, next)
+		if next == drained {
+			return errorf(wire.InvalidArgument, "dead_letter_cycle", "deadLetterQueue leads back to queue %q: %s; break the cycle", drained, strings.Join(path, " -> "))
+		}
+		seen[next] = true
+		q, err := lookup(tx, key(res, "AtLeastOnceQueue", next))
+		if err != nil || q == nil {
+			return err
+		}
+		consumers, err := holders(tx, q.UID, QueueConsumer)
+		if err != nil {
+			return err
+		}
+		next = ""
+		for _, c := range consumers {
+			if c.UID != res.UID && relName(specOf(c), "queue") == q.Name {
+				next = relName(specOf(c), "deadLetterQueue")
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func listOr(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	s := append([]string(nil), l...)
+	sort.Strings(s)
+	return strings.Join(s, ", ")
+}

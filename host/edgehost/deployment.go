@@ -1,0 +1,195 @@
+package edgehost
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// checkDeployment applies the worker aggregate rules (brief §6.5): one
+// deployment per worker; versions of this worker, each once, Ready and not
+// being deleted; and the reverse gate for live dependents.
+func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) error {
+	w, err := lookup(tx, key(res, ModuleWorker, relName(spec, "worker")))
+	if err != nil || w == nil {
+		return err
+	}
+	ds, err := holders(tx, w.UID, WorkerDeployment)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if d.UID != res.UID {
+			return errorf(wire.InvalidArgument, "deployment_exists", "ModuleWorker %q already has WorkerDeployment %q; a worker has one deployment: update it instead", w.Name, d.Name)
+		}
+	}
+	seen := map[string]int{}
+	for i, v := range asList(spec["versions"]) {
+		vm, _ := v.(map[string]any)
+		name := relName(vm, "workerVersion")
+		ver, err := lookup(tx, key(res, WorkerVersion, name))
+		if err != nil || ver == nil {
+			return err
+		}
+		if j, dup := seen[ver.UID]; dup {
+			return errorf(wire.InvalidArgument, "deployment_version_duplicate", "versions/%d and versions/%d both name WorkerVersion %q; list each version once", j, i, name)
+		}
+		seen[ver.UID] = i
+		owner, err := lookup(tx, key(res, ModuleWorker, relName(specOf(ver), "worker")))
+		if err != nil {
+			return err
+		}
+		if owner == nil || owner.UID != w.UID {
+			return errorf(wire.InvalidArgument, "deployment_version_foreign", "versions/%d: WorkerVersion %q belongs to another worker, not ModuleWorker %q", i, name, w.Name)
+		}
+		if op, err := tx.PendingOperationFor(ver.Key); err == nil && op.Action == "delete" {
+			return errorf(wire.InvalidArgument, "deployment_version_deleting", "versions/%d: WorkerVersion %q is being deleted", i, name)
+		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if !ready(ver) {
+			return errorf(wire.InvalidArgument, "deployment_version_unready", "versions/%d: WorkerVersion %q is not Ready", i, name)
+		}
+	}
+	served, err := versionsHandlers(tx, res, spec)
+	if err != nil {
+		return err
+	}
+	return reverseGate(tx, w, served)
+}
+
+// reverseGate refuses a handler set that would strand a live attachment or
+// an inbound service binding of the worker (brief §6.5).
+func reverseGate(tx store.Tx, w *store.Resource, served []string) error {
+	deps, err := dependents(tx, w)
+	if err != nil {
+		return err
+	}
+	for _, d := range deps {
+		if !contains(served, d.need) {
+			return errorf(wire.UnsupportedCapability, "deployment_strands_dependent", "the new versions would not serve %s, which %s needs; keep %s in every version or remove the dependent first", d.need, d.what, d.need)
+		}
+	}
+	return nil
+}
+
+type dependent struct{ what, need string }
+
+// dependents lists what a worker's deployment serves: attachments (by
+// their handler) and inbound service bindings (fetch).
+func dependents(tx store.Tx, w *store.Resource) ([]dependent, error) {
+	pins, err := tx.PinsTo(w.UID)
+	if err != nil {
+		return nil, err
+	}
+	var out []dependent
+	seen := map[string]bool{}
+	for _, p := range pins {
+		src, err := tx.ResourceByUID(p.SourceUID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var need string
+		if h, ok := edge.AttachmentHandler(src.Kind); ok && p.RelationPointer == "/worker" {
+			need = h
+		} else if src.Kind == WorkerVersion && strings.HasPrefix(p.RelationPointer, "/serviceBindings/") {
+			need = edge.HandlerFetch
+		} else {
+			continue
+		}
+		what := src.Kind + " " + `"` + src.Name + `"`
+		if !seen[what+need] {
+			seen[what+need] = true
+			out = append(out, dependent{what: what, need: need})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].what < out[j].what })
+	return out, nil
+}
+
+func ready(r *store.Resource) bool {
+	st := statusOf(r)
+	for _, c := range st.Conditions {
+		if c.Type == "Ready" {
+			return c.Status == "True"
+		}
+	}
+	return false
+}
+
+// CheckDelete refuses deleting a deployment while attachments or inbound
+// service bindings of its worker live (brief §3.4 (9)).
+func (f *Family) CheckDelete(tx store.Tx, def *form.Definition, res *store.Resource) error {
+	if kindOf(def) != WorkerDeployment {
+		return nil
+	}
+	w, err := lookup(tx, key(res, ModuleWorker, relName(specOf(res), "worker")))
+	if err != nil || w == nil {
+		return err
+	}
+	deps, err := dependents(tx, w)
+	if err != nil {
+		return err
+	}
+	if len(deps) > 0 {
+		names := make([]string, len(deps))
+		for i, d := range deps {
+			names[i] = d.what
+		}
+		return wire.Errorf(wire.DependencyInUse, "WorkerDeployment %q still serves %s; delete those first (teardown order: attachments and inbound callers, deployment, versions, bundle, worker)", res.Name, strings.Join(names, ", ")).
+			WithHostCode("deployment_has_dependents").WithDetail("dependents", names)
+	}
+	return nil
+}
+
+// workerReadiness renders a ModuleWorker's Ready condition: about service
+// (brief §5.2).
+func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
+	served, d, err := servedHandlers(tx, w)
+	switch {
+	case err != nil:
+		return wire.Condition{}, err
+	case d == nil:
+		return wire.Condition{Type: "Ready", Status: "False", Reason: "Provisioning", Message: "no WorkerDeployment serves this worker yet"}, nil
+	case !contains(served, edge.HandlerFetch):
+		return wire.Condition{Type: "Ready", Status: "False", Reason: "UnsupportedCapability", Message: "WorkerDeployment " + d.Name + " has a version that does not export fetch"}, nil
+	}
+	return wire.Condition{Type: "Ready", Status: "True", Reason: "Available"}, nil
+}
+
+// checkHostnameClaim: a canonical hostname is claimed once per tenant,
+// across spaces (brief §6.5); other tenants' claims are invisible.
+func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) error {
+	h, _ := spec["hostname"].(string)
+	uid, err := tx.ClaimHolder(res.Tenant, hostnameClaim(h))
+	if errors.Is(err, store.ErrNotFound) || (err == nil && uid == res.UID) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	holder, err := tx.ResourceByUID(uid)
+	if err != nil {
+		return err
+	}
+	return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by WorkerCustomDomain %q in space %q of this tenant", h, holder.Name, holder.Space)
+}
+
+func hostnameClaim(h string) string { return "hostname:" + h }
+
+// Persist records a custom domain's hostname claim.
+func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource) error {
+	if kindOf(def) != WorkerCustomDomain {
+		return nil
+	}
+	h, _ := specOf(res)["hostname"].(string)
+	return tx.PutClaim(res.Tenant, hostnameClaim(h), res.UID)
+}

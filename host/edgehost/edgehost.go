@@ -1,0 +1,188 @@
+// Package edgehost is the host side of the Edge family
+// (edge.forms.takoform.com/v1alpha1): it enforces the worker aggregate,
+// attachment gates, bindings, cron, hostnames, endpoints and handler
+// exports (brief §5.2, §6.4, §6.5, §7.3) by calling the pure rules of
+// forms/edge, and renders ModuleWorker readiness and endpoint outputs.
+// It implements host.Family for any definition version of the group.
+package edgehost
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+
+	"github.com/takoform/takoform/artifact"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/wire"
+)
+
+// Group is the Edge family's Form group.
+const Group = "edge.forms.takoform.com/v1alpha1"
+
+// Edge kinds.
+const (
+	ModuleWorker       = "ModuleWorker"
+	WorkerBundle       = "WorkerBundle"
+	WorkerVersion      = "WorkerVersion"
+	WorkerDeployment   = "WorkerDeployment"
+	WorkerCustomDomain = "WorkerCustomDomain"
+	WorkerEndpoint     = "WorkerEndpoint"
+	WorkerCronTrigger  = "WorkerCronTrigger"
+	QueueConsumer      = "QueueConsumer"
+)
+
+// Family enforces the Edge rules.
+type Family struct {
+	// EndpointDomain is the DNS suffix host-assigned endpoint hostnames
+	// end in (default "workers.takoform.localhost").
+	EndpointDomain string
+	// Limits are the artifact limits bundles are held to.
+	Artifacts artifact.Limits
+}
+
+// DefaultArtifactLimits are the host's default artifact limits: bundles
+// of at most 10 MiB (support profile limits.maximumBundleBytes).
+var DefaultArtifactLimits = artifact.Limits{MaximumBundleBytes: 10 << 20}
+
+// New returns the Edge family semantics with default settings.
+func New() *Family {
+	return &Family{EndpointDomain: "workers.takoform.localhost", Artifacts: DefaultArtifactLimits}
+}
+
+func kindOf(def *form.Definition) string {
+	if def.Ref().APIVersion != Group {
+		return ""
+	}
+	return def.Ref().Kind
+}
+
+// specOf decodes a stored canonical spec.
+func specOf(res *store.Resource) map[string]any {
+	v, _ := ijson.Decode(res.Spec)
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// relName returns the target name of a relation member of spec.
+func relName(spec map[string]any, field string) string {
+	m, _ := spec[field].(map[string]any)
+	s, _ := m["name"].(string)
+	return s
+}
+
+func key(res *store.Resource, kind, name string) store.Key {
+	return store.Key{Tenant: res.Tenant, Space: res.Space, APIVersion: Group, Kind: kind, Name: name}
+}
+
+// lookup resolves a resource by key, nil when absent.
+func lookup(tx store.Tx, k store.Key) (*store.Resource, error) {
+	r, err := tx.Resource(k)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// holders lists the live resources of kind that pin target.
+func holders(tx store.Tx, targetUID, kind string) ([]*store.Resource, error) {
+	pins, err := tx.PinsTo(targetUID)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []*store.Resource
+	for _, p := range pins {
+		if seen[p.SourceUID] {
+			continue
+		}
+		seen[p.SourceUID] = true
+		r, err := tx.ResourceByUID(p.SourceUID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r.APIVersion == Group && (kind == "" || r.Kind == kind) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Limits advertises the bundle size limit on the bundle-shaped Forms
+// (brief §8.1).
+func (f *Family) Limits(def *form.Definition) map[string]int64 {
+	switch kindOf(def) {
+	case WorkerBundle, WorkerVersion:
+		return map[string]int64{"maximumBundleBytes": f.Artifacts.MaximumBundleBytes}
+	}
+	return nil
+}
+
+// Canonicalize canonicalises a custom domain's hostname at the entry
+// point (brief §5.6); an invalid hostname is left for CheckSpec to refuse.
+func (f *Family) Canonicalize(def *form.Definition, spec map[string]any) map[string]any {
+	if kindOf(def) == WorkerCustomDomain {
+		if h, ok := spec["hostname"].(string); ok {
+			if c, err := edge.CanonicalHostname(h); err == nil {
+				spec["hostname"] = c
+			}
+		}
+	}
+	return spec
+}
+
+// CheckSpec applies the spec-only rules of forms/edge (edge.SpecRules).
+func (f *Family) CheckSpec(def *form.Definition, spec map[string]any) []form.Diagnostic {
+	if kindOf(def) == "" {
+		return nil
+	}
+	var out []form.Diagnostic
+	for _, re := range edge.SpecRules(def.Ref().Kind, spec) {
+		out = append(out, form.Diagnostic{Pointer: re.Pointer, Message: re.Message + " [" + re.Rule + "]"})
+	}
+	return out
+}
+
+// Render renders ModuleWorker readiness (brief §5.2) and WorkerEndpoint
+// outputs (brief §6.5).
+func (f *Family) Render(tx store.Tx, def *form.Definition, res *store.Resource) ([]wire.Condition, map[string]any, error) {
+	switch kindOf(def) {
+	case ModuleWorker:
+		c, err := workerReadiness(tx, res)
+		return []wire.Condition{c}, nil, err
+	case WorkerEndpoint:
+		h := f.endpointHostname(res)
+		return nil, map[string]any{"hostname": h, "url": "https://" + h + "/"}, nil
+	}
+	return nil, nil, nil
+}
+
+// endpointHostname is the host-assigned address of an endpoint: a pure
+// function of its tenant and UID, so it is stable for the UID and distinct
+// per endpoint (and so per worker: one endpoint per worker).
+func (f *Family) endpointHostname(res *store.Resource) string {
+	sum := sha256.Sum256([]byte(res.Tenant + "\x00" + res.UID))
+	return "ep-" + hex.EncodeToString(sum[:8]) + "." + f.EndpointDomain
+}
+
+// Affected: a deployment's change moves its worker's readiness.
+func (f *Family) Affected(tx store.Tx, res *store.Resource) ([]store.Key, error) {
+	if res.APIVersion == Group && res.Kind == WorkerDeployment {
+		return []store.Key{key(res, ModuleWorker, relName(specOf(res), "worker"))}, nil
+	}
+	return nil, nil
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func errorf(code wire.Code, hostCode, format string, args ...any) error {
+	return wire.Errorf(code, format, args...).WithHostCode(hostCode)
+}

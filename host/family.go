@@ -1,0 +1,64 @@
+package host
+
+import (
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/edgehost"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// Family is the semantics of a Form family beyond its schemas (the Edge
+// rules of brief §6.5); the host calls it at fixed points of every
+// mutation. Every method must be a pure function of its arguments and the
+// store as the transaction sees it.
+type Family interface {
+	// Canonicalize rewrites a materialised spec at the entry of validate,
+	// prepare, apply and import, before validation and digesting.
+	Canonicalize(def *form.Definition, spec map[string]any) map[string]any
+	// CheckSpec returns semantic findings decidable from the spec alone.
+	CheckSpec(def *form.Definition, spec map[string]any) []form.Diagnostic
+	// CheckCommit refuses a mutation that breaks a cross-resource rule,
+	// with a *wire.Error; res is the resource as it would be stored.
+	CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error
+	// Persist writes family records of an accepted mutation (claims) after
+	// res is stored.
+	Persist(tx store.Tx, def *form.Definition, res *store.Resource) error
+	// CheckDelete refuses deleting res while family dependents live.
+	CheckDelete(tx store.Tx, def *form.Definition, res *store.Resource) error
+	// Render returns family conditions and declared outputs of res.
+	Render(tx store.Tx, def *form.Definition, res *store.Resource) (conds []wire.Condition, outputs map[string]any, err error)
+	// Affected lists resources whose rendering may change when res changes
+	// or is deleted (same tenant and space).
+	Affected(tx store.Tx, res *store.Resource) ([]store.Key, error)
+}
+
+// NoFamily adds no semantics: a generic host.
+type NoFamily struct{}
+
+// Canonicalize returns spec unchanged.
+func (NoFamily) Canonicalize(_ *form.Definition, spec map[string]any) map[string]any { return spec }
+
+// CheckSpec finds nothing.
+func (NoFamily) CheckSpec(*form.Definition, map[string]any) []form.Diagnostic { return nil }
+
+// CheckCommit accepts.
+func (NoFamily) CheckCommit(store.Tx, *form.Definition, *store.Resource, bool) error { return nil }
+
+// Persist writes nothing.
+func (NoFamily) Persist(store.Tx, *form.Definition, *store.Resource) error { return nil }
+
+// CheckDelete accepts.
+func (NoFamily) CheckDelete(store.Tx, *form.Definition, *store.Resource) error { return nil }
+
+// Render adds nothing.
+func (NoFamily) Render(store.Tx, *form.Definition, *store.Resource) ([]wire.Condition, map[string]any, error) {
+	return nil, nil, nil
+}
+
+// Affected lists nothing.
+func (NoFamily) Affected(store.Tx, *store.Resource) ([]store.Key, error) { return nil, nil }
+
+// DefaultFamily returns the semantics a host enforces: the Edge family's
+// rules (they apply only to Forms of the Edge group, so other families
+// installed with --forms stay generic).
+func DefaultFamily(*form.Catalog) Family { return edgehost.New() }

@@ -1,0 +1,148 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/wire"
+)
+
+// idemContext is the replay namespace and fingerprint of one request
+// (brief §3.5): (tenant, principal, space, key) and a digest of method,
+// request target, preconditions and body bytes.
+type idemContext struct {
+	space       string
+	key         string
+	fingerprint string
+}
+
+// errReplay carries a recorded answer found inside a mutation's
+// transaction (a concurrent twin committed first).
+type errReplay struct{ ans answer }
+
+func (e *errReplay) Error() string { return "replay" }
+
+func bodySpace(r *request) string {
+	v, err := ijson.Decode(r.body)
+	if err != nil {
+		return ""
+	}
+	m, _ := v.(map[string]any)
+	md, _ := m["metadata"].(map[string]any)
+	s, _ := md["space"].(string)
+	return s
+}
+
+func querySpace(r *request) string { return r.URL.Query().Get("space") }
+
+func noSpace(*request) string { return "" }
+
+func fingerprint(r *request) string {
+	h := sha256.New()
+	for _, part := range []string{r.Method, r.URL.RequestURI(), r.Header.Get("If-Match"), r.Header.Get("If-None-Match"), r.Header.Get(wire.HeaderGeneration)} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	h.Write(r.body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// idempotent wraps a mutating route: the Idempotency-Key header is
+// required; a recorded answer for the same namespace and fingerprint is
+// replayed byte-identically; the same key with another fingerprint is
+// invalid_argument. Successful answers are recorded by the route inside
+// its own transaction (record); refusals are recorded here, except
+// retryable and internal ones, which would otherwise replay forever.
+func (s *Server) idempotent(space func(*request) string, h route) route {
+	return func(r *request) (answer, error) {
+		key := r.Header.Get(wire.HeaderIdempotency)
+		if key == "" || len(key) > 255 || strings.ContainsAny(key, "\x00\r\n") {
+			return answer{}, wire.Errorf(wire.InvalidArgument, "the Idempotency-Key header is required on this route (1..255 characters)")
+		}
+		r.idem = &idemContext{space: space(r), key: key, fingerprint: fingerprint(r)}
+		var rec *store.Idempotency
+		err := s.cfg.Store.View(r.Context(), func(tx store.Tx) error {
+			var err error
+			rec, err = tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, key)
+			return err
+		})
+		if err == nil {
+			return s.replay(r, rec)
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return answer{}, err
+		}
+		ans, err := h(r)
+		var rp *errReplay
+		if errors.As(err, &rp) {
+			return rp.ans, nil
+		}
+		if err == nil {
+			return ans, nil
+		}
+		var we *wire.Error
+		if !errors.As(err, &we) || we.Code == wire.InternalError || wire.Taxonomy[we.Code].Retryable {
+			return answer{}, err
+		}
+		refusal := s.errorAnswer(r, err)
+		recErr := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+			if _, err := tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, key); err == nil {
+				return nil // a twin recorded first; keep its answer
+			}
+			return s.record(tx, r, refusal, "", "")
+		})
+		if recErr != nil {
+			s.log.Error("record refusal", "request", r.id, "err", recErr)
+		}
+		return refusal, nil
+	}
+}
+
+func (s *Server) replay(r *request, rec *store.Idempotency) (answer, error) {
+	if rec.Fingerprint != r.idem.fingerprint {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "Idempotency-Key %q was used for a different request (method, target, preconditions or body differ); use a new key", r.idem.key).WithHostCode("idempotency_key_reused")
+	}
+	a := answer{status: rec.Status, etag: rec.ETag}
+	if rec.Status != 204 {
+		a.body = rec.Body
+	}
+	return a, nil
+}
+
+// checkReplayIn looks for a record inside a mutation's transaction and
+// turns a hit into errReplay (or the key-reuse refusal).
+func (s *Server) checkReplayIn(tx store.Tx, r *request) error {
+	if r.idem == nil {
+		return nil
+	}
+	rec, err := tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, r.idem.key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ans, err := s.replay(r, rec)
+	if err != nil {
+		return err
+	}
+	return &errReplay{ans: ans}
+}
+
+// record stores an answer under the request's replay key, bound to the
+// incarnation (uid) or operation it reports.
+func (s *Server) record(tx store.Tx, r *request, a answer, boundUID, boundOp string) error {
+	if r.idem == nil {
+		return nil
+	}
+	return tx.PutIdempotency(&store.Idempotency{
+		Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key,
+		Fingerprint: r.idem.fingerprint, Status: a.status, ETag: a.etag, Body: a.body,
+		BoundUID: boundUID, BoundOperation: boundOp, CreatedAt: s.cfg.Now(),
+	})
+}

@@ -1,0 +1,200 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// loadSecret returns the host's prepare-digest key, creating it on first
+// start; it lives in the store so every replica and every restart agrees.
+func (s *Server) loadSecret(ctx context.Context) ([]byte, error) {
+	var secret []byte
+	err := s.cfg.Store.Update(ctx, func(tx store.Tx) error {
+		v, err := tx.Setting("prepare-digest-key")
+		if err == nil {
+			secret = v
+			return nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		fresh := make([]byte, 32)
+		if _, err := rand.Read(fresh); err != nil {
+			return err
+		}
+		secret, err = tx.PutSetting("prepare-digest-key", fresh)
+		return err
+	})
+	return secret, err
+}
+
+// discovery answers the lane's discovery document with absolute URLs of
+// the origin the request reached (brief §2.1).
+func (s *Server) discovery(r *request) (answer, error) {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	base := scheme + "://" + r.Host + wire.APIBase
+	features := map[string]bool{}
+	for _, f := range wire.RequiredFeatures {
+		features[f] = true
+	}
+	return jsonAnswer(200, wire.Discovery{
+		APIVersions: []string{wire.Lane},
+		Features:    features,
+		Endpoints:   wire.Endpoints{API: base, Artifacts: base + "/artifacts", Operations: base + "/operations", Support: base + "/support"},
+	}), nil
+}
+
+// forms answers GET /forms: exact availability of one FormRef (brief §3.4 (1)).
+func (s *Server) forms(r *request) (answer, error) {
+	_, ref, err := exactQuery(r.URL.Query(), "", "")
+	if err != nil {
+		return answer{}, err
+	}
+	in, err := s.checkRef(ref, "query")
+	if err != nil {
+		return answer{}, err
+	}
+	ops := []string{}
+	for _, c := range in.Definition.Capabilities() {
+		ops = append(ops, string(c))
+	}
+	return jsonAnswer(200, wire.FormsResponse{Forms: []wire.FormAvailability{{
+		Identity:        wire.FormReference{FormRef: ref, PackageDigest: in.PackageDigest},
+		DefinitionKnown: true, Installed: true, Executable: true, Activated: true, AvailableToPrincipal: true,
+		Operations: ops,
+	}}}), nil
+}
+
+// formDefinition answers the installed definition's own desiredSchema
+// bytes (brief §3.4 (2)).
+func (s *Server) formDefinition(r *request) (answer, error) {
+	apiVersion, kind, _, err := pathIdentity(r, false)
+	if err != nil {
+		return answer{}, err
+	}
+	_, ref, err := exactQuery(r.URL.Query(), apiVersion, kind)
+	if err != nil {
+		return answer{}, err
+	}
+	in, err := s.checkRef(ref, "query")
+	if err != nil {
+		return answer{}, err
+	}
+	def := in.Definition
+	// The desired schema travels as the installed definition's own bytes
+	// (encoding/json would compact them), so the body is spliced.
+	head := mustJSON(wire.FormDefinitionResponse{
+		Identity: wire.FormReference{FormRef: ref, PackageDigest: in.PackageDigest}, DisplayName: def.Title(), Description: def.Description(),
+		DesiredSchema: json.RawMessage("0"),
+	})
+	const tail = `"desiredSchema":0}`
+	if !bytes.HasSuffix(head, []byte(tail)) {
+		return answer{}, fmt.Errorf("form-definition answer: unexpected encoding")
+	}
+	body := append(head[:len(head)-len(tail)], `"desiredSchema":`...)
+	body = append(append(body, def.DesiredSchemaJSON()...), '}')
+	return answer{status: 200, body: body}, nil
+}
+
+// supportForms answers one FormSupport profile per installed FormRef.
+func (s *Server) supportForms(r *request) (answer, error) {
+	resp := wire.SupportProfilesResponse{Profiles: []wire.SupportProfile{}}
+	for _, in := range s.cfg.Catalog.Forms() {
+		resp.Profiles = append(resp.Profiles, s.formProfile(in.Definition))
+	}
+	return jsonAnswer(200, resp), nil
+}
+
+func (s *Server) supportForm(r *request) (answer, error) {
+	apiVersion, kind, _, err := pathIdentity(r, false)
+	if err != nil {
+		return answer{}, err
+	}
+	dv, err := segment(r, "definitionVersion")
+	if err != nil {
+		return answer{}, err
+	}
+	in, ok := s.cfg.Catalog.FormByVersion(apiVersion, kind, dv)
+	if !ok {
+		return answer{}, wire.Errorf(wire.FormUnknown, "no %s %s %s is installed on this host", apiVersion, kind, dv)
+	}
+	return jsonAnswer(200, s.formProfile(in.Definition)), nil
+}
+
+// formProfile states what the host supports of one Form: its operations,
+// the closed enums of its top-level fields, and family limits.
+func (s *Server) formProfile(def *form.Definition) wire.SupportProfile {
+	ref := def.Ref()
+	p := wire.SupportProfile{APIVersion: wire.SupportAPI, Kind: "FormSupport", FormRef: &ref}
+	for _, c := range def.Capabilities() {
+		p.Operations = append(p.Operations, string(c))
+	}
+	props, _ := def.DesiredSchema()["properties"].(map[string]any)
+	for _, name := range sortedNames(props) {
+		node, _ := props[name].(map[string]any)
+		if items, ok := node["items"].(map[string]any); ok {
+			node = items
+		}
+		if enum, ok := node["enum"].([]any); ok {
+			vals := []string{}
+			for _, v := range enum {
+				if sv, ok := v.(string); ok {
+					vals = append(vals, sv)
+				}
+			}
+			if len(vals) > 0 {
+				if p.SupportedEnums == nil {
+					p.SupportedEnums = map[string][]string{}
+				}
+				p.SupportedEnums[name] = vals
+			}
+		}
+	}
+	if lp, ok := s.cfg.Family.(interface {
+		Limits(def *form.Definition) map[string]int64
+	}); ok {
+		p.Limits = lp.Limits(def)
+	}
+	return p
+}
+
+func sortedNames(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Server) supportInterface(r *request) (answer, error) {
+	name, version := r.PathValue("name"), r.PathValue("version")
+	for _, d := range s.cfg.Catalog.Interfaces() {
+		if ref := d.Ref(); ref.Name == name && ref.Version == version {
+			return jsonAnswer(200, wire.SupportProfile{APIVersion: wire.SupportAPI, Kind: "InterfaceSupport", InterfaceRef: &ref, Operations: nil}), nil
+		}
+	}
+	return answer{}, wire.Errorf(wire.ResourceNotFound, "this host implements no interface %s@%s", name, version).WithHostCode("interface_unsupported")
+}
+
+func (s *Server) supportBinding(r *request) (answer, error) {
+	name, version := r.PathValue("name"), r.PathValue("version")
+	for _, d := range s.cfg.Catalog.Bindings() {
+		if ref := d.Ref(); ref.Name == name && ref.Version == version {
+			return jsonAnswer(200, wire.SupportProfile{APIVersion: wire.SupportAPI, Kind: "BindingSupport", BindingRef: &ref}), nil
+		}
+	}
+	return answer{}, wire.Errorf(wire.ResourceNotFound, "this host implements no binding %s@%s", name, version).WithHostCode("binding_unsupported")
+}

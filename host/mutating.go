@@ -1,0 +1,148 @@
+package host
+
+import (
+	"github.com/takoform/takoform/wire"
+)
+
+// apply answers PUT /resources/…/{name}: create under If-None-Match: *,
+// else a generation-fenced update (brief §3.4 (5)).
+func (s *Server) apply(r *request) (answer, error) {
+	apiVersion, kind, name, err := pathIdentity(r, true)
+	if err != nil {
+		return answer{}, err
+	}
+	var req wire.ApplyRequest
+	if err := decodeBody(r.body, &req); err != nil {
+		return answer{}, err
+	}
+	it, err := s.intake(r, core{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, Spec: req.Spec}, apiVersion, kind, name)
+	if err != nil {
+		return answer{}, err
+	}
+	if len(it.diags) > 0 {
+		return answer{}, specError(it.diags)
+	}
+	create, err := ifNoneMatch(r)
+	if err != nil {
+		return answer{}, err
+	}
+	gen, hasGen, err := generationFence(r, req.ExpectedGeneration)
+	if err != nil {
+		return answer{}, err
+	}
+	if req.ExpectedUID != "" && !uidPattern.MatchString(req.ExpectedUID) {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "/expectedUid %q is not a UID", req.ExpectedUID)
+	}
+	switch {
+	case create && hasGen:
+		return answer{}, wire.Errorf(wire.InvalidArgument, "a create (If-None-Match: *) carries no generation fence").WithHostCode("create_with_fence")
+	case create && req.ExpectedUID != "":
+		return answer{}, wire.Errorf(wire.UIDMismatch, "a create (If-None-Match: *) cannot expect an existing uid %s", req.ExpectedUID)
+	case !create && !hasGen:
+		return answer{}, wire.Errorf(wire.InvalidArgument, "an update needs the %s header (or expectedGeneration); a create needs If-None-Match: *", wire.HeaderGeneration).WithHostCode("fence_required")
+	}
+	if req.Review.PrepareDigest == "" {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "/review/prepareDigest is required: prepare the request first")
+	}
+	return s.run(r, &mutation{
+		Action: "apply", Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
+		Create: create, Generation: gen, ExpectedUID: req.ExpectedUID, PrepareDigest: req.Review.PrepareDigest,
+	})
+}
+
+// importResource answers POST /resources/…/{name}/import: adoption with a
+// native identity claim; the same gauntlet as apply without a prepare
+// (brief §3.4 (7)).
+func (s *Server) importResource(r *request) (answer, error) {
+	apiVersion, kind, name, err := pathIdentity(r, true)
+	if err != nil {
+		return answer{}, err
+	}
+	var req wire.ImportRequest
+	if err := decodeBody(r.body, &req); err != nil {
+		return answer{}, err
+	}
+	it, err := s.intake(r, core{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, Spec: req.Spec}, apiVersion, kind, name)
+	if err != nil {
+		return answer{}, err
+	}
+	if len(it.diags) > 0 {
+		return answer{}, specError(it.diags)
+	}
+	if n := len([]rune(req.NativeID)); n < 1 || n > 4096 || isBlank(req.NativeID) {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "/nativeId is required: 1..4096 characters, not only whitespace").WithDetail("pointer", "/nativeId")
+	}
+	create, err := ifNoneMatch(r)
+	if err != nil {
+		return answer{}, err
+	}
+	gen, hasGen, err := generationFence(r, req.Metadata.Generation)
+	if err != nil {
+		return answer{}, err
+	}
+	if create == hasGen {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "an import is either a new adoption (If-None-Match: *) or fenced by %s, exactly one", wire.HeaderGeneration).WithHostCode("fence_required")
+	}
+	return s.run(r, &mutation{
+		Action: "import", Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
+		Create: create, Generation: gen, NativeID: req.NativeID,
+	})
+}
+
+// observe answers POST /resources/…/{name}/observe (brief §3.4 (8)).
+func (s *Server) observe(r *request) (answer, error) {
+	if len(r.body) > 0 {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "observe takes an empty body")
+	}
+	k, ref, err := s.addressed(r)
+	if err != nil {
+		return answer{}, err
+	}
+	gen, ok, err := generationFence(r, "")
+	if err != nil {
+		return answer{}, err
+	}
+	if !ok {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "observe needs the %s header", wire.HeaderGeneration).WithHostCode("fence_required")
+	}
+	return s.run(r, &mutation{Action: "observe", Key: k, Ref: ref, Generation: gen})
+}
+
+// delete answers DELETE /resources/…/{name} (brief §3.4 (9)).
+func (s *Server) delete(r *request) (answer, error) {
+	if len(r.body) > 0 {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "delete takes an empty body")
+	}
+	k, ref, err := s.addressed(r)
+	if err != nil {
+		return answer{}, err
+	}
+	gen, ok, err := generationFence(r, "")
+	if err != nil {
+		return answer{}, err
+	}
+	if !ok {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "delete needs the %s header", wire.HeaderGeneration).WithHostCode("fence_required")
+	}
+	var ifMatch int64
+	if v := r.Header.Get("If-Match"); v != "" {
+		if len(v) < 3 || v[0] != '"' || v[len(v)-1] != '"' {
+			return answer{}, wire.Errorf(wire.InvalidArgument, "If-Match must be one quoted revision such as \"3\"")
+		}
+		if ifMatch, err = parseCounter(v[1 : len(v)-1]); err != nil {
+			return answer{}, wire.Errorf(wire.InvalidArgument, "If-Match: %v", err)
+		}
+	}
+	// The test-only probe external-change simulates the backend losing the
+	// resource: no dependency protection applies (brief §3.2, §5.5).
+	return s.run(r, &mutation{Action: "delete", Key: k, Ref: ref, Generation: gen, IfMatch: ifMatch, OutOfBand: s.probe(r) == "external-change"})
+}
+
+func isBlank(s string) bool {
+	for _, c := range s {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,266 @@
+package host
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/wire"
+)
+
+// mutation is an accepted mutation, complete enough to be committed now or
+// later by the operation worker (it is stored as the operation's request).
+type mutation struct {
+	Action        string       `json:"action"` // apply, import, delete, observe
+	Principal     string       `json:"principal"`
+	Key           store.Key    `json:"key"`
+	Ref           form.FormRef `json:"ref"`
+	Package       string       `json:"package,omitempty"`
+	Spec          []byte       `json:"spec,omitempty"` // canonical materialised spec
+	SpecDigest    string       `json:"specDigest,omitempty"`
+	Create        bool         `json:"create,omitempty"` // If-None-Match: *
+	Generation    int64        `json:"generation,omitempty"`
+	ExpectedUID   string       `json:"expectedUid,omitempty"`
+	IfMatch       int64        `json:"ifMatch,omitempty"`
+	PrepareDigest string       `json:"prepareDigest,omitempty"`
+	NativeID      string       `json:"nativeId,omitempty"`
+	AcceptedUID   string       `json:"acceptedUid,omitempty"` // incarnation bound at accept time
+	OutOfBand     bool         `json:"outOfBand,omitempty"`   // probe external-change: a delete the backend did, unguarded
+	OperationID   string       `json:"-"`                     // set while the worker commits its own operation
+}
+
+// outcome is a committed mutation: the answer and what it reports live.
+type outcome struct {
+	ans answer
+	uid string // live incarnation the answer reports, "" for none
+}
+
+// commit runs every check of a mutation against the store as the
+// transaction sees it and, unless dry, writes it. Order (brief §3.4 (5)):
+// incarnation binding, relations and family rules, fences, capability,
+// prepare binding, then the write and the derived rendering pass.
+func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*outcome, error) {
+	in, ok := s.cfg.Catalog.Form(m.Ref)
+	if !ok {
+		return nil, wire.Errorf(wire.FormUnknown, "form %s is not installed on this host", m.Ref)
+	}
+	def := in.Definition
+	existing, err := tx.Resource(m.Key)
+	if errors.Is(err, store.ErrNotFound) {
+		existing = nil
+	} else if err != nil {
+		return nil, err
+	}
+	if m.AcceptedUID != "" {
+		if existing == nil || existing.FormRef != m.Ref {
+			return nil, wire.Errorf(wire.ResourceNotFound, "%s %q no longer exists; the accepted operation has nothing to act on", m.Key.Kind, m.Key.Name)
+		}
+		if existing.UID != m.AcceptedUID {
+			return nil, wire.Errorf(wire.UIDMismatch, "%s %q is now incarnation %s, not %s, which the operation was accepted for", m.Key.Kind, m.Key.Name, existing.UID, m.AcceptedUID)
+		}
+	}
+	// A pending operation holds the incarnation it was accepted for (or, for
+	// a create, the free name); once that incarnation is gone the name is
+	// free again and the operation will end uid_mismatch or not found.
+	// An out-of-band loss (probe external-change) is never held up.
+	if op, err := tx.PendingOperationFor(m.Key); err == nil && op.ID != m.OperationID && !m.OutOfBand &&
+		(op.TargetUID == "" || (existing != nil && existing.UID == op.TargetUID)) {
+		return nil, wire.Errorf(wire.ResourceBusy, "%s %q has operation %s in progress; retry when it settles", m.Key.Kind, m.Key.Name, op.ID)
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	switch m.Action {
+	case "delete":
+		return s.commitDelete(tx, def, m, existing, dry, now)
+	case "observe":
+		return s.commitObserve(tx, def, m, existing, dry, now)
+	}
+	sourceUID := ""
+	if existing != nil {
+		sourceUID = existing.UID
+	}
+	pins, err := s.resolvePins(tx, def, numberSpec(m.Spec), m.Key, sourceUID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fence(def, m, existing); err != nil {
+		return nil, err
+	}
+	if m.Action == "apply" {
+		uid, gen := "", int64(0)
+		if !m.Create {
+			uid, gen = existing.UID, existing.Generation
+		}
+		if m.PrepareDigest != s.prepareDigest(m.Key, m.Ref, m.SpecDigest, uid, gen) {
+			return nil, wire.Errorf(wire.InvalidArgument, "review.prepareDigest does not bind this request: the spec, resource, generation or tenant differ from what was prepared; prepare again and apply the new digest").WithHostCode("prepare_binding_mismatch")
+		}
+	}
+	if m.Action == "import" {
+		if err := claimNativeID(tx, m, existing); err != nil {
+			return nil, err
+		}
+	}
+	res := &store.Resource{Key: m.Key, FormRef: m.Ref, PackageDigest: m.Package, Spec: m.Spec, SpecDigest: m.SpecDigest, NativeID: m.NativeID, CreatedAt: now, UpdatedAt: now}
+	creating := existing == nil
+	if creating {
+		res.UID, res.Generation, res.Revision = newUID(), 1, 1
+	} else {
+		cp := *existing
+		res = &cp
+		if res.SpecDigest != m.SpecDigest {
+			res.Generation++
+			res.Revision++
+			res.Spec, res.SpecDigest = m.Spec, m.SpecDigest
+		}
+		if m.NativeID != "" {
+			res.NativeID = m.NativeID
+		}
+		res.UpdatedAt = now
+	}
+	if err := s.cfg.Family.CheckCommit(tx, def, res, creating); err != nil {
+		return nil, err
+	}
+	for i := range pins {
+		pins[i].SourceUID = res.UID
+	}
+	status, err := s.renderStatus(tx, def, res, pins, now)
+	if err != nil {
+		return nil, err
+	}
+	if dry {
+		return &outcome{}, nil
+	}
+	code := 200
+	if creating {
+		code = 201
+		res.Status = status
+		if err := tx.CreateResource(res); err != nil {
+			return nil, err
+		}
+	} else {
+		oldPins, err := tx.Pins(res.UID)
+		if err != nil {
+			return nil, err
+		}
+		changed := string(status) != string(existing.Status) || !samePins(oldPins, pins) || res.Generation != existing.Generation || res.NativeID != existing.NativeID
+		if changed && res.Generation == existing.Generation {
+			res.Revision++
+		}
+		res.Status = status
+		if changed {
+			if err := tx.UpdateResource(res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := tx.ReplacePins(res.UID, pins); err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Family.Persist(tx, def, res); err != nil {
+		return nil, err
+	}
+	extra, err := s.cfg.Family.Affected(tx, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.derivedPass(tx, res.Key, res.UID, extra, now); err != nil {
+		return nil, err
+	}
+	return &outcome{ans: resourceAnswer(code, res), uid: res.UID}, nil
+}
+
+// fence applies the create or update preconditions and the role and
+// capability rules (brief §3.4 (5) steps 5–6).
+func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resource) error {
+	if m.Create {
+		if existing != nil {
+			return wire.Errorf(wire.GenerationConflict, "%s %q already exists in space %q (If-None-Match: * requires a free name); choose another name or update it", m.Key.Kind, m.Key.Name, m.Key.Space).WithHostCode("name_taken")
+		}
+		return nil
+	}
+	if existing == nil || existing.FormRef != m.Ref {
+		return wire.Errorf(wire.ResourceNotFound, "%s %q does not exist in space %q under form %s", m.Key.Kind, m.Key.Name, m.Key.Space, m.Ref)
+	}
+	if m.ExpectedUID != "" && m.ExpectedUID != existing.UID {
+		return wire.Errorf(wire.UIDMismatch, "expected uid %s but %s %q is incarnation %s", m.ExpectedUID, m.Key.Kind, m.Key.Name, existing.UID)
+	}
+	if m.Generation != existing.Generation {
+		return wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d; read it again", m.Generation, m.Key.Kind, m.Key.Name, existing.Generation)
+	}
+	if def.Role() == form.RoleRevision {
+		return wire.Errorf(wire.InvalidArgument, "%s is a revision Form: a revision is never updated; create a new revision under a new name", m.Key.Kind).WithHostCode("revision_immutable")
+	}
+	if existing.SpecDigest != m.SpecDigest && !def.Has(form.CapUpdate) {
+		return wire.Errorf(wire.InvalidArgument, "%s has no update capability; replace the resource to change its spec", m.Key.Kind).WithHostCode("update_not_supported")
+	}
+	return nil
+}
+
+func claimNativeID(tx store.Tx, m *mutation, existing *store.Resource) error {
+	if existing != nil && existing.NativeID != "" && existing.NativeID != m.NativeID {
+		return wire.Errorf(wire.ImportConflict, "%s %q already claims another native identity; a recorded claim never changes", m.Key.Kind, m.Key.Name)
+	}
+	holder, err := tx.ResourceByNativeID(m.Key.Tenant, m.NativeID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if existing == nil || holder.UID != existing.UID {
+		return wire.Errorf(wire.ImportConflict, "the native identity is already claimed by another resource in this tenant (%s %q); delete it first or import another native id", holder.Kind, holder.Name)
+	}
+	return nil
+}
+
+func samePins(a, b []store.Pin) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[store.Pin]int{}
+	for _, p := range a {
+		seen[p]++
+	}
+	for _, p := range b {
+		if seen[p] == 0 {
+			return false
+		}
+		seen[p]--
+	}
+	return true
+}
+
+// numberSpec decodes canonical spec bytes with exact numbers.
+func numberSpec(b []byte) map[string]any {
+	v, _ := ijson.Decode(b)
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func newUID() string { return "u-" + randomHex(10) }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// prepareDigest is a keyed MAC over the prepare binding document: tenant,
+// space, name, exact FormRef, spec digest, uid and generation (create
+// markers "" and 0). No row is stored for it (DESIGN "Storage").
+func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
+	doc, _ := ijson.Canonical(mustJSON(map[string]any{
+		"plan": "takoform-host/v1", "tenant": k.Tenant, "space": k.Space, "group": ref.APIVersion, "kind": ref.Kind,
+		"definitionVersion": ref.DefinitionVersion, "schemaDigest": ref.SchemaDigest, "name": k.Name,
+		"specDigest": specDigest, "uid": uid, "generation": formatCounter(generation),
+	}))
+	mac := hmac.New(sha256.New, s.secret)
+	mac.Write(doc)
+	return ijson.DigestPrefix + hex.EncodeToString(mac.Sum(nil))
+}

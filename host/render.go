@@ -1,0 +1,194 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// renderStatus computes a resource's status from its stored spec, pins and
+// the family rules (brief §5.2–§5.4). It is a pure function of stored
+// specs, relations and UIDs; lastTransitionTime is carried over from the
+// previous status while a condition's status and reason hold.
+func (s *Server) renderStatus(tx store.Tx, def *form.Definition, res *store.Resource, pins []store.Pin, now time.Time) ([]byte, error) {
+	st := wire.Status{ObservedGeneration: formatCounter(res.Generation)}
+	ready := wire.Condition{Type: "Ready", Status: "True", Reason: "Available"}
+	for _, p := range pins {
+		if p.SourceUID == res.UID && p.TargetUID == res.UID {
+			continue
+		}
+		reason, hostReason, err := drift(tx, res.Key, p)
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" {
+			ready = wire.Condition{Type: "Ready", Status: "False", Reason: reason, HostReason: truncate(hostReason, 256),
+				Message: "a referenced resource was replaced or removed; re-apply (or replace a revision) to re-pin"}
+			break
+		}
+	}
+	conds, outputs, err := s.cfg.Family.Render(tx, def, res)
+	if err != nil {
+		return nil, err
+	}
+	if ready.Status == "True" {
+		for _, c := range conds {
+			if c.Type == "Ready" {
+				ready = c
+			}
+		}
+	}
+	st.Conditions = append(st.Conditions, ready)
+	for _, c := range conds {
+		if c.Type != "Ready" {
+			st.Conditions = append(st.Conditions, c)
+		}
+	}
+	if names := def.OutputNames(); names != nil {
+		if outputs == nil {
+			return nil, wire.Errorf(wire.UnsupportedCapability, "form %s declares outputs this host cannot produce", def.Ref())
+		}
+		if diags := def.ValidateOutputs(outputs); diags != nil {
+			return nil, fmt.Errorf("family rendered invalid outputs for %s: %v", def.Ref(), diags)
+		}
+		st.Outputs = mustJSON(outputs)
+	}
+	var prev wire.Status
+	if len(res.Status) > 0 {
+		_ = json.Unmarshal(res.Status, &prev)
+	}
+	stamp := now.UTC().Truncate(time.Second).Format(time.RFC3339)
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		c.LastTransitionTime = stamp
+		for _, p := range prev.Conditions {
+			if p.Type == c.Type && p.Status == c.Status && p.Reason == c.Reason {
+				c.LastTransitionTime = p.LastTransitionTime
+			}
+		}
+	}
+	return mustJSON(st), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// rerender recomputes res's status and bumps its revision (never its
+// generation) when the rendering changed; it reports whether it did.
+func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool, error) {
+	in, ok := s.cfg.Catalog.Form(res.FormRef)
+	if !ok {
+		return false, nil
+	}
+	pins, err := tx.Pins(res.UID)
+	if err != nil {
+		return false, err
+	}
+	status, err := s.renderStatus(tx, in.Definition, res, pins, now)
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return false, nil // keep the last rendering; the source answers for itself on its next mutation
+		}
+		return false, err
+	}
+	if bytes.Equal(status, res.Status) {
+		return false, nil
+	}
+	res.Status = status
+	res.Revision++
+	res.UpdatedAt = now
+	return true, tx.UpdateResource(res)
+}
+
+// derivedPass re-renders, once each, every resource in the same tenant and
+// space whose rendering the change to subject can affect: its relation
+// holders (by UID and by address) and the family's dependents (brief §5.4).
+func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, extra []store.Key, now time.Time) error {
+	seen := map[string]bool{subjectUID: true}
+	var uids []string
+	add := func(pins []store.Pin) {
+		for _, p := range pins {
+			if !seen[p.SourceUID] {
+				seen[p.SourceUID] = true
+				uids = append(uids, p.SourceUID)
+			}
+		}
+	}
+	if subjectUID != "" {
+		byUID, err := tx.PinsTo(subjectUID)
+		if err != nil {
+			return err
+		}
+		add(byUID)
+	}
+	byName, err := tx.PinsToName(subject.Tenant, subject.Space, subject.APIVersion, subject.Kind, subject.Name)
+	if err != nil {
+		return err
+	}
+	add(byName)
+	sort.Strings(uids)
+	var resources []*store.Resource
+	for _, uid := range uids {
+		r, err := tx.ResourceByUID(uid)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		resources = append(resources, r)
+	}
+	for _, k := range extra {
+		if k.Tenant != subject.Tenant || k.Space != subject.Space {
+			continue
+		}
+		r, err := tx.Resource(k)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !seen[r.UID] {
+			seen[r.UID] = true
+			resources = append(resources, r)
+		}
+	}
+	for _, r := range resources {
+		if _, err := s.rerender(tx, r, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toWire renders a stored resource as its wire representation.
+func toWire(res *store.Resource) wire.Resource {
+	var st wire.Status
+	_ = json.Unmarshal(res.Status, &st)
+	return wire.Resource{
+		APIVersion: res.APIVersion, Kind: res.Kind,
+		Form:     wire.FormReference{FormRef: res.FormRef, PackageDigest: res.PackageDigest},
+		Metadata: wire.Metadata{Name: res.Name, Space: res.Space, UID: res.UID, Generation: formatCounter(res.Generation), Revision: formatCounter(res.Revision)},
+		Spec:     json.RawMessage(res.Spec),
+		Status:   st,
+	}
+}
+
+func etag(res *store.Resource) string { return `"` + formatCounter(res.Revision) + `"` }
+
+func resourceAnswer(status int, res *store.Resource) answer {
+	return answer{status: status, etag: etag(res), body: mustJSON(toWire(res))}
+}

@@ -1,0 +1,256 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// exactQueryKeys is the closed query vocabulary of exact reads (brief §3.3).
+var exactQueryKeys = []string{"space", "group", "kind", "definitionVersion", "schemaDigest"}
+
+// exactQuery reads the exact-FormRef query: each key exactly once, no
+// other key; group and kind must equal the path's when one is given.
+func exactQuery(q url.Values, pathAPIVersion, pathKind string) (space string, ref form.FormRef, err error) {
+	var unknown []string
+	for k := range q {
+		known := false
+		for _, e := range exactQueryKeys {
+			known = known || k == e
+		}
+		if !known {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return "", ref, wire.Errorf(wire.InvalidArgument, "query key(s) %s are not part of the exact query (space, group, kind, definitionVersion, schemaDigest)", strings.Join(unknown, ", ")).WithHostCode("query_unknown_key")
+	}
+	for _, k := range exactQueryKeys {
+		if len(q[k]) != 1 {
+			return "", ref, wire.Errorf(wire.InvalidArgument, "query key %s must appear exactly once", k).WithHostCode("query_key_count")
+		}
+	}
+	space = q.Get("space")
+	ref = form.FormRef{APIVersion: q.Get("group"), Kind: q.Get("kind"), DefinitionVersion: q.Get("definitionVersion"), SchemaDigest: q.Get("schemaDigest")}
+	if err := checkSpace(space, "query space"); err != nil {
+		return "", ref, err
+	}
+	if pathAPIVersion != "" && (ref.APIVersion != pathAPIVersion || ref.Kind != pathKind) {
+		return "", ref, wire.Errorf(wire.InvalidArgument, "the query names %s %s but the path names %s %s; they must be equal", ref.APIVersion, ref.Kind, pathAPIVersion, pathKind)
+	}
+	return space, ref, nil
+}
+
+// addressed resolves a name-addressed route: path + exact query, the Form
+// installed, the key in the caller's tenant.
+func (s *Server) addressed(r *request) (store.Key, form.FormRef, error) {
+	apiVersion, kind, name, err := pathIdentity(r, true)
+	if err != nil {
+		return store.Key{}, form.FormRef{}, err
+	}
+	space, ref, err := exactQuery(r.URL.Query(), apiVersion, kind)
+	if err != nil {
+		return store.Key{}, ref, err
+	}
+	if err := form.ValidateName(name); err != nil {
+		return store.Key{}, ref, wire.Errorf(wire.InvalidArgument, "path name: %v", err)
+	}
+	if _, err := s.checkRef(ref, "query"); err != nil {
+		return store.Key{}, ref, err
+	}
+	return store.Key{Tenant: r.caller.Tenant, Space: space, APIVersion: apiVersion, Kind: kind, Name: name}, ref, nil
+}
+
+// read answers GET /resources/…/{name} (brief §3.4 (6)).
+func (s *Server) read(r *request) (answer, error) {
+	k, ref, err := s.addressed(r)
+	if err != nil {
+		return answer{}, err
+	}
+	var res *store.Resource
+	err = s.cfg.Store.View(r.Context(), func(tx store.Tx) error {
+		res, err = tx.Resource(k)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) || (err == nil && res.FormRef != ref) {
+		return answer{}, notFound(k, ref)
+	}
+	if err != nil {
+		return answer{}, err
+	}
+	return resourceAnswer(200, res), nil
+}
+
+func notFound(k store.Key, ref form.FormRef) error {
+	return wire.Errorf(wire.ResourceNotFound, "%s %q does not exist in space %q under form %s", k.Kind, k.Name, k.Space, ref)
+}
+
+// validate answers POST /resources/validate: identity problems are
+// envelopes, spec problems a 200 with diagnostics (brief §3.4 (3)).
+func (s *Server) validate(r *request) (answer, error) {
+	var req wire.ResourceRequest
+	if err := decodeBody(r.body, &req); err != nil {
+		return answer{}, err
+	}
+	it, err := s.intake(r, coreOf(req), "", "", "")
+	if err != nil {
+		return answer{}, err
+	}
+	resp := wire.ValidateResponse{Valid: len(it.diags) == 0, Diagnostics: []wire.Diagnostic{}}
+	for i, d := range it.diags {
+		if i == wire.MaxDiagnostics {
+			break
+		}
+		resp.Diagnostics = append(resp.Diagnostics, wire.Diagnostic{Severity: "error", Field: d.Pointer, Message: d.Message})
+	}
+	return jsonAnswer(200, resp), nil
+}
+
+// prepare answers POST /resources/prepare: the review binding (brief §3.4 (4)).
+func (s *Server) prepare(r *request) (answer, error) {
+	var req wire.ResourceRequest
+	if err := decodeBody(r.body, &req); err != nil {
+		return answer{}, err
+	}
+	it, err := s.intake(r, coreOf(req), "", "", "")
+	if err != nil {
+		return answer{}, err
+	}
+	if len(it.diags) > 0 {
+		return answer{}, specError(it.diags)
+	}
+	fence, hasFence, err := generationFence(r, "")
+	if err != nil {
+		return answer{}, err
+	}
+	uid, gen := "", int64(0)
+	err = s.cfg.Store.View(r.Context(), func(tx store.Tx) error {
+		existing, err := tx.Resource(it.key)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && existing.FormRef != it.ref && !hasFence) {
+			if hasFence {
+				return notFound(it.key, it.ref)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if existing.FormRef != it.ref {
+			return notFound(it.key, it.ref)
+		}
+		if !hasFence {
+			return wire.Errorf(wire.InvalidArgument, "%s %q exists (generation %d): preparing an update needs the %s header", it.key.Kind, it.key.Name, existing.Generation, wire.HeaderGeneration).WithHostCode("fence_required")
+		}
+		if fence != existing.Generation {
+			return wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d", fence, it.key.Kind, it.key.Name, existing.Generation)
+		}
+		uid, gen = existing.UID, existing.Generation
+		return nil
+	})
+	if err != nil {
+		return answer{}, err
+	}
+	req.Spec = it.canonical
+	return jsonAnswer(200, wire.PrepareResponse{Resource: req, Review: wire.PrepareReview{
+		PrepareDigest: s.prepareDigest(it.key, it.ref, it.specDigest, uid, gen), SpecDigest: it.specDigest,
+	}}), nil
+}
+
+// generationFence reads Takoform-Expected-Generation and an optional body
+// value, which must agree when both are sent.
+func generationFence(r *request, body string) (int64, bool, error) {
+	h := r.Header.Get(wire.HeaderGeneration)
+	if h == "" && body == "" {
+		return 0, false, nil
+	}
+	if h != "" && body != "" && h != body {
+		return 0, false, wire.Errorf(wire.InvalidArgument, "the %s header (%s) and the body's expected generation (%s) disagree", wire.HeaderGeneration, h, body)
+	}
+	v := h
+	if v == "" {
+		v = body
+	}
+	n, err := parseCounter(v)
+	if err != nil {
+		return 0, false, wire.Errorf(wire.InvalidArgument, "expected generation: %v", err)
+	}
+	return n, true, nil
+}
+
+// ifNoneMatch reports a create precondition; any value but * is refused.
+func ifNoneMatch(r *request) (bool, error) {
+	v, ok := r.Header["If-None-Match"]
+	if !ok {
+		return false, nil
+	}
+	if len(v) != 1 || v[0] != "*" {
+		return false, wire.Errorf(wire.InvalidArgument, "If-None-Match must be exactly *").WithHostCode("if_none_match")
+	}
+	return true, nil
+}
+
+func coreOf(req wire.ResourceRequest) core {
+	return core{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, Spec: req.Spec}
+}
+
+// run commits a mutation now, or accepts it as an operation when it cannot
+// finish within the synchronous budget (brief §4).
+func (s *Server) run(r *request, m *mutation) (answer, error) {
+	m.Principal = r.caller.Principal
+	delay := s.cfg.ProvisioningDelay
+	async := delay > s.cfg.SyncBudget
+	switch p := s.probe(r); {
+	case p == "async":
+		async = true
+		if delay <= 0 {
+			delay = probeAsyncDelay
+		}
+	case strings.HasPrefix(p, "error:"):
+		code := wire.Code(strings.TrimPrefix(p, "error:"))
+		if _, ok := wire.Taxonomy[code]; !ok {
+			return answer{}, wire.Errorf(wire.InvalidArgument, "probe error code %q is not in the taxonomy", code)
+		}
+		return answer{}, wire.Errorf(code, "forced by the conformance probe").WithHostCode("probe")
+	}
+	if !async && delay > 0 {
+		// A provisioning delay within the budget is waited out before the
+		// commit, outside any transaction.
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return answer{}, wire.Errorf(wire.DeadlineExceeded, "the request was cancelled before the mutation committed; nothing was written")
+		}
+	}
+	var out answer
+	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+		if err := s.checkReplayIn(tx, r); err != nil {
+			return err
+		}
+		now := s.cfg.Now()
+		if async {
+			ans, opID, err := s.accept(tx, m, now, delay)
+			if err != nil {
+				return err
+			}
+			out = ans
+			return s.record(tx, r, ans, "", opID)
+		}
+		o, err := s.commit(tx, m, false, now)
+		if err != nil {
+			return err
+		}
+		out = o.ans
+		return s.record(tx, r, o.ans, o.uid, "")
+	})
+	return out, err
+}

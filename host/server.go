@@ -1,0 +1,224 @@
+// Package host is the Takoform host: the Host API v1alpha3 server (brief
+// §2–§5, §8.1) over a transactional store. Server is an http.Handler;
+// Config holds every host setting.
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// Config holds the host settings. Zero values take the documented defaults.
+type Config struct {
+	Store   store.Store
+	Catalog *form.Catalog
+	Tokens  []Token
+	// Family supplies family semantics (Edge rules); nil means none.
+	Family Family
+	// MaxBodyBytes limits request bodies (default wire.MaxBodyBytes).
+	MaxBodyBytes int64
+	// SyncBudget is how long a mutation may take before it answers 202
+	// with an operation; ProvisioningDelay is an artificial delay before a
+	// mutation can commit. A delay above the budget makes every mutation
+	// asynchronous (tests and demos use it on purpose).
+	SyncBudget        time.Duration
+	ProvisioningDelay time.Duration
+	// IdempotencyTTL expires replay records by age (default 24h).
+	IdempotencyTTL time.Duration
+	// Probe enables the test-only Takoform-Conformance-Probe header; the
+	// caller must only set it for a loopback listener.
+	Probe  bool
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Server serves the Host API.
+type Server struct {
+	cfg     Config
+	auth    *authenticator
+	mux     *http.ServeMux
+	secret  []byte
+	log     *slog.Logger
+	wake    chan struct{}
+	stop    chan struct{}
+	stopped sync.WaitGroup
+}
+
+// New builds a Server and starts its operation worker; Close stops it.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Catalog == nil {
+		return nil, errors.New("host: a store and a catalog are required")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = wire.MaxBodyBytes
+	}
+	if cfg.SyncBudget <= 0 {
+		cfg.SyncBudget = 10 * time.Second
+	}
+	if cfg.IdempotencyTTL <= 0 {
+		cfg.IdempotencyTTL = 24 * time.Hour
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Family == nil {
+		cfg.Family = NoFamily{}
+	}
+	s := &Server{cfg: cfg, auth: newAuthenticator(cfg.Tokens), log: cfg.Logger, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	secret, err := s.loadSecret(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.secret = secret
+	s.routes()
+	s.stopped.Add(1)
+	go s.worker()
+	return s, nil
+}
+
+// Close stops the operation worker; it does not close the store.
+func (s *Server) Close() error {
+	close(s.stop)
+	s.stopped.Wait()
+	return nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// answer is what a route produced: status, ETag, body (nil for no body)
+// and optional Retry-After seconds.
+type answer struct {
+	status     int
+	etag       string
+	body       []byte
+	retryAfter int
+}
+
+// request is one authenticated request.
+type request struct {
+	*http.Request
+	caller Caller
+	id     string
+	body   []byte
+	idem   *idemContext // set on idempotent routes
+}
+
+type route func(r *request) (answer, error)
+
+// handle registers one path pattern with a route per method; any other
+// method on the path is an unknown route.
+func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, hr *http.Request) {
+		req := &request{Request: hr, id: newRequestID()}
+		h, ok := methods[hr.Method]
+		if !ok {
+			s.writeError(w, req, unknownRoute(hr))
+			return
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic", "request", req.id, "panic", p)
+				s.writeError(w, req, wire.Errorf(wire.InternalError, "the host failed while answering; request %s", req.id))
+			}
+		}()
+		if auth {
+			c, ok := s.auth.authenticate(hr.Header.Get("Authorization"))
+			if !ok {
+				s.writeError(w, req, wire.Errorf(wire.Unauthenticated, "a valid bearer token is required (Authorization: Bearer <token>)"))
+				return
+			}
+			req.caller = c
+		}
+		if hr.Body != nil {
+			body, err := io.ReadAll(io.LimitReader(hr.Body, s.cfg.MaxBodyBytes+1))
+			if err != nil {
+				s.writeError(w, req, wire.Errorf(wire.InvalidArgument, "the request body could not be read: %v", err))
+				return
+			}
+			if int64(len(body)) > s.cfg.MaxBodyBytes {
+				s.writeError(w, req, wire.Errorf(wire.InvalidArgument, "the request body exceeds %d bytes; send a smaller body", s.cfg.MaxBodyBytes).WithHostCode("body_too_large"))
+				return
+			}
+			req.body = body
+		}
+		ans, err := h(req)
+		if err != nil {
+			s.writeError(w, req, err)
+			return
+		}
+		s.write(w, ans)
+	})
+}
+
+func (s *Server) write(w http.ResponseWriter, a answer) {
+	h := w.Header()
+	if a.etag != "" {
+		h.Set("ETag", a.etag)
+	}
+	if a.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(a.retryAfter))
+	}
+	if a.body != nil {
+		h.Set("Content-Type", wire.ContentTypeJSON)
+		h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	}
+	w.WriteHeader(a.status)
+	if a.body != nil {
+		_, _ = w.Write(a.body)
+	}
+}
+
+// errorAnswer renders any error as an envelope answer.
+func (s *Server) errorAnswer(req *request, err error) answer {
+	var we *wire.Error
+	if !errors.As(err, &we) {
+		s.log.Error("internal error", "request", req.id, "err", err)
+		we = wire.Errorf(wire.InternalError, "the host failed while answering; report request %s to the host operator", req.id)
+	}
+	we.RequestID = req.id
+	body, _ := json.Marshal(we.Envelope())
+	a := answer{status: we.Status(), body: body}
+	if wire.Taxonomy[we.Code].Retryable {
+		a.retryAfter = 1
+	}
+	return a
+}
+
+func (s *Server) writeError(w http.ResponseWriter, req *request, err error) {
+	s.write(w, s.errorAnswer(req, err))
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "req-" + hex.EncodeToString(b[:])
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode answer: %v", err))
+	}
+	return b
+}
+
+func jsonAnswer(status int, v any) answer { return answer{status: status, body: mustJSON(v)} }

@@ -1,0 +1,275 @@
+// Package sqlite is the host's embedded store: one SQLite file (driver
+// modernc.org/sqlite, pure Go) implementing store.Store (DESIGN.md
+// "Storage"). The file is created on first start and migrated with goose
+// from the versioned SQL files in migrations/; a file written by a newer
+// binary is refused with store.ErrTooNew.
+//
+// Durability: WAL journal, synchronous=FULL, so Update returns nil only
+// after its transaction is fsynced (acknowledged means durable).
+//
+// Concurrency (decision spec/decisions/0001-group-commit.md): Update calls
+// are queued to one writer goroutine, which runs up to Options.MaxBatch
+// queued functions in one BEGIN IMMEDIATE transaction, each inside its own
+// SAVEPOINT, and commits once: one fsync answers the whole batch. A
+// function's error (or panic) rolls back only its savepoint and reaches only
+// its caller; a failed COMMIT reaches every caller of the batch. Update
+// functions run on the writer goroutine, one at a time, and must not call
+// the Store. View runs on a separate pool of read-only connections that
+// read the last committed snapshot concurrently with the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/takoform/takoform/host/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrClosed is returned by Update and View on a closed Store.
+var ErrClosed = errors.New("sqlite store is closed")
+
+// Options tune a Store; the zero value selects every default.
+type Options struct {
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// connection or process before failing with SQLITE_BUSY. Default 5s.
+	BusyTimeout time.Duration
+	// MaxBatch caps how many queued Update functions share one
+	// transaction and one fsync. Default 128; 1 disables group commit.
+	MaxBatch int
+	// MaxReaders caps the read-only connections serving View.
+	// Default max(4, 2×GOMAXPROCS).
+	MaxReaders int
+}
+
+func (o Options) withDefaults() Options {
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 128
+	}
+	if o.MaxReaders <= 0 {
+		o.MaxReaders = max(4, 2*runtime.GOMAXPROCS(0))
+	}
+	return o
+}
+
+// Store is a store.Store on one SQLite file. It is safe for concurrent
+// use; Close it to stop its writer and release the file.
+type Store struct {
+	path    string
+	opts    Options
+	wdb     *sql.DB // one connection, owned by the writer goroutine
+	rdb     *sql.DB // read-only pool for View
+	wstmts  *statements
+	rstmts  *statements
+	queue   chan *request
+	closing chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+}
+
+var _ store.Store = (*Store)(nil)
+
+// DefaultPath is the default database file: $XDG_DATA_HOME/takoform/host.db,
+// or ~/.local/share/takoform/host.db when XDG_DATA_HOME is unset or not
+// absolute. It returns "host.db" (relative to the working directory) only
+// if no home directory is known.
+func DefaultPath() string {
+	if dir := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "takoform", "host.db")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return "host.db"
+	}
+	return filepath.Join(home, ".local", "share", "takoform", "host.db")
+}
+
+// Open opens the database file at path, creating it and its directory
+// (mode 0700) on first start, migrates its schema to the newest version
+// this binary knows, and starts the writer. A file whose schema version is
+// newer is refused with an error wrapping store.ErrTooNew.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create directory for %s: %w", path, err)
+	}
+	s := &Store{
+		path:    path,
+		opts:    opts,
+		queue:   make(chan *request, opts.MaxBatch),
+		closing: make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	if err := s.open(ctx); err != nil {
+		s.closeDBs()
+		return nil, err
+	}
+	go s.writer()
+	return s, nil
+}
+
+func (s *Store) open(ctx context.Context) error {
+	var err error
+	if s.wdb, err = sql.Open("sqlite", s.dsn(false)); err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	s.wdb.SetMaxOpenConns(1)
+	s.wdb.SetMaxIdleConns(1)
+	if err := s.wdb.PingContext(ctx); err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	if err := s.checkPragmas(ctx); err != nil {
+		return err
+	}
+	if err := migrate(ctx, s.wdb, s.path); err != nil {
+		return err
+	}
+	if s.rdb, err = sql.Open("sqlite", s.dsn(true)); err != nil {
+		return fmt.Errorf("open %s for reading: %w", s.path, err)
+	}
+	s.rdb.SetMaxOpenConns(s.opts.MaxReaders)
+	s.rdb.SetMaxIdleConns(s.opts.MaxReaders)
+	if s.wstmts, err = prepare(ctx, s.wdb); err != nil {
+		return fmt.Errorf("prepare statements on %s: %w", s.path, err)
+	}
+	if s.rstmts, err = prepare(ctx, s.rdb); err != nil {
+		return fmt.Errorf("prepare read statements on %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// dsn is the connection string: every connection gets the busy timeout,
+// foreign keys, WAL and FULL sync; writers begin IMMEDIATE, readers are
+// query_only.
+func (s *Store) dsn(readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", s.opts.BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "journal_size_limit(67108864)") // truncate the WAL to 64 MiB after a checkpoint
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: s.path}).EscapedPath() + "?" + q.Encode()
+}
+
+// checkPragmas fails if the file did not take WAL mode or FULL sync, so a
+// silently weaker durability never goes unnoticed.
+func (s *Store) checkPragmas(ctx context.Context) error {
+	var mode string
+	if err := s.wdb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("read journal mode of %s: %w", s.path, err)
+	}
+	var sync, fk int
+	if err := s.wdb.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+		return fmt.Errorf("read synchronous mode of %s: %w", s.path, err)
+	}
+	if err := s.wdb.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+		return fmt.Errorf("read foreign_keys of %s: %w", s.path, err)
+	}
+	if mode != "wal" || sync != 2 || fk != 1 {
+		return fmt.Errorf("open %s: got journal_mode=%s synchronous=%d foreign_keys=%d, want wal, 2 (FULL), 1", s.path, mode, sync, fk)
+	}
+	return nil
+}
+
+// migrate applies the embedded migrations with goose's Provider, refusing
+// a database whose goose version is newer than the newest migration.
+func migrate(ctx context.Context, db *sql.DB, path string) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	current, known, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version of %s: %w", path, err)
+	}
+	if current > known {
+		return fmt.Errorf("open %s: %w: the file has schema version %d, this binary knows up to %d; run a newer takoform", path, store.ErrTooNew, current, known)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate %s from schema version %d to %d: %w", path, current, known, err)
+	}
+	return nil
+}
+
+// Path is the database file this Store was opened on.
+func (s *Store) Path() string { return s.path }
+
+// View runs fn in a read-only transaction on the last committed snapshot;
+// fn's error is returned as is. Writes inside fn fail. fn runs on the
+// caller's goroutine.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) (err error) {
+	select {
+	case <-s.closing:
+		return ErrClosed
+	default:
+	}
+	sqlTx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin read transaction: %w", err)
+	}
+	t := newTx(ctx, sqlTx, s.rstmts)
+	defer func() { // also when fn panics, so the connection returns to the pool
+		t.done = true
+		if rerr := sqlTx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && err == nil {
+			err = fmt.Errorf("end read transaction: %w", rerr)
+		}
+	}()
+	return fn(t)
+}
+
+// Close stops the writer after its current batch, fails queued Update
+// calls with ErrClosed and closes the file. It is safe to call twice.
+func (s *Store) Close() error {
+	var err error
+	s.once.Do(func() {
+		close(s.closing)
+		<-s.stopped
+		err = s.closeDBs()
+	})
+	return err
+}
+
+func (s *Store) closeDBs() error {
+	var errs []error
+	for _, st := range []*statements{s.wstmts, s.rstmts} {
+		if st != nil {
+			errs = append(errs, st.close())
+		}
+	}
+	for _, db := range []*sql.DB{s.rdb, s.wdb} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close %s: %w", s.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// query names one prepared statement. Each is prepared once per connection
+// (database/sql reuses it inside transactions) and each lookup is served by
+// a primary key or index of migrations/ (TestQueryPlans checks it).
+type query int
+
+const (
+	qResourceByKey query = iota
+	qResourceByUID
+	qResourceByNativeID
+	qInsertResource
+	qUpdateResource
+	qDeleteResource
+	qResourceSpace
+	qClaimHolder
+	qPutClaim
+	qReleaseClaims
+	qPins
+	qDeletePins
+	qInsertPin
+	qPinsTo
+	qPinsToName
+	qIdempotency
+	qPutIdempotency
+	qRetireIdempotency
+	qExpireIdempotency
+	qRebindIdempotency
+	qOperation
+	qPutOperation
+	qDueOperations
+	qPendingOperation
+	qBlobSize
+	qBlob
+	qPutBlob
+	qHolds
+	qHold
+	qManifest
+	qPutManifest
+	qUpload
+	qPutUpload
+	qDeleteUpload
+	qSetting
+	qPutSetting
+	qNext
+	qSavepoint
+	qRollbackToSavepoint
+	qReleaseSavepoint
+	numQueries
+)
+
+const (
+	resourceCols = `uid, tenant, space, api_version, kind, name,
+		form_api_version, form_kind, form_definition_version, form_schema_digest,
+		package_digest, generation, revision, spec, spec_digest, status, native_id,
+		created_at, updated_at`
+	pinCols = `source_uid, pointer, relation_pointer, target_api_version, target_kind,
+		target_name, target_uid, target_form_api_version, target_form_kind,
+		target_form_definition_version, target_form_schema_digest, binding`
+	idempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
+		bound_uid, bound_operation, created_at`
+	operationCols = `id, tenant, principal, action, done, request, document, target_uid,
+		target_tenant, target_space, target_api_version, target_kind, target_name,
+		not_before, created_at, updated_at`
+)
+
+var queries = [numQueries]string{
+	qResourceByKey: `SELECT ` + resourceCols + ` FROM resources
+		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?`,
+	qResourceByUID: `SELECT ` + resourceCols + ` FROM resources WHERE uid = ?`,
+	qResourceByNativeID: `SELECT ` + resourceCols + ` FROM resources
+		WHERE tenant = ? AND native_id = ? AND native_id <> ''`,
+	qInsertResource: `INSERT INTO resources (` + resourceCols + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateResource: `UPDATE resources SET form_api_version = ?, form_kind = ?,
+		form_definition_version = ?, form_schema_digest = ?, package_digest = ?,
+		generation = ?, revision = ?, spec = ?, spec_digest = ?, status = ?,
+		native_id = ?, updated_at = ?
+		WHERE uid = ?`,
+	qDeleteResource: `DELETE FROM resources WHERE uid = ?`,
+	qResourceSpace:  `SELECT tenant, space FROM resources WHERE uid = ?`,
+	qClaimHolder:    `SELECT uid FROM claims WHERE tenant = ? AND claim = ?`,
+	qPutClaim:       `INSERT INTO claims (tenant, claim, uid) VALUES (?, ?, ?) ON CONFLICT (tenant, claim) DO NOTHING`,
+	qReleaseClaims:  `DELETE FROM claims WHERE uid = ?`,
+	qPins:           `SELECT ` + pinCols + ` FROM pins WHERE source_uid = ? ORDER BY ord`,
+	qDeletePins:     `DELETE FROM pins WHERE source_uid = ?`,
+	qInsertPin: `INSERT INTO pins (ord, tenant, space, ` + pinCols + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qPinsTo: `SELECT ` + pinCols + ` FROM pins WHERE target_uid = ? ORDER BY source_uid, ord`,
+	qPinsToName: `SELECT ` + pinCols + ` FROM pins
+		WHERE tenant = ? AND space = ? AND target_api_version = ? AND target_kind = ? AND target_name = ?
+		ORDER BY source_uid, ord`,
+	qIdempotency: `SELECT ` + idempotencyCols + ` FROM idempotency
+		WHERE tenant = ? AND principal = ? AND space = ? AND key = ?`,
+	qPutIdempotency: `INSERT INTO idempotency (` + idempotencyCols + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tenant, principal, space, key) DO UPDATE SET
+		fingerprint = excluded.fingerprint, status = excluded.status, etag = excluded.etag,
+		body = excluded.body, bound_uid = excluded.bound_uid,
+		bound_operation = excluded.bound_operation, created_at = excluded.created_at`,
+	qRetireIdempotency: `DELETE FROM idempotency WHERE bound_uid = ? AND bound_uid <> ''`,
+	qExpireIdempotency: `DELETE FROM idempotency WHERE created_at < ?`,
+	qRebindIdempotency: `UPDATE idempotency SET bound_uid = ?, bound_operation = ''
+		WHERE bound_operation = ? AND bound_operation <> ''`,
+	qOperation: `SELECT ` + operationCols + ` FROM operations WHERE id = ?`,
+	qPutOperation: `INSERT INTO operations (` + operationCols + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+		tenant = excluded.tenant, principal = excluded.principal, action = excluded.action,
+		done = excluded.done, request = excluded.request, document = excluded.document,
+		target_uid = excluded.target_uid, target_tenant = excluded.target_tenant,
+		target_space = excluded.target_space, target_api_version = excluded.target_api_version,
+		target_kind = excluded.target_kind, target_name = excluded.target_name,
+		not_before = excluded.not_before, created_at = excluded.created_at,
+		updated_at = excluded.updated_at`,
+	qDueOperations: `SELECT ` + operationCols + ` FROM operations
+		WHERE done = 0 AND not_before <= ?
+		ORDER BY not_before, created_at, id LIMIT ?`,
+	qPendingOperation: `SELECT ` + operationCols + ` FROM operations
+		WHERE done = 0 AND target_tenant = ? AND target_space = ? AND target_api_version = ?
+		AND target_kind = ? AND target_name = ?
+		ORDER BY created_at, id LIMIT 1`,
+	qBlobSize:     `SELECT size FROM blobs WHERE digest = ?`,
+	qBlob:         `SELECT data FROM blobs WHERE digest = ?`,
+	qPutBlob:      `INSERT INTO blobs (digest, size, data) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING`,
+	qHolds:        `SELECT 1 FROM holdings WHERE tenant = ? AND digest = ?`,
+	qHold:         `INSERT INTO holdings (tenant, digest) VALUES (?, ?) ON CONFLICT (tenant, digest) DO NOTHING`,
+	qManifest:     `SELECT doc FROM manifests WHERE digest = ?`,
+	qPutManifest:  `INSERT INTO manifests (digest, doc) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING`,
+	qUpload:       `SELECT id, tenant, principal, manifest, manifest_digest, created_at FROM uploads WHERE id = ?`,
+	qDeleteUpload: `DELETE FROM uploads WHERE id = ?`,
+	qPutUpload: `INSERT INTO uploads (id, tenant, principal, manifest, manifest_digest, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+		tenant = excluded.tenant, principal = excluded.principal, manifest = excluded.manifest,
+		manifest_digest = excluded.manifest_digest, created_at = excluded.created_at`,
+	qSetting:    `SELECT value FROM settings WHERE name = ?`,
+	qPutSetting: `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`,
+	qNext: `INSERT INTO sequences (name, value) VALUES (?, 1)
+		ON CONFLICT (name) DO UPDATE SET value = value + 1
+		RETURNING value`,
+	// Each Update function runs in its own savepoint of the batch.
+	qSavepoint:           `SAVEPOINT fn`,
+	qRollbackToSavepoint: `ROLLBACK TO fn`,
+	qReleaseSavepoint:    `RELEASE fn`,
+}
+
+// statements are the queries prepared on one *sql.DB.
+type statements [numQueries]*sql.Stmt
+
+func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
+	var st statements
+	for q, text := range queries {
+		s, err := db.PrepareContext(ctx, text)
+		if err != nil {
+			_ = st.close()
+			return nil, fmt.Errorf("prepare statement %d: %w", q, err)
+		}
+		st[q] = s
+	}
+	return &st, nil
+}
+
+func (st *statements) close() error {
+	var errs []error
+	for _, s := range st {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,359 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	sqlitedrv "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/takoform/takoform/host/store"
+)
+
+// tx implements store.Tx on one *sql.Tx. In a write batch it is shared
+// by the batch's functions one after another; done is set between them so
+// a function that keeps its Tx cannot use it after returning.
+type tx struct {
+	ctx   context.Context
+	sqlTx *sql.Tx
+	db    *statements
+	stmts [numQueries]*sql.Stmt // db's statements bound to sqlTx, made on first use
+	done  bool
+}
+
+var _ store.Tx = (*tx)(nil)
+
+var errTxDone = errors.New("transaction used after its function returned")
+
+func newTx(ctx context.Context, sqlTx *sql.Tx, db *statements) *tx {
+	return &tx{ctx: ctx, sqlTx: sqlTx, db: db}
+}
+
+func (t *tx) stmt(q query) *sql.Stmt {
+	if s := t.stmts[q]; s != nil {
+		return s
+	}
+	s := t.sqlTx.StmtContext(t.ctx, t.db[q])
+	t.stmts[q] = s
+	return s
+}
+
+func (t *tx) exec(q query, args ...any) (sql.Result, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	return t.stmt(q).ExecContext(t.ctx, args...)
+}
+
+func (t *tx) queryRow(q query, args ...any) scanner {
+	if t.done {
+		return errRow{errTxDone}
+	}
+	return t.stmt(q).QueryRowContext(t.ctx, args...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+func (t *tx) query(q query, args ...any) (*sql.Rows, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	return t.stmt(q).QueryContext(t.ctx, args...)
+}
+
+// affected returns how many rows res changed.
+func affected(res sql.Result) (int, error) {
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// isConflict reports whether err is a UNIQUE or PRIMARY KEY violation.
+func isConflict(err error) bool {
+	var e *sqlitedrv.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// notFound turns sql.ErrNoRows into store.ErrNotFound, wrapped with what.
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Times are stored as Unix nanoseconds, the zero Time as 0, and read
+// back in UTC.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// blob stores nil as an empty BLOB (the columns are NOT NULL).
+func blob(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func keyString(k store.Key) string {
+	return fmt.Sprintf("%s/%s/%s/%s/%s", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
+}
+
+// --- Resources ---
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanResource(row scanner) (*store.Resource, error) {
+	var r store.Resource
+	var created, updated int64
+	err := row.Scan(&r.UID, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name,
+		&r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest,
+		&r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
+		&created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	r.CreatedAt, r.UpdatedAt = fromUnixNano(created), fromUnixNano(updated)
+	return &r, nil
+}
+
+// Resource returns the resource at k, or an error wrapping
+// store.ErrNotFound.
+func (t *tx) Resource(k store.Key) (*store.Resource, error) {
+	r, err := scanResource(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	if err != nil {
+		return nil, notFound(err, "read resource "+keyString(k))
+	}
+	return r, nil
+}
+
+// ResourceByUID returns the resource with uid, or an error wrapping
+// store.ErrNotFound.
+func (t *tx) ResourceByUID(uid string) (*store.Resource, error) {
+	r, err := scanResource(t.queryRow(qResourceByUID, uid))
+	if err != nil {
+		return nil, notFound(err, "read resource uid "+uid)
+	}
+	return r, nil
+}
+
+// ResourceByNativeID returns the resource of tenant claiming nativeID, or
+// an error wrapping store.ErrNotFound (always for an empty nativeID).
+func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error) {
+	what := fmt.Sprintf("read resource of tenant %s claiming native id %q", tenant, nativeID)
+	if nativeID == "" {
+		return nil, fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	r, err := scanResource(t.queryRow(qResourceByNativeID, tenant, nativeID))
+	if err != nil {
+		return nil, notFound(err, what)
+	}
+	return r, nil
+}
+
+// CreateResource inserts r. An existing key, UID or (tenant, native id)
+// claim is an error wrapping store.ErrConflict.
+func (t *tx) CreateResource(r *store.Resource) error {
+	what := fmt.Sprintf("create resource %s uid %s", keyString(r.Key), r.UID)
+	if r.UID == "" {
+		return fmt.Errorf("%s: no UID", what)
+	}
+	_, err := t.exec(qInsertResource, r.UID, r.Tenant, r.Space, r.APIVersion, r.Kind, r.Name,
+		r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
+		r.PackageDigest, r.Generation, r.Revision, blob(r.Spec), r.SpecDigest, blob(r.Status), r.NativeID,
+		unixNano(r.CreatedAt), unixNano(r.UpdatedAt))
+	if isConflict(err) {
+		return fmt.Errorf("%s: %w (%v)", what, store.ErrConflict, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// UpdateResource rewrites the resource with r.UID: everything but its UID,
+// Key and CreatedAt. A missing UID wraps store.ErrNotFound; a native id
+// claimed by another resource of the tenant wraps store.ErrConflict.
+func (t *tx) UpdateResource(r *store.Resource) error {
+	what := fmt.Sprintf("update resource uid %s", r.UID)
+	res, err := t.exec(qUpdateResource,
+		r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
+		r.PackageDigest, r.Generation, r.Revision, blob(r.Spec), r.SpecDigest, blob(r.Status),
+		r.NativeID, unixNano(r.UpdatedAt), r.UID)
+	if isConflict(err) {
+		return fmt.Errorf("%s: %w (%v)", what, store.ErrConflict, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n, err := affected(res); err != nil || n == 0 {
+		return notFoundOr(err, what)
+	}
+	return nil
+}
+
+// DeleteResource deletes the resource with uid, its pins (as source, by
+// ON DELETE CASCADE), its claims and so its native id claim. A missing
+// UID wraps store.ErrNotFound.
+func (t *tx) DeleteResource(uid string) error {
+	what := "delete resource uid " + uid
+	res, err := t.exec(qDeleteResource, uid)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n, err := affected(res); err != nil || n == 0 {
+		return notFoundOr(err, what)
+	}
+	if _, err := t.exec(qReleaseClaims, uid); err != nil {
+		return fmt.Errorf("%s: release claims: %w", what, err)
+	}
+	return nil
+}
+
+// --- Claims ---
+
+// ClaimHolder returns the UID holding claim in tenant, or an error
+// wrapping store.ErrNotFound.
+func (t *tx) ClaimHolder(tenant, claim string) (string, error) {
+	var uid string
+	if err := t.queryRow(qClaimHolder, tenant, claim).Scan(&uid); err != nil {
+		return "", notFound(err, fmt.Sprintf("read holder of claim %q in tenant %s", claim, tenant))
+	}
+	return uid, nil
+}
+
+// PutClaim records that uid holds claim in tenant; putting a claim uid
+// already holds is a no-op, one another UID holds wraps store.ErrConflict.
+func (t *tx) PutClaim(tenant, claim, uid string) error {
+	what := fmt.Sprintf("claim %q in tenant %s for %s", claim, tenant, uid)
+	res, err := t.exec(qPutClaim, tenant, claim, uid)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n, err := affected(res); err != nil || n == 1 {
+		return err
+	}
+	holder, err := t.ClaimHolder(tenant, claim)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if holder != uid {
+		return fmt.Errorf("%s: %w: held by %s", what, store.ErrConflict, holder)
+	}
+	return nil
+}
+
+// ReleaseClaims drops every claim uid holds.
+func (t *tx) ReleaseClaims(uid string) error {
+	if _, err := t.exec(qReleaseClaims, uid); err != nil {
+		return fmt.Errorf("release claims of %s: %w", uid, err)
+	}
+	return nil
+}
+
+func notFoundOr(err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+}
+
+// --- Pins ---
+
+func scanPins(rows *sql.Rows, err error) ([]store.Pin, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var pins []store.Pin
+	for rows.Next() {
+		var p store.Pin
+		f := &p.TargetFormRef
+		if err := rows.Scan(&p.SourceUID, &p.Pointer, &p.RelationPointer, &p.TargetAPIVersion,
+			&p.TargetKind, &p.TargetName, &p.TargetUID, &f.APIVersion, &f.Kind,
+			&f.DefinitionVersion, &f.SchemaDigest, &p.Binding); err != nil {
+			return nil, err
+		}
+		pins = append(pins, p)
+	}
+	return pins, rows.Err()
+}
+
+// Pins returns the pins of sourceUID in the order ReplacePins stored
+// them; none (nil) for an unknown source.
+func (t *tx) Pins(sourceUID string) ([]store.Pin, error) {
+	pins, err := scanPins(t.query(qPins, sourceUID))
+	if err != nil {
+		return nil, fmt.Errorf("read pins of %s: %w", sourceUID, err)
+	}
+	return pins, nil
+}
+
+// ReplacePins makes pins, in order, the whole set of sourceUID's pins;
+// each pin's SourceUID is taken to be sourceUID. An unknown source wraps
+// store.ErrNotFound.
+func (t *tx) ReplacePins(sourceUID string, pins []store.Pin) error {
+	what := "replace pins of " + sourceUID
+	var tenant, space string
+	if err := t.queryRow(qResourceSpace, sourceUID).Scan(&tenant, &space); err != nil {
+		return notFound(err, what)
+	}
+	if _, err := t.exec(qDeletePins, sourceUID); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	for i, p := range pins {
+		f := p.TargetFormRef
+		if _, err := t.exec(qInsertPin, i, tenant, space, sourceUID, p.Pointer, p.RelationPointer,
+			p.TargetAPIVersion, p.TargetKind, p.TargetName, p.TargetUID, f.APIVersion, f.Kind,
+			f.DefinitionVersion, f.SchemaDigest, p.Binding); err != nil {
+			return fmt.Errorf("%s: pin %s: %w", what, p.Pointer, err)
+		}
+	}
+	return nil
+}
+
+// PinsTo returns every pin holding targetUID, ordered by source UID then
+// the source's pin order.
+func (t *tx) PinsTo(targetUID string) ([]store.Pin, error) {
+	pins, err := scanPins(t.query(qPinsTo, targetUID))
+	if err != nil {
+		return nil, fmt.Errorf("read pins to %s: %w", targetUID, err)
+	}
+	return pins, nil
+}
+
+// PinsToName returns every pin of a source in tenant and space naming the
+// target (apiVersion, kind, name), whatever UID it holds, ordered as
+// PinsTo.
+func (t *tx) PinsToName(tenant, space, apiVersion, kind, name string) ([]store.Pin, error) {
+	pins, err := scanPins(t.query(qPinsToName, tenant, space, apiVersion, kind, name))
+	if err != nil {
+		return nil, fmt.Errorf("read pins to %s/%s/%s/%s/%s: %w", tenant, space, apiVersion, kind, name, err)
+	}
+	return pins, nil
+}

@@ -1,0 +1,287 @@
+package sqlite
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/takoform/takoform/host/store"
+)
+
+// --- Idempotency records (brief §3.5) ---
+
+// Idempotency returns the record keyed (tenant, principal, space, key), or
+// an error wrapping store.ErrNotFound.
+func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
+	var r store.Idempotency
+	var created int64
+	err := t.queryRow(qIdempotency, tenant, principal, space, key).Scan(&r.Tenant, &r.Principal,
+		&r.Space, &r.Key, &r.Fingerprint, &r.Status, &r.ETag, &r.Body, &r.BoundUID,
+		&r.BoundOperation, &created)
+	if err != nil {
+		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
+	}
+	r.CreatedAt = fromUnixNano(created)
+	return &r, nil
+}
+
+// PutIdempotency inserts r or replaces the record with its key.
+func (t *tx) PutIdempotency(r *store.Idempotency) error {
+	_, err := t.exec(qPutIdempotency, r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
+		r.Status, r.ETag, blob(r.Body), r.BoundUID, r.BoundOperation, unixNano(r.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("put idempotency record %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
+	}
+	return nil
+}
+
+// RetireIdempotency deletes the records bound to uid and returns how many;
+// an empty uid retires nothing (records bound to nothing keep replaying).
+func (t *tx) RetireIdempotency(uid string) (int, error) {
+	if uid == "" {
+		return 0, nil
+	}
+	res, err := t.exec(qRetireIdempotency, uid)
+	if err != nil {
+		return 0, fmt.Errorf("retire idempotency records bound to %s: %w", uid, err)
+	}
+	return affected(res)
+}
+
+// ExpireIdempotency deletes the records created strictly before before and
+// returns how many.
+func (t *tx) ExpireIdempotency(before time.Time) (int, error) {
+	res, err := t.exec(qExpireIdempotency, unixNano(before))
+	if err != nil {
+		return 0, fmt.Errorf("expire idempotency records before %s: %w", before.Format(time.RFC3339Nano), err)
+	}
+	return affected(res)
+}
+
+// RebindIdempotency moves every record bound to operationID onto uid (""
+// binds them to nothing): a settled 202 follows its operation's outcome
+// (brief §3.5). The records are then no longer bound to the operation.
+func (t *tx) RebindIdempotency(operationID, uid string) error {
+	if operationID == "" {
+		return nil
+	}
+	if _, err := t.exec(qRebindIdempotency, uid, operationID); err != nil {
+		return fmt.Errorf("rebind idempotency records of operation %s to uid %q: %w", operationID, uid, err)
+	}
+	return nil
+}
+
+// --- Operations (brief §4) ---
+
+func scanOperation(row scanner) (*store.Operation, error) {
+	var op store.Operation
+	var done int
+	var notBefore, created, updated int64
+	k := &op.Target
+	err := row.Scan(&op.ID, &op.Tenant, &op.Principal, &op.Action, &done, &op.Request,
+		&op.Document, &op.TargetUID, &k.Tenant, &k.Space, &k.APIVersion, &k.Kind, &k.Name,
+		&notBefore, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	op.Done = done != 0
+	op.NotBefore, op.CreatedAt, op.UpdatedAt = fromUnixNano(notBefore), fromUnixNano(created), fromUnixNano(updated)
+	return &op, nil
+}
+
+// Operation returns the operation with id, or an error wrapping
+// store.ErrNotFound.
+func (t *tx) Operation(id string) (*store.Operation, error) {
+	op, err := scanOperation(t.queryRow(qOperation, id))
+	if err != nil {
+		return nil, notFound(err, "read operation "+id)
+	}
+	return op, nil
+}
+
+// PutOperation inserts op or replaces the operation with its ID.
+func (t *tx) PutOperation(op *store.Operation) error {
+	k := op.Target
+	_, err := t.exec(qPutOperation, op.ID, op.Tenant, op.Principal, op.Action, boolInt(op.Done),
+		blob(op.Request), blob(op.Document), op.TargetUID, k.Tenant, k.Space, k.APIVersion,
+		k.Kind, k.Name, unixNano(op.NotBefore), unixNano(op.CreatedAt), unixNano(op.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("put operation %s: %w", op.ID, err)
+	}
+	return nil
+}
+
+// DueOperations returns up to limit unfinished operations whose NotBefore
+// is at or before now, longest due first: by NotBefore, then CreatedAt,
+// then ID. A zero NotBefore is always due.
+func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error) {
+	ops, err := t.operations(qDueOperations, unixNano(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list operations due at %s: %w", now.Format(time.RFC3339Nano), err)
+	}
+	return ops, nil
+}
+
+func (t *tx) operations(q query, args ...any) ([]*store.Operation, error) {
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ops []*store.Operation
+	for rows.Next() {
+		op, err := scanOperation(rows)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op)
+	}
+	return ops, rows.Err()
+}
+
+// PendingOperationFor returns the oldest (by CreatedAt, then ID)
+// unfinished operation whose Target is k, or an error wrapping
+// store.ErrNotFound.
+func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
+	op, err := scanOperation(t.queryRow(qPendingOperation, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	if err != nil {
+		return nil, notFound(err, "read pending operation for "+keyString(k))
+	}
+	return op, nil
+}
+
+// --- Artifacts (brief §3.6) ---
+
+// BlobSize returns the size in bytes of the blob with digest, or an error
+// wrapping store.ErrNotFound.
+func (t *tx) BlobSize(digest string) (int64, error) {
+	var n int64
+	if err := t.queryRow(qBlobSize, digest).Scan(&n); err != nil {
+		return 0, notFound(err, "read size of blob "+digest)
+	}
+	return n, nil
+}
+
+// Blob returns the bytes of the blob with digest, or an error wrapping
+// store.ErrNotFound.
+func (t *tx) Blob(digest string) ([]byte, error) {
+	var b []byte
+	if err := t.queryRow(qBlob, digest).Scan(&b); err != nil {
+		return nil, notFound(err, "read blob "+digest)
+	}
+	return b, nil
+}
+
+// PutBlob stores data under digest once; storing a digest again keeps the
+// first bytes (the caller has verified the digest).
+func (t *tx) PutBlob(digest string, data []byte) error {
+	if _, err := t.exec(qPutBlob, digest, len(data), blob(data)); err != nil {
+		return fmt.Errorf("put blob %s (%d bytes): %w", digest, len(data), err)
+	}
+	return nil
+}
+
+// Holds reports whether tenant holds digest (a blob or manifest).
+func (t *tx) Holds(tenant, digest string) (bool, error) {
+	var one int
+	err := t.queryRow(qHolds, tenant, digest).Scan(&one)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	}
+	return false, fmt.Errorf("read holding of %s by tenant %s: %w", digest, tenant, err)
+}
+
+// Hold records that tenant holds digest; holding it again is a no-op.
+func (t *tx) Hold(tenant, digest string) error {
+	if _, err := t.exec(qHold, tenant, digest); err != nil {
+		return fmt.Errorf("record holding of %s by tenant %s: %w", digest, tenant, err)
+	}
+	return nil
+}
+
+// Manifest returns the canonical manifest JSON with digest, or an error
+// wrapping store.ErrNotFound.
+func (t *tx) Manifest(digest string) ([]byte, error) {
+	var b []byte
+	if err := t.queryRow(qManifest, digest).Scan(&b); err != nil {
+		return nil, notFound(err, "read manifest "+digest)
+	}
+	return b, nil
+}
+
+// PutManifest stores doc under digest once; storing a digest again keeps
+// the first document.
+func (t *tx) PutManifest(digest string, doc []byte) error {
+	if _, err := t.exec(qPutManifest, digest, blob(doc)); err != nil {
+		return fmt.Errorf("put manifest %s: %w", digest, err)
+	}
+	return nil
+}
+
+// Upload returns the upload session id, or an error wrapping
+// store.ErrNotFound.
+func (t *tx) Upload(id string) (*store.Upload, error) {
+	var u store.Upload
+	var created int64
+	err := t.queryRow(qUpload, id).Scan(&u.ID, &u.Tenant, &u.Principal, &u.Manifest, &u.ManifestDigest, &created)
+	if err != nil {
+		return nil, notFound(err, "read upload "+id)
+	}
+	u.CreatedAt = fromUnixNano(created)
+	return &u, nil
+}
+
+// PutUpload inserts u or replaces the upload with its ID.
+func (t *tx) PutUpload(u *store.Upload) error {
+	_, err := t.exec(qPutUpload, u.ID, u.Tenant, u.Principal, blob(u.Manifest), u.ManifestDigest, unixNano(u.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("put upload %s: %w", u.ID, err)
+	}
+	return nil
+}
+
+// DeleteUpload deletes the upload session id; deleting an unknown id is
+// not an error.
+func (t *tx) DeleteUpload(id string) error {
+	if _, err := t.exec(qDeleteUpload, id); err != nil {
+		return fmt.Errorf("delete upload %s: %w", id, err)
+	}
+	return nil
+}
+
+// --- Settings ---
+
+// Setting returns the value of the host setting name, or an error wrapping
+// store.ErrNotFound when it is unset.
+func (t *tx) Setting(name string) ([]byte, error) {
+	var v []byte
+	if err := t.queryRow(qSetting, name).Scan(&v); err != nil {
+		return nil, notFound(err, fmt.Sprintf("read setting %q", name))
+	}
+	return v, nil
+}
+
+// PutSetting stores value under name unless name is already set, and
+// returns the value now stored (value, or the one set before).
+func (t *tx) PutSetting(name string, value []byte) ([]byte, error) {
+	if _, err := t.exec(qPutSetting, name, blob(value)); err != nil {
+		return nil, fmt.Errorf("put setting %q: %w", name, err)
+	}
+	return t.Setting(name)
+}
+
+// --- Sequences ---
+
+// Next returns the next value of sequence: 1 on first use, then 2, 3, …
+// Sequences are independent of each other.
+func (t *tx) Next(sequence string) (int64, error) {
+	var n int64
+	if err := t.queryRow(qNext, sequence).Scan(&n); err != nil {
+		return 0, fmt.Errorf("advance sequence %q: %w", sequence, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,177 @@
+// Package store is the host's storage contract: one transactional Store
+// with small typed methods, implemented by host/store/sqlite (embedded
+// default) and later PostgreSQL, both held to one test suite (storetest).
+// Every lookup is by key or index; nothing scans a tenant or a space.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/takoform/takoform/form"
+)
+
+// Errors every implementation returns (wrapped with what was being done).
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("already exists")
+	// ErrTooNew refuses a database whose schema is newer than this binary.
+	ErrTooNew = errors.New("database schema is newer than this binary")
+)
+
+// Store is a durable, transactional store. Update runs fn in one write
+// transaction committed (durably: fsync) iff fn returns nil; View runs fn
+// in a read-only transaction. fn may be retried on a serialization
+// failure, so it must not have effects outside the Tx.
+type Store interface {
+	Update(ctx context.Context, fn func(Tx) error) error
+	View(ctx context.Context, fn func(Tx) error) error
+	Close() error
+}
+
+// Key is a resource's host-side address (decision 0028): tenant, space,
+// group, kind, name. Name uniqueness spans definition versions.
+type Key struct {
+	Tenant, Space, APIVersion, Kind, Name string
+}
+
+// Resource is one stored incarnation.
+type Resource struct {
+	Key
+	UID           string
+	FormRef       form.FormRef // the exact ref it was created under
+	PackageDigest string       // audit evidence only
+	Generation    int64
+	Revision      int64
+	Spec          []byte // materialised spec, canonical JSON
+	SpecDigest    string
+	Status        []byte // rendered wire.Status JSON
+	NativeID      string // adoption claim; "" when none
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Pin is one resolved relation of a source resource (brief §5.5).
+type Pin struct {
+	SourceUID        string
+	Pointer          string // concrete, e.g. /versions/0/workerVersion
+	RelationPointer  string // schema pointer, e.g. /versions/*/workerVersion
+	TargetAPIVersion string
+	TargetKind       string
+	TargetName       string
+	TargetUID        string
+	TargetFormRef    form.FormRef
+	Binding          string // name@version#digest of the binding contract, or ""
+}
+
+// Idempotency is a replay record (brief §3.5), keyed by tenant,
+// principal, space and key. BoundUID / BoundOperation say what it
+// retires with.
+type Idempotency struct {
+	Tenant, Principal, Space, Key string
+	Fingerprint                   string
+	Status                        int
+	ETag                          string
+	Body                          []byte
+	BoundUID                      string
+	BoundOperation                string
+	CreatedAt                     time.Time
+}
+
+// Operation is a durable operation record (brief §4).
+type Operation struct {
+	ID        string
+	Tenant    string
+	Principal string
+	Action    string // apply, import, delete, commit
+	Done      bool
+	Request   []byte // host-private JSON describing the accepted mutation
+	Document  []byte // the wire.Operation JSON as last rendered; replayed byte-identically once Done
+	TargetUID string
+	Target    Key
+	NotBefore time.Time // the worker does not commit before this instant
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Upload is an artifact upload session (brief §3.6).
+type Upload struct {
+	ID             string
+	Tenant         string
+	Principal      string
+	Manifest       []byte // canonical manifest JSON
+	ManifestDigest string
+	CreatedAt      time.Time
+}
+
+// Tx is one transaction. Methods return ErrNotFound or ErrConflict
+// (wrapped) as documented, and other errors for storage faults.
+type Tx interface {
+	// Resources.
+	Resource(k Key) (*Resource, error)           // ErrNotFound
+	ResourceByUID(uid string) (*Resource, error) // ErrNotFound
+	CreateResource(r *Resource) error            // ErrConflict if the key or UID exists
+	UpdateResource(r *Resource) error            // by UID; ErrNotFound
+	DeleteResource(uid string) error             // also drops its pins; ErrNotFound
+	// ResourceByNativeID finds the live claimant of a native id in a tenant.
+	ResourceByNativeID(tenant, nativeID string) (*Resource, error) // ErrNotFound
+
+	// Relations: the pins a source holds and the reverse index.
+	Pins(sourceUID string) ([]Pin, error)
+	ReplacePins(sourceUID string, pins []Pin) error
+	PinsTo(targetUID string) ([]Pin, error)
+	// PinsToName finds pins naming a target by address, whatever UID they
+	// hold (drift detection after a target is replaced).
+	PinsToName(tenant, space, apiVersion, kind, name string) ([]Pin, error)
+
+	// Idempotency records.
+	Idempotency(tenant, principal, space, key string) (*Idempotency, error) // ErrNotFound
+	PutIdempotency(r *Idempotency) error                                    // insert or replace
+	RetireIdempotency(uid string) (int, error)                              // drop records bound to uid
+	ExpireIdempotency(before time.Time) (int, error)
+
+	// Operations.
+	Operation(id string) (*Operation, error) // ErrNotFound
+	PutOperation(op *Operation) error        // insert or replace
+	// DueOperations lists up to limit unfinished operations whose
+	// NotBefore has passed, oldest first.
+	DueOperations(now time.Time, limit int) ([]*Operation, error)
+	// PendingOperationFor finds an unfinished operation targeting k.
+	PendingOperationFor(k Key) (*Operation, error) // ErrNotFound
+
+	// Artifacts: bytes are stored once by digest; holdings say which
+	// tenant may see them.
+	BlobSize(digest string) (int64, error) // ErrNotFound
+	Blob(digest string) ([]byte, error)    // ErrNotFound
+	PutBlob(digest string, data []byte) error
+	Holds(tenant, digest string) (bool, error)
+	Hold(tenant, digest string) error
+	Manifest(digest string) ([]byte, error) // ErrNotFound
+	PutManifest(digest string, doc []byte) error
+	Upload(id string) (*Upload, error) // ErrNotFound
+	PutUpload(u *Upload) error
+	DeleteUpload(id string) error
+
+	// Claims are tenant-wide unique names a resource holds across spaces
+	// (custom-domain hostnames, brief §6.5). PutClaim is ErrConflict when
+	// another uid holds the claim; DeleteResource releases a resource's
+	// claims.
+	ClaimHolder(tenant, claim string) (uid string, err error) // ErrNotFound
+	PutClaim(tenant, claim, uid string) error
+	ReleaseClaims(uid string) error
+
+	// Setting returns a named host setting (e.g. the prepare-digest key),
+	// ErrNotFound when unset; PutSetting stores one if it is still unset
+	// and returns the value now stored.
+	Setting(name string) ([]byte, error)
+	PutSetting(name string, value []byte) ([]byte, error)
+
+	// RebindIdempotency binds every record bound to operationID to uid
+	// (a settled 202 follows its operation's outcome, brief §3.5).
+	RebindIdempotency(operationID, uid string) error
+
+	// Counter returns the next value of a named monotonic sequence
+	// (UIDs, operation and upload ids), starting at 1.
+	Next(sequence string) (int64, error)
+}

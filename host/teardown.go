@@ -1,0 +1,87 @@
+package host
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// commitDelete checks and performs a delete: identity, fences, then the
+// dependency scan (brief §3.4 (9), §4 "a delete's order at commit").
+func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, existing *store.Resource, dry bool, now time.Time) (*outcome, error) {
+	if existing == nil || existing.FormRef != m.Ref {
+		return nil, notFound(m.Key, m.Ref)
+	}
+	if m.Generation != existing.Generation {
+		return nil, wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d; read it again", m.Generation, m.Key.Kind, m.Key.Name, existing.Generation)
+	}
+	if m.IfMatch != 0 && m.IfMatch != existing.Revision {
+		return nil, wire.Errorf(wire.RevisionConflict, "If-Match names revision %d but %s %q is at revision %d", m.IfMatch, m.Key.Kind, m.Key.Name, existing.Revision)
+	}
+	holders, err := tx.PinsTo(existing.UID)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, p := range holders {
+		if p.SourceUID == existing.UID || seen[p.SourceUID] {
+			continue
+		}
+		seen[p.SourceUID] = true
+		h, err := tx.ResourceByUID(p.SourceUID)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, fmt.Sprintf("%s %q (%s)", h.Kind, h.Name, p.Pointer))
+	}
+	if len(names) > 0 && !m.OutOfBand {
+		sort.Strings(names)
+		return nil, wire.Errorf(wire.DependencyInUse, "%s %q is still referenced by %s; delete or repoint them first", m.Key.Kind, m.Key.Name, strings.Join(names, ", ")).
+			WithHostCode("relation_pinned").WithDetail("dependents", names)
+	}
+	if err := s.cfg.Family.CheckDelete(tx, def, existing); err != nil && !m.OutOfBand {
+		return nil, err
+	}
+	if dry {
+		return &outcome{}, nil
+	}
+	extra, err := s.cfg.Family.Affected(tx, existing)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.DeleteResource(existing.UID); err != nil {
+		return nil, err
+	}
+	if _, err := tx.RetireIdempotency(existing.UID); err != nil {
+		return nil, err
+	}
+	if err := s.derivedPass(tx, existing.Key, existing.UID, extra, now); err != nil {
+		return nil, err
+	}
+	return &outcome{ans: answer{status: 204}}, nil
+}
+
+// commitObserve re-observes a resource: it may move the revision, never
+// the generation (brief §3.4 (8)).
+func (s *Server) commitObserve(tx store.Tx, def *form.Definition, m *mutation, existing *store.Resource, dry bool, now time.Time) (*outcome, error) {
+	if existing == nil || existing.FormRef != m.Ref {
+		return nil, notFound(m.Key, m.Ref)
+	}
+	if m.Generation != existing.Generation {
+		return nil, wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d; read it again", m.Generation, m.Key.Kind, m.Key.Name, existing.Generation)
+	}
+	if dry {
+		return &outcome{}, nil
+	}
+	res := *existing
+	if _, err := s.rerender(tx, &res, now); err != nil {
+		return nil, err
+	}
+	return &outcome{ans: answer{status: 200, etag: etag(&res), body: mustJSON(wire.ResourceEnvelope{Resource: toWire(&res)})}, uid: res.UID}, nil
+}

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/takoform/takoform/conformance"
+)
+
+func newConformanceCommand() *cobra.Command {
+	c := &cobra.Command{Use: "conformance", Short: "Black-box Host API v1alpha3 conformance checks"}
+	var endpoint, groups, only string
+	var creds conformance.Credentials
+	var probe bool
+	run := &cobra.Command{
+		Use:   "run",
+		Short: "Run the checks against a host and print pass/fail per check ID",
+		Long: "run drives the host at --endpoint with three credentials: two principals of one tenant\n" +
+			"(--token-a1, --token-a2) and one principal of another tenant (--token-b); the tokens may\n" +
+			"also come from TAKOFORM_TOKEN_A1, TAKOFORM_TOKEN_A2 and TAKOFORM_TOKEN_B. It exits 1 if any\n" +
+			"check fails. The host must serve the Edge family (edge.forms.takoform.com/v1alpha1).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, t := range []struct {
+				v   *string
+				env string
+			}{{&creds.A1, "TAKOFORM_TOKEN_A1"}, {&creds.A2, "TAKOFORM_TOKEN_A2"}, {&creds.B, "TAKOFORM_TOKEN_B"}} {
+				if *t.v == "" {
+					*t.v = os.Getenv(t.env)
+				}
+				if *t.v == "" {
+					return usage("missing credential: set --token-a1, --token-a2 and --token-b (or %s)", t.env)
+				}
+			}
+			if endpoint == "" {
+				return usage("--endpoint is required (e.g. http://127.0.0.1:8080)")
+			}
+			env, err := conformance.NewEnv(cmd.Context(), endpoint, creds, probe)
+			if err != nil {
+				return err
+			}
+			want := func(c conformance.Check) bool {
+				return (groups == "" || contains(strings.Split(groups, ","), c.Group)) && (only == "" || contains(strings.Split(only, ","), c.ID))
+			}
+			out := cmd.OutOrStdout()
+			pass, fail, skip := 0, 0, 0
+			for _, c := range conformance.Checks() {
+				if !want(c) {
+					continue
+				}
+				r := conformance.RunCheck(cmd.Context(), env, c)
+				switch {
+				case r.Skipped:
+					skip++
+					fmt.Fprintf(out, "SKIP %-55s %v\n", c.ID, r.Err)
+				case r.Err != nil:
+					fail++
+					fmt.Fprintf(out, "FAIL %-55s %v\n", c.ID, r.Err)
+				default:
+					pass++
+					fmt.Fprintf(out, "PASS %-55s %s\n", c.ID, r.Duration.Round(1e6))
+				}
+			}
+			fmt.Fprintf(out, "conformance: %d passed, %d failed, %d skipped\n", pass, fail, skip)
+			if fail > 0 {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	f := run.Flags()
+	f.StringVar(&endpoint, "endpoint", os.Getenv("TAKOFORM_ENDPOINT"), "host origin, e.g. http://127.0.0.1:8080")
+	f.StringVar(&creds.A1, "token-a1", "", "token of tenant A, principal 1")
+	f.StringVar(&creds.A2, "token-a2", "", "token of tenant A, principal 2")
+	f.StringVar(&creds.B, "token-b", "", "token of tenant B")
+	f.BoolVar(&probe, "probe", false, "the host honours Takoform-Conformance-Probe (test hosts only)")
+	f.StringVar(&groups, "group", "", "only these groups (comma-separated)")
+	f.StringVar(&only, "only", "", "only these check IDs (comma-separated)")
+	c.AddCommand(run)
+	return c
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}

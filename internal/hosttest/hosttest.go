@@ -1,0 +1,95 @@
+// Package hosttest starts a real Takoform host in-process for tests: a
+// real SQLite file in a temporary directory, real HTTP on a loopback port,
+// and three credentials (two principals of one tenant, one of another),
+// the shape conformance checks need.
+package hosttest
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/store/sqlite"
+)
+
+// Tokens of the three test credentials.
+const (
+	TokenA1 = "token-tenant-a-principal-1"
+	TokenA2 = "token-tenant-a-principal-2"
+	TokenB  = "token-tenant-b-principal-1"
+)
+
+// Host is a running test host.
+type Host struct {
+	URL    string
+	Path   string // the SQLite file
+	Server *host.Server
+	Store  *sqlite.Store
+	http   *httptest.Server
+}
+
+// Options adjust the host; zero values take host defaults and the
+// built-in Edge family.
+type Options struct {
+	Catalog           *form.Catalog
+	Family            host.Family
+	Path              string // reuse a data file (restart tests)
+	SyncBudget        time.Duration
+	ProvisioningDelay time.Duration
+	Probe             bool
+}
+
+// Start starts a host and stops it when the test ends.
+func Start(t testing.TB, o Options) *Host {
+	t.Helper()
+	if o.Catalog == nil {
+		cat, err := host.BuiltinCatalog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Catalog = cat
+	}
+	if o.Family == nil {
+		o.Family = host.DefaultFamily(o.Catalog)
+	}
+	if o.Path == "" {
+		o.Path = filepath.Join(t.TempDir(), "host.db")
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, o.Path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := host.New(ctx, host.Config{
+		Store: st, Catalog: o.Catalog, Family: o.Family, Probe: o.Probe,
+		SyncBudget: o.SyncBudget, ProvisioningDelay: o.ProvisioningDelay,
+		Tokens: []host.Token{
+			{SHA256: host.HashToken(TokenA1), Tenant: "tenant-a", Principal: "principal-1"},
+			{SHA256: host.HashToken(TokenA2), Tenant: "tenant-a", Principal: "principal-2"},
+			{SHA256: host.HashToken(TokenB), Tenant: "tenant-b", Principal: "principal-1"},
+		},
+	})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, http: hs}
+	t.Cleanup(h.Stop)
+	return h
+}
+
+// Stop stops the HTTP server, the worker and the store (idempotent).
+func (h *Host) Stop() {
+	if h.http == nil {
+		return
+	}
+	h.http.Close()
+	h.Server.Close()
+	h.Store.Close()
+	h.http = nil
+}

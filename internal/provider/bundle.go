@@ -1,0 +1,104 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/takoform/takoform/artifact"
+	"github.com/takoform/takoform/wire"
+)
+
+// localBundle reads the module files a WorkerBundle declares and builds
+// its manifest (artifact.Build: sorted, digests and sizes from the bytes).
+func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any, error) {
+	main, _ := plan["main_module"].(string)
+	var files []artifact.ModuleFile
+	mods := asList(plan["modules"])
+	out := make([]any, 0, len(mods))
+	for i, m := range mods {
+		mm := mapOf(m)
+		path := str(mm, "content_file")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("modules[%d]: %w", i, err)
+		}
+		ct := str(mm, "content_type")
+		if ct == "" {
+			var ok bool
+			if ct, ok = artifact.MediaTypeForName(str(mm, "name")); !ok {
+				return nil, nil, nil, fmt.Errorf("modules[%d]: no media type for %q; set content_type", i, str(mm, "name"))
+			}
+		}
+		files = append(files, artifact.ModuleFile{Name: str(mm, "name"), MediaType: ct, Data: data})
+		next := copyAttrs(mm)
+		next["content_type"] = mm["content_type"]
+		out = append(out, next)
+	}
+	m, blobs, err := artifact.Build(main, files)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byName := map[string]wire.ManifestModule{}
+	for _, mod := range m.Modules {
+		byName[mod.Name] = mod
+	}
+	for _, o := range out {
+		om := o.(map[string]any)
+		mod := byName[str(om, "name")]
+		om["digest"], om["size"] = mod.Digest, mod.Size
+	}
+	return m, blobs, out, nil
+}
+
+// planBundle: a bundle is declared in exactly one mode — manifest_digest
+// of a committed manifest, or local authoring (main_module + modules),
+// whose files are hashed now so changed bytes change the plan.
+func (r *Resource) planBundle(plan, config map[string]any, id identity) diag.Diagnostics {
+	local := config["modules"] != nil || config["main_module"] != nil
+	switch {
+	case local && config["manifest_digest"] != nil:
+		return renderError("A bundle is declared in one mode", errors.New("set manifest_digest, or main_module with modules, not both"), withCode(id, "takoform.provider/bundle-files"))
+	case !local && config["manifest_digest"] == nil:
+		return renderError("A bundle needs its code", errors.New("set manifest_digest, or main_module with modules"), withCode(id, "takoform.provider/bundle-files"))
+	case !local:
+		return nil
+	}
+	if !known(config["modules"]) || !known(config["main_module"]) {
+		plan["manifest_digest"] = Unknown
+		return nil
+	}
+	m, _, mods, err := localBundle(plan)
+	if err != nil {
+		return renderError("Cannot read the bundle's module files", err, withCode(id, "takoform.provider/bundle-files"))
+	}
+	dg, err := artifact.Digest(m)
+	if err != nil {
+		return renderError("Cannot digest the bundle manifest", err, withCode(id, "takoform.provider/bundle-files"))
+	}
+	plan["manifest_digest"], plan["modules"] = dg, mods
+	return nil
+}
+
+// uploadBundle uploads local module files through the artifact routes
+// and checks the committed digest is the one planned.
+func (r *Resource) uploadBundle(ctx context.Context, plan map[string]any, id identity) diag.Diagnostics {
+	if plan["modules"] == nil {
+		return nil
+	}
+	m, blobs, _, err := localBundle(plan)
+	if err != nil {
+		return renderError("Cannot read the bundle's module files", err, withCode(id, "takoform.provider/bundle-files"))
+	}
+	dg, err := r.data.Client.UploadArtifact(ctx, *m, blobs)
+	if err != nil {
+		return renderError("Cannot upload the bundle", err, id)
+	}
+	if want := str(plan, "manifest_digest"); dg != want {
+		return renderError("The bundle's files changed after plan", fmt.Errorf("planned manifest %s, uploaded %s", want, dg), withCode(id, "takoform.provider/bundle-files"))
+	}
+	return nil
+}

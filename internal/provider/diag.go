@@ -1,0 +1,133 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/wire"
+)
+
+// identity is what a diagnostic's identity block can say (decision 0032);
+// empty members are omitted.
+type identity struct {
+	Type, Space, Name                     string
+	Form                                  *form.FormRef
+	Pointer                               string
+	ExpectedUID, CurrentUID               string
+	ExpectedGeneration, CurrentGeneration string
+	ExpectedRevision, CurrentRevision     string
+	Operation                             string
+	Code                                  string // a takoform.provider/… code when the error is the provider's own
+}
+
+// ProviderRepairs are the repair sentences of the provider's own refusal
+// codes (the closed takoform.provider/… namespace).
+var ProviderRepairs = map[string]string{
+	"takoform.provider/lane-unavailable":           "Check the endpoint and token, and that the host serves forms.takoform.com/v1alpha3 discovery.",
+	"takoform.provider/invalid-space":              "Use a SpaceID of 1-255 code points with no control characters or '/', and no leading or trailing whitespace.",
+	"takoform.provider/invalid-config":             "Correct the attribute the message names.",
+	"takoform.provider/revision-owner-missing":     "Set name, or set revision_owner (usually the worker's name) so the provider can derive one.",
+	"takoform.provider/revision-replaced-in-place": "Remove the pinned name so the new revision gets a derived name, or give the new revision a new name.",
+	"takoform.provider/uid-mismatch":               "Import the resource now under this name, restore the recorded one, or delete the replacement; state was kept.",
+	"takoform.provider/unknown-form-ref":           "Use a provider build that supports this FormRef, or import the resource under a FormRef this build knows.",
+	"takoform.provider/relation-target-changed":    "Apply again to re-pin the relation (revision Forms are replaced instead).",
+	"takoform.provider/host-does-not-support-form": "Install the Form on the host, or point the provider at a host that supports it.",
+	"takoform.provider/host-limit-exceeded":        "Stay within the host limit the message names, or ask the host operator to raise it.",
+	"takoform.provider/host-response-invalid":      "Report the request to the host operator: the answer broke the protocol (no remedy is guessed).",
+	"takoform.provider/import-id":                  "Use NAME, SPACE/NAME, or a JSON object {\"space\"?, \"apiVersion\", \"kind\", \"definitionVersion\", \"schemaDigest\", \"name\"}.",
+	"takoform.provider/plan-rule":                  "Correct the value the message names; the host would refuse it too.",
+	"takoform.provider/operation-pending":          "Run apply again: the host accepted the change and is still working on it.",
+	"takoform.provider/bundle-files":               "Check main_module and modules: every content_file must be readable and main_module must name a listed module.",
+}
+
+// renderError is THE renderer: summary, detail prose, Host:/Cause:, the
+// identity block in fixed order, Code and Retryable, then one repair.
+func renderError(summary string, err error, id identity) diag.Diagnostics {
+	var d diag.Diagnostics
+	d.AddError(summary, renderDetail(err, id))
+	return d
+}
+
+// renderWarning renders a warning the same way.
+func renderWarning(summary string, err error, id identity) diag.Diagnostics {
+	var d diag.Diagnostics
+	d.AddWarning(summary, renderDetail(err, id))
+	return d
+}
+
+func providerError(summary string, err error, repair string) diag.Diagnostics {
+	var d diag.Diagnostics
+	msg := repair
+	if err != nil {
+		msg = "Cause: " + err.Error() + "\n" + repair
+	}
+	d.AddError(summary, msg)
+	return d
+}
+
+func renderDetail(err error, id identity) string {
+	var b strings.Builder
+	line := func(label, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "%s: %s\n", label, v)
+		}
+	}
+	var we *wire.Error
+	var pe *client.ProtocolError
+	code, repair, retry := id.Code, ProviderRepairs[id.Code], ""
+	switch {
+	case errors.As(err, &we):
+		line("Host", we.Message)
+		info, ok := wire.Taxonomy[we.Code]
+		code = fmt.Sprintf("%s (host, HTTP %d)", we.Code, info.Status)
+		repair = info.Repair
+		retry = yesNo(info.Retryable)
+		if p, ok := we.Details["pointer"].(string); ok && id.Pointer == "" {
+			id.Pointer = p
+		}
+		if !ok {
+			repair = ""
+		}
+	case errors.As(err, &pe):
+		line("Cause", "protocol-invalid answer: "+pe.Error())
+		code, repair, retry = "takoform.provider/host-response-invalid", ProviderRepairs["takoform.provider/host-response-invalid"], "no"
+	case err != nil:
+		line("Cause", err.Error())
+	}
+	if id.Type != "" {
+		line("Resource", fmt.Sprintf("%s (%s/%s)", id.Type, id.Space, id.Name))
+	}
+	if id.Form != nil {
+		line("Form", id.Form.String())
+	}
+	line("Pointer", id.Pointer)
+	line("Expected UID", id.ExpectedUID)
+	line("Current UID", id.CurrentUID)
+	line("Expected generation", id.ExpectedGeneration)
+	line("Current generation", id.CurrentGeneration)
+	line("Expected revision", id.ExpectedRevision)
+	line("Current revision", id.CurrentRevision)
+	line("Operation", id.Operation)
+	if we != nil {
+		line("Request", we.RequestID)
+		line("Host reason", we.HostCode)
+	}
+	line("Code", code)
+	line("Retryable", retry)
+	if repair != "" {
+		b.WriteString(repair)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

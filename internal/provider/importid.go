@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/spaceid"
+)
+
+// ImportID is a parsed import identifier (brief §1.6): NAME, SPACE/NAME,
+// or a JSON object with the four FormRef members all or none.
+type ImportID struct {
+	Space string        // "" = the provider's space
+	Ref   *form.FormRef // nil = the type's default create ref
+	Name  string
+}
+
+type importJSON struct {
+	Space             *string `json:"space"`
+	APIVersion        *string `json:"apiVersion"`
+	Kind              *string `json:"kind"`
+	DefinitionVersion *string `json:"definitionVersion"`
+	SchemaDigest      *string `json:"schemaDigest"`
+	Name              string  `json:"name"`
+}
+
+// ParseImportID is THE import identifier parser. SPACE/NAME splits at the
+// first '/' (a SpaceID cannot contain one); every part is validated by its
+// one rule (spaceid, form.ValidateName, FormRef grammar).
+func ParseImportID(id string) (ImportID, error) {
+	var out ImportID
+	switch {
+	case strings.HasPrefix(id, "{"):
+		var j importJSON
+		if err := ijson.Unmarshal([]byte(id), &j); err != nil {
+			return out, fmt.Errorf("import ID is not a valid JSON identity: %w", err)
+		}
+		parts := []*string{j.APIVersion, j.Kind, j.DefinitionVersion, j.SchemaDigest}
+		set := 0
+		for _, p := range parts {
+			if p != nil {
+				set++
+			}
+		}
+		if set != 0 && set != 4 {
+			return out, errors.New("a JSON import ID names all four FormRef members (apiVersion, kind, definitionVersion, schemaDigest) or none")
+		}
+		if set == 4 {
+			ref := form.FormRef{APIVersion: *j.APIVersion, Kind: *j.Kind, DefinitionVersion: *j.DefinitionVersion, SchemaDigest: *j.SchemaDigest}
+			if err := ref.Validate(); err != nil {
+				return out, err
+			}
+			out.Ref = &ref
+		}
+		if j.Space != nil {
+			if err := spaceid.Validate(*j.Space); err != nil {
+				return out, err
+			}
+			out.Space = *j.Space
+		}
+		out.Name = j.Name
+	case strings.Contains(id, "/"):
+		i := strings.IndexByte(id, '/')
+		out.Space, out.Name = id[:i], id[i+1:]
+		if err := spaceid.Validate(out.Space); err != nil {
+			return out, err
+		}
+	default:
+		out.Name = id
+	}
+	if err := form.ValidateName(out.Name); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// ImportState reads the existing resource by its exact identity and
+// records it; an identity the build has no codec for is refused.
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	id, err := ParseImportID(req.ID)
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Invalid import ID", err, identity{Type: r.spec.Name, Code: "takoform.provider/import-id"})...)
+		return
+	}
+	ref := r.spec.DefaultCreate
+	if id.Ref != nil {
+		ref = *id.Ref
+	}
+	c, ok := r.spec.Codec(ref)
+	if !ok {
+		resp.Diagnostics.Append(renderError("This provider build has no codec for the FormRef to import",
+			fmt.Errorf("asked for %s; %s supports %s", ref, r.spec.Name, refList(r.spec.KnownRefs())),
+			identity{Type: r.spec.Name, Name: id.Name, Form: &ref, Code: "takoform.provider/unknown-form-ref"})...)
+		return
+	}
+	space := id.Space
+	if space == "" && r.data != nil {
+		space = r.data.Space
+	}
+	ident := identity{Type: r.spec.Name, Space: space, Name: id.Name, Form: &ref}
+	if space == "" {
+		resp.Diagnostics.Append(renderError("No space to import from", errors.New("the import ID names no space and the provider has none"), withCode(ident, "takoform.provider/import-id"))...)
+		return
+	}
+	res, err := r.data.Client.Read(ctx, client.Address{Space: space, Ref: ref, Name: id.Name})
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Cannot import "+r.spec.Name, err, ident)...)
+		return
+	}
+	state := map[string]any{}
+	if err := c.Decode(res, state, nil); err != nil {
+		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(ident, "takoform.provider/host-response-invalid"))...)
+		return
+	}
+	resp.Diagnostics.Append(r.setState(ctx, &resp.State, state)...)
+}

@@ -1,0 +1,194 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/spaceid"
+)
+
+// ModifyPlan fills the space from the provider, derives revision names,
+// hashes local bundle files, keeps host-reported attributes of unchanged
+// resources, and refuses at plan time what the host would refuse: schema
+// and family rules, revision replacement under a pinned name, and
+// capabilities the host's support profiles deny (brief §6.4, §8.2).
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	plan, err1 := attrsOf(req.Plan.Raw)
+	config, err2 := attrsOf(req.Config.Raw)
+	if err := errors.Join(err1, err2); err != nil {
+		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		return
+	}
+	var state map[string]any
+	if !req.State.Raw.IsNull() {
+		state, _ = attrsOf(req.State.Raw)
+	}
+	id := r.ident(plan, &r.spec.DefaultCreate)
+	c := r.spec.Create
+	if state != nil {
+		if sc, ok := r.spec.Codec(refOf(state)); ok {
+			c = sc
+		}
+	}
+	d := r.planSpace(plan, config, state)
+	if r.spec.LocalModules {
+		d.Append(r.planBundle(plan, config, id)...)
+	}
+	if d.HasError() {
+		resp.Diagnostics.Append(d...)
+		return
+	}
+	spec, specErr := c.Encode(plan)
+	if r.spec.Revision {
+		d.Append(r.planRevisionName(plan, config, state, c, spec, specErr, resp)...)
+	}
+	if n, ok := plan["name"].(string); ok {
+		if err := form.ValidateName(n); err != nil {
+			d.Append(renderError("Invalid name", err, withCode(id, "takoform.provider/invalid-config"))...)
+		}
+	}
+	if specErr == nil {
+		d.Append(r.planRules(c, spec, id)...)
+		d.Append(r.planSupport(ctx, c, spec, id)...)
+	}
+	if state != nil && specErr == nil && str(plan, "name") == str(state, "name") && str(plan, "space") == str(state, "space") {
+		if have, err := c.Encode(state); err == nil && canonicalText(have) == canonicalText(spec) {
+			for _, k := range computedEnvelope {
+				plan[k] = state[k]
+			}
+			for _, o := range c.Outputs {
+				plan[snake(o)] = state[snake(o)]
+			}
+		}
+	}
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.setPlan(ctx, resp, plan)...)
+}
+
+func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanResponse, plan map[string]any) diag.Diagnostics {
+	v, err := fromGo(r.tfType(ctx), plan)
+	if err != nil {
+		var d diag.Diagnostics
+		d.AddError("Cannot build the plan", err.Error())
+		return d
+	}
+	resp.Plan.Raw = v
+	return nil
+}
+
+// planSpace: an unset space is the recorded one, else the provider's; it
+// is validated before any host call (decision 0003).
+func (r *Resource) planSpace(plan, config, state map[string]any) diag.Diagnostics {
+	if config["space"] == nil {
+		switch {
+		case state != nil:
+			plan["space"] = state["space"]
+		case r.data == nil:
+			plan["space"] = Unknown
+		case r.data.Space != "":
+			plan["space"] = r.data.Space
+		default:
+			return renderError("No space for "+r.spec.Name, errors.New("the resource sets no space and the provider has none"),
+				identity{Type: r.spec.Name, Name: str(plan, "name"), Code: "takoform.provider/invalid-space"})
+		}
+	}
+	if s, ok := plan["space"].(string); ok {
+		if err := spaceid.Validate(s); err != nil {
+			return renderError("Invalid space", err, identity{Type: r.spec.Name, Space: s, Name: str(plan, "name"), Code: "takoform.provider/invalid-space"})
+		}
+	}
+	return nil
+}
+
+// planRevisionName derives a revision's name from its content and owner
+// when config omits it, and refuses replacing a revision under a pinned
+// name (decision 0029: both apply orders deadlock).
+func (r *Resource) planRevisionName(plan, config, state map[string]any, c *Codec, spec map[string]any, specErr error, resp *resource.ModifyPlanResponse) diag.Diagnostics {
+	id := r.ident(plan, &c.Ref)
+	owner, hasOwner := config["revision_owner"].(string)
+	if config["name"] != nil {
+		if config["revision_owner"] != nil {
+			return renderError("Both name and revision_owner are set", errors.New("revision_owner only derives a name; it is refused together with a pinned name"), withCode(id, "takoform.provider/invalid-config"))
+		}
+		if state != nil && specErr == nil {
+			if have, err := c.Encode(state); err == nil && canonicalText(have) != canonicalText(spec) && str(state, "name") == str(plan, "name") {
+				return renderError("A revision cannot be replaced under the same name", fmt.Errorf("%s %q is immutable and pinned by name; a changed revision needs a new name", r.spec.Name, str(plan, "name")), withCode(id, "takoform.provider/revision-replaced-in-place"))
+			}
+		}
+		return nil
+	}
+	if !hasOwner {
+		if config["revision_owner"] == nil {
+			return renderError("A revision needs a name or a revision_owner", errors.New("name is omitted and revision_owner is not set"), withCode(id, "takoform.provider/revision-owner-missing"))
+		}
+		plan["name"] = Unknown
+		return nil
+	}
+	if specErr != nil {
+		plan["name"] = Unknown
+		return nil
+	}
+	content := ""
+	if r.spec.LocalModules {
+		content, _ = spec["manifestDigest"].(string)
+	} else {
+		dg, err := form.SpecDigest(c.Def.Materialize(spec))
+		if err != nil {
+			return renderError("Cannot digest the revision", err, withCode(id, "takoform.provider/invalid-config"))
+		}
+		content = dg
+	}
+	ownerSum := sha256.Sum256([]byte(owner))
+	name := fmt.Sprintf("%s-%s-%s", r.spec.NamePrefix, hexPrefix(content), hex.EncodeToString(ownerSum[:])[:12])
+	plan["name"] = name
+	if state != nil && str(state, "name") != name {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("name"))
+	}
+	return nil
+}
+
+func hexPrefix(digest string) string {
+	h := strings.TrimPrefix(digest, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// planRules refuses at plan time what the host would: the desired schema
+// (defaults materialised) and the family's spec rules.
+func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Diagnostics {
+	var d diag.Diagnostics
+	full := c.Def.Materialize(jsonRoundTrip(spec))
+	for _, dg := range c.Def.ValidateSpec(full) {
+		id.Pointer = dg.Pointer
+		d.Append(renderError("Invalid "+r.spec.Name, errors.New(dg.Message), withCode(id, "takoform.provider/plan-rule"))...)
+	}
+	if c.Ref.APIVersion == edgeGroup {
+		for _, re := range edge.SpecRules(c.Ref.Kind, full.(map[string]any)) {
+			id.Pointer = re.Pointer
+			d.Append(renderError("Invalid "+r.spec.Name, errors.New(re.Message+" ["+re.Rule+"]"), withCode(id, "takoform.provider/plan-rule"))...)
+		}
+	}
+	return d
+}
+
+// edgeGroup is the Edge family's group, whose spec rules the provider
+// applies at plan time.
+const edgeGroup = "edge.forms.takoform.com/v1alpha1"

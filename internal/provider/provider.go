@@ -1,0 +1,128 @@
+// Package provider is the takoform Terraform/OpenTofu provider (protocol
+// 6, terraform-plugin-framework): one generic Form resource driven by a
+// Registry of resource types (schema from the default create definition,
+// one codec per supported exact FormRef), talking to a Takoform host
+// through package client.
+package provider
+
+import (
+	"context"
+	"os"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/spaceid"
+	"github.com/takoform/takoform/wire"
+)
+
+// Provider is the takoform provider over one registry.
+type Provider struct {
+	version  string
+	registry *Registry
+}
+
+// New returns a provider factory for a registry (EdgeRegistry in the
+// shipped build; tests register others).
+func New(version string, reg *Registry) func() provider.Provider {
+	return func() provider.Provider { return &Provider{version: version, registry: reg} }
+}
+
+type providerModel struct {
+	Endpoint types.String `tfsdk:"endpoint"`
+	Space    types.String `tfsdk:"space"`
+	Token    types.String `tfsdk:"token"`
+}
+
+// Metadata names the provider.
+func (p *Provider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "takoform"
+	resp.Version = p.version
+}
+
+// Schema is the provider configuration.
+func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Manages Takoform resources on a host serving the Host API lane forms.takoform.com/v1alpha3.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{Optional: true, Description: "Host origin, e.g. https://host.example (or TAKOFORM_ENDPOINT). Plain http only for loopback."},
+			"space":    schema.StringAttribute{Optional: true, Description: "Default SpaceID of every resource (or TAKOFORM_SPACE); exact, never trimmed."},
+			"token":    schema.StringAttribute{Optional: true, Sensitive: true, Description: "Bearer token (or TAKOFORM_TOKEN)."},
+		},
+	}
+}
+
+// Data is what every resource of one provider configuration shares: one
+// client (one HTTP connection pool, discovery done once) and support
+// profiles fetched at most once.
+type Data struct {
+	Client   *client.Client
+	Space    string
+	Registry *Registry
+	support  supportCache
+}
+
+type supportCache struct {
+	once     sync.Once
+	profiles map[string]wire.SupportProfile // by group/kind/definitionVersion
+	err      error
+}
+
+// Configure selects endpoint, space and token (attribute, else
+// environment), validates the space before any host call, then negotiates.
+func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	endpoint := pick(m.Endpoint, "TAKOFORM_ENDPOINT")
+	space := pick(m.Space, "TAKOFORM_SPACE")
+	token := pick(m.Token, "TAKOFORM_TOKEN")
+	if m.Endpoint.IsUnknown() || m.Space.IsUnknown() || m.Token.IsUnknown() {
+		return // configured later, once the values are known
+	}
+	if space != "" {
+		if err := spaceid.Validate(space); err != nil {
+			resp.Diagnostics.Append(providerError("Invalid provider space", err, "Set space (or TAKOFORM_SPACE) to a valid SpaceID: 1-255 code points, no control characters or '/', no leading or trailing whitespace.")...)
+			return
+		}
+	}
+	if endpoint == "" {
+		resp.Diagnostics.Append(providerError("Missing host endpoint", nil, "Set endpoint in the provider block or TAKOFORM_ENDPOINT to the host's origin, e.g. http://127.0.0.1:8080.")...)
+		return
+	}
+	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version})
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: "takoform.provider/lane-unavailable"})...)
+		return
+	}
+	data := &Data{Client: c, Space: space, Registry: p.registry}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+}
+
+func pick(v types.String, env string) string {
+	if !v.IsNull() && !v.IsUnknown() {
+		return v.ValueString()
+	}
+	return os.Getenv(env)
+}
+
+// Resources registers one generic resource per registry type.
+func (p *Provider) Resources(context.Context) []func() resource.Resource {
+	var out []func() resource.Resource
+	for _, name := range p.registry.names() {
+		t := p.registry.Types[name]
+		out = append(out, func() resource.Resource { return &Resource{spec: t} })
+	}
+	return out
+}
+
+// DataSources: none in this lane.
+func (p *Provider) DataSources(context.Context) []func() datasource.DataSource { return nil }

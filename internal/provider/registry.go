@@ -1,0 +1,161 @@
+package provider
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
+)
+
+// SchemaVersion is the state layout version of every resource type
+// (decision 0030: version 1 is the first numbered layout).
+const SchemaVersion = 1
+
+// TypeDecl declares one resource type: its name, the FormRef it creates
+// under, and every exact FormRef it carries a codec for.
+type TypeDecl struct {
+	Name          string
+	DefaultCreate form.FormRef
+	Supported     []form.FormRef // must include DefaultCreate
+}
+
+// TypeSpec is a registered resource type: one schema (from its default
+// create definition plus the envelope), one default create ref, one codec
+// per supported exact FormRef.
+type TypeSpec struct {
+	Name          string
+	DefaultCreate form.FormRef
+	Codecs        map[form.FormRef]*Codec
+	Create        *Codec
+	Revision      bool   // revision role: optional name derived from content
+	NamePrefix    string // prefix of derived names
+	LocalModules  bool   // bundle authoring from local module files
+	HasUpdate     bool
+	Schema        schema.Schema
+}
+
+// Codec returns the codec of an exact ref and whether the type has one.
+func (t *TypeSpec) Codec(ref form.FormRef) (*Codec, bool) {
+	c, ok := t.Codecs[ref]
+	return c, ok
+}
+
+// KnownRefs lists the refs the type has codecs for.
+func (t *TypeSpec) KnownRefs() []form.FormRef {
+	out := make([]form.FormRef, 0, len(t.Codecs))
+	for r := range t.Codecs {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// Exception is per-kind data the generic mapping cannot derive
+// (terraform-surface.md "Per-type specifics").
+type Exception struct {
+	TypeName     string // overrides takoform_<snake kind>
+	NamePrefix   string // derived revision names
+	LocalModules bool   // main_module + modules authoring; manifest_digest becomes Optional+Computed
+}
+
+// Exceptions is the small per-kind table; everything else is derived.
+var Exceptions = map[string]Exception{
+	"ObjectBucket":  {TypeName: "takoform_edge_object_bucket"},
+	"WorkerBundle":  {NamePrefix: "bundle", LocalModules: true},
+	"WorkerVersion": {NamePrefix: "version"},
+}
+
+// Registry is every resource type of a provider build.
+type Registry struct {
+	Types   map[string]*TypeSpec
+	Catalog *form.Catalog
+}
+
+// NewRegistry builds the types declared over a catalog.
+func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
+	r := &Registry{Types: map[string]*TypeSpec{}, Catalog: cat}
+	for _, d := range decls {
+		in, ok := cat.Form(d.DefaultCreate)
+		if !ok {
+			return nil, fmt.Errorf("type %s: default create form %s is not in the catalog", d.Name, d.DefaultCreate)
+		}
+		ex := Exceptions[d.DefaultCreate.Kind]
+		t := &TypeSpec{Name: d.Name, DefaultCreate: d.DefaultCreate, Codecs: map[form.FormRef]*Codec{},
+			Revision: in.Definition.Role() == form.RoleRevision, NamePrefix: ex.NamePrefix, LocalModules: ex.LocalModules,
+			HasUpdate: in.Definition.Has(form.CapUpdate)}
+		if t.NamePrefix == "" {
+			t.NamePrefix = snakeDash(d.DefaultCreate.Kind)
+		}
+		for _, ref := range d.Supported {
+			def, ok := cat.Form(ref)
+			if !ok {
+				return nil, fmt.Errorf("type %s: supported form %s is not in the catalog", d.Name, ref)
+			}
+			t.Codecs[ref] = NewCodec(def.Definition)
+		}
+		if _, ok := t.Codecs[d.DefaultCreate]; !ok {
+			t.Codecs[d.DefaultCreate] = NewCodec(in.Definition)
+		}
+		t.Create = t.Codecs[d.DefaultCreate]
+		t.Schema = buildSchema(t)
+		if _, dup := r.Types[d.Name]; dup {
+			return nil, fmt.Errorf("type %s declared twice", d.Name)
+		}
+		r.Types[d.Name] = t
+	}
+	return r, nil
+}
+
+// TypeName is the default resource type name of a kind.
+func TypeName(kind string) string {
+	if ex := Exceptions[kind]; ex.TypeName != "" {
+		return ex.TypeName
+	}
+	return "takoform_" + snake(kind)
+}
+
+// DeclareCatalog declares one type per Form of a catalog, each creating
+// under and supporting only its own ref.
+func DeclareCatalog(cat *form.Catalog) []TypeDecl {
+	var out []TypeDecl
+	for _, in := range cat.Forms() {
+		ref := in.Definition.Ref()
+		out = append(out, TypeDecl{Name: TypeName(ref.Kind), DefaultCreate: ref, Supported: []form.FormRef{ref}})
+	}
+	return out
+}
+
+// EdgeRegistry is the registry of this provider build: the 12 Edge types.
+func EdgeRegistry() (*Registry, error) {
+	fam, findings := form.LoadFamily(edge.Family())
+	if len(findings) > 0 {
+		return nil, fmt.Errorf("built-in Edge family: %s", findings[0])
+	}
+	cat, err := fam.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	return NewRegistry(cat, DeclareCatalog(cat))
+}
+
+func snakeDash(kind string) string {
+	b := []byte(snake(kind))
+	for i, c := range b {
+		if c == '_' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+func (r *Registry) names() []string {
+	out := make([]string, 0, len(r.Types))
+	for n := range r.Types {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,318 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/wire"
+)
+
+// Resource is THE generic Form resource; spec says which type it is.
+type Resource struct {
+	spec *TypeSpec
+	data *Data
+}
+
+var (
+	_ resource.ResourceWithConfigure    = (*Resource)(nil)
+	_ resource.ResourceWithImportState  = (*Resource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*Resource)(nil)
+	_ resource.ResourceWithUpgradeState = (*Resource)(nil)
+)
+
+// Metadata names the type.
+func (r *Resource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = r.spec.Name
+}
+
+// Schema is the type's one schema.
+func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = r.spec.Schema
+}
+
+// Configure receives the provider configuration's shared Data.
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d, ok := req.ProviderData.(*Data); ok {
+		r.data = d
+	}
+}
+
+func (r *Resource) tfType(ctx context.Context) tftypes.Type {
+	return r.spec.Schema.Type().TerraformType(ctx)
+}
+
+func attrsOf(v tftypes.Value) (map[string]any, error) {
+	g, err := toGo(v)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := g.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+func (r *Resource) setState(ctx context.Context, st *tfsdk.State, attrs map[string]any) diag.Diagnostics {
+	v, err := fromGo(r.tfType(ctx), attrs)
+	if err != nil {
+		return renderError("Cannot record state", err, identity{Type: r.spec.Name, Code: "takoform.provider/host-response-invalid"})
+	}
+	st.Raw = v
+	return nil
+}
+
+// refOf is the exact FormRef recorded in state.
+func refOf(attrs map[string]any) form.FormRef {
+	return form.FormRef{APIVersion: str(attrs, "form_api_version"), Kind: str(attrs, "form_kind"),
+		DefinitionVersion: str(attrs, "form_definition_version"), SchemaDigest: str(attrs, "form_schema_digest")}
+}
+
+func (r *Resource) ident(attrs map[string]any, ref *form.FormRef) identity {
+	return identity{Type: r.spec.Name, Space: str(attrs, "space"), Name: str(attrs, "name"), Form: ref}
+}
+
+// stateCodec dispatches on the FormRef recorded in state; a ref without a
+// codec fails closed, naming it and every ref the type knows (decision
+// 0017). The resource is never addressed under another ref.
+func (r *Resource) stateCodec(attrs map[string]any) (*Codec, form.FormRef, diag.Diagnostics) {
+	ref := refOf(attrs)
+	c, ok := r.spec.Codec(ref)
+	if !ok {
+		return nil, ref, renderError("State is bound to a FormRef this provider build does not support",
+			fmt.Errorf("recorded %s; this build knows %s", ref, refList(r.spec.KnownRefs())),
+			identity{Type: r.spec.Name, Space: str(attrs, "space"), Name: str(attrs, "name"), Form: &ref, Code: "takoform.provider/unknown-form-ref"})
+	}
+	return c, ref, nil
+}
+
+func timeout(attrs map[string]any, key string, def time.Duration) time.Duration {
+	if s := str(attrs, key); s != "" {
+		if d, err := time.ParseDuration(s); err == nil && d > 0 {
+			return d
+		}
+	}
+	return def
+}
+
+func request(c *Codec, space, name string, spec map[string]any) wire.ResourceRequest {
+	b, _ := json.Marshal(spec)
+	return wire.ResourceRequest{APIVersion: c.Ref.APIVersion, Kind: c.Ref.Kind, Form: wire.FormReference{FormRef: c.Ref},
+		Metadata: wire.Metadata{Name: name, Space: space}, Spec: b}
+}
+
+// apply prepares and applies: a create when cur is nil, else an update
+// fenced on cur's generation and uid.
+func (r *Resource) apply(ctx context.Context, c *Codec, space, name string, spec map[string]any, cur map[string]any) (*wire.Resource, error) {
+	req := request(c, space, name, spec)
+	gen, pre := "", client.Precondition{}
+	ar := wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata}
+	if cur != nil {
+		gen = str(cur, "generation")
+		pre = client.Precondition{Generation: gen, UID: str(cur, "uid")}
+		ar.ExpectedUID = pre.UID
+	}
+	p, err := r.data.Client.Prepare(ctx, req, gen)
+	if err != nil {
+		return nil, err
+	}
+	ar.Spec, ar.Review = p.Resource.Spec, wire.Review{PrepareDigest: p.Review.PrepareDigest}
+	return r.data.Client.ApplyAndWait(ctx, ar, pre)
+}
+
+// Create creates the resource under the type's default create FormRef.
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	plan, err := attrsOf(req.Plan.Raw)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		return
+	}
+	c := r.spec.Create
+	id := r.ident(plan, &c.Ref)
+	if r.spec.LocalModules {
+		if d := r.uploadBundle(ctx, plan, id); d.HasError() {
+			resp.Diagnostics.Append(d...)
+			return
+		}
+	}
+	spec, err := c.Encode(plan)
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "create_timeout", 20*time.Minute))
+	defer cancel()
+	res, err := r.apply(ctx, c, str(plan, "space"), str(plan, "name"), spec, nil)
+	if err != nil {
+		resp.Diagnostics.Append(r.mutationError("Cannot create "+r.spec.Name, err, id)...)
+		return
+	}
+	if err := c.Decode(res, plan, plan); err != nil {
+		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+		return
+	}
+	resp.Diagnostics.Append(r.setState(ctx, &resp.State, plan)...)
+}
+
+// Read refreshes from the host under the FormRef recorded in state.
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	state, err := attrsOf(req.State.Raw)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read state", err.Error())
+		return
+	}
+	c, ref, d := r.stateCodec(state)
+	if d.HasError() {
+		resp.Diagnostics.Append(d...)
+		return
+	}
+	id := r.ident(state, &ref)
+	res, err := r.data.Client.Read(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")})
+	if client.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Cannot read "+r.spec.Name, err, id)...)
+		return
+	}
+	if uid := str(state, "uid"); uid != "" && res.Metadata.UID != uid {
+		id.ExpectedUID, id.CurrentUID, id.Code = uid, res.Metadata.UID, "takoform.provider/uid-mismatch"
+		resp.Diagnostics.Append(renderError("A different incarnation now holds this name",
+			fmt.Errorf("state records uid %s; the host answers uid %s under the same name", uid, res.Metadata.UID), id)...)
+		return
+	}
+	next := copyAttrs(state)
+	if err := c.Decode(res, next, state); err != nil {
+		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+		return
+	}
+	if reason := str(next, "relation_drift_reason"); reason != "" {
+		resp.Diagnostics.Append(renderWarning("A referenced resource was replaced or removed ("+reason+")",
+			errors.New(readyHostReason(res)), withCode(id, "takoform.provider/relation-target-changed"))...)
+	}
+	resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+}
+
+// Update applies an in-place change under the recorded FormRef; a change
+// of provider-side attributes only (timeouts) makes no host call.
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	plan, err1 := attrsOf(req.Plan.Raw)
+	state, err2 := attrsOf(req.State.Raw)
+	if err := errors.Join(err1, err2); err != nil {
+		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		return
+	}
+	c, ref, d := r.stateCodec(state)
+	if d.HasError() {
+		resp.Diagnostics.Append(d...)
+		return
+	}
+	id := r.ident(state, &ref)
+	want, err := c.Encode(plan)
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
+		return
+	}
+	have, _ := c.Encode(state)
+	next := copyAttrs(plan)
+	if canonicalText(want) == canonicalText(have) {
+		for _, k := range computedEnvelope {
+			next[k] = state[k]
+		}
+		for _, o := range c.Outputs {
+			next[snake(o)] = state[snake(o)]
+		}
+		resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "update_timeout", 20*time.Minute))
+	defer cancel()
+	res, err := r.apply(ctx, c, str(state, "space"), str(state, "name"), want, state)
+	if err != nil {
+		id.ExpectedGeneration, id.ExpectedUID = str(state, "generation"), str(state, "uid")
+		resp.Diagnostics.Append(r.mutationError("Cannot update "+r.spec.Name, err, id)...)
+		return
+	}
+	if err := c.Decode(res, next, plan); err != nil {
+		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+		return
+	}
+	resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+}
+
+// Delete deletes under the recorded FormRef, fenced on generation and uid.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	state, err := attrsOf(req.State.Raw)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read state", err.Error())
+		return
+	}
+	_, ref, d := r.stateCodec(state)
+	if d.HasError() {
+		resp.Diagnostics.Append(d...)
+		return
+	}
+	id := r.ident(state, &ref)
+	ctx, cancel := context.WithTimeout(ctx, timeout(state, "delete_timeout", 30*time.Minute))
+	defer cancel()
+	err = r.data.Client.DeleteAndWait(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")},
+		client.Precondition{Generation: str(state, "generation"), UID: str(state, "uid")})
+	if err != nil && !client.IsNotFound(err) {
+		id.ExpectedGeneration, id.ExpectedUID = str(state, "generation"), str(state, "uid")
+		resp.Diagnostics.Append(r.mutationError("Cannot delete "+r.spec.Name, err, id)...)
+	}
+}
+
+// computedEnvelope are the host-reported attributes an unchanged resource
+// keeps.
+var computedEnvelope = []string{"uid", "generation", "revision", "conditions", "ready", "outputs_json", "form_api_version", "form_kind",
+	"form_definition_version", "form_schema_digest", "form_package_digest", "relation_drift_reason", "pending_operation_id"}
+
+func (r *Resource) mutationError(summary string, err error, id identity) diag.Diagnostics {
+	var ow *client.OperationWaitError
+	if errors.As(err, &ow) {
+		id.Code = "takoform.provider/operation-pending"
+	}
+	var of *client.OperationFailedError
+	if errors.As(err, &of) {
+		id.Operation = operationID(of)
+	}
+	return renderError(summary, err, id)
+}
+
+func withCode(id identity, code string) identity { id.Code = code; return id }
+
+func copyAttrs(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func readyHostReason(res *wire.Resource) string {
+	for _, c := range res.Status.Conditions {
+		if c.Type == "Ready" {
+			return c.HostReason
+		}
+	}
+	return ""
+}
+
+func operationID(of *client.OperationFailedError) string {
+	if of.Operation == nil {
+		return ""
+	}
+	return of.Operation.ID
+}
