@@ -3,9 +3,14 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet unit conformance build generate fuzz-space bench
+.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench
 
-test: fmt-check vet unit conformance
+test: fmt-check vet tofu unit conformance acceptance
+
+# OpenTofu v1.12.6, built from the Go module proxy into tools/ (pinned,
+# cached); the provider's acceptance tests find it there.
+tofu:
+	./scripts/opentofu.sh
 
 fmt-check:
 	@unformatted="$$(gofmt -l .)"; \
@@ -16,7 +21,12 @@ vet:
 	$(GO) vet ./...
 
 unit:
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/conformance$$')
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/conformance$$' -e '/internal/provider$$')
+
+# The provider driven through a real OpenTofu CLI against our host
+# (terraform-plugin-testing), listed by test (-v).
+acceptance: tofu
+	$(GO) test -count=1 -v -timeout 45m ./internal/provider
 
 # The black-box Host API checks against our host on a real SQLite file,
 # listed by check ID (-v).

@@ -17,6 +17,7 @@ const (
 	RuleCount               = "artifact.count"                 // modules 1..4096, files 1..16384
 	RuleMainModule          = "artifact.main-module"           // mainModule names no listed module
 	RuleMainModuleAuxiliary = "artifact.main-module-auxiliary" // mainModule names an auxiliary (non-loadable) module
+	RuleSourceMapTarget     = "artifact.source-map-target"     // a source map "X.map" whose target module X is not listed
 	RulePath                = "artifact.path"                  // module name, file path or mainModule grammar
 	RuleMediaType           = "artifact.media-type"            // module media type not admitted / file media type grammar
 	RuleSize                = "artifact.size"                  // size outside 0..268435456

@@ -237,6 +237,14 @@ func Verify(m *wire.Manifest, lim Limits) error {
 				clip(m.MainModule), mt, MediaTypeJavaScriptModule, MediaTypeText, MediaTypeOctetStream, MediaTypeWasm)
 		}
 	}
+	for i, mod := range m.Modules {
+		if target, ok := strings.CutSuffix(mod.Name, ".map"); mod.MediaType == MediaTypeSourceMap {
+			if _, listed := seen[target]; !ok || !listed {
+				return fail(RuleSourceMapTarget, fmt.Sprintf("/modules/%d/name", i), "source map %q describes module %q, which is not listed; list the module or drop its source map",
+					clip(mod.Name), clip(target))
+			}
+		}
+	}
 	if lim.MaximumBundleBytes > 0 && total > lim.MaximumBundleBytes {
 		return fail(RuleLimit, "/"+array, "the entries total %d bytes but this host accepts at most %d bytes per bundle; make the bundle smaller", total, lim.MaximumBundleBytes)
 	}

@@ -75,6 +75,13 @@ type Options struct {
 	// DiscoveryTimeout is the negotiation deadline, separate from any
 	// resource operation deadline; default DefaultDiscoveryTimeout.
 	DiscoveryTimeout time.Duration
+	// KeyScope, when set, is bound into every resource mutation's
+	// idempotency key (DeriveKey(IdempotencyKey(…), KeyScope)): the same
+	// request repeats its key within one scope (a retry replays) but not
+	// across scopes, so a later run does not replay an earlier run's
+	// recorded refusal. The provider scopes keys to one provider process
+	// (decision 0005).
+	KeyScope string
 }
 
 // Client speaks one negotiated lane to one origin. It is safe for
@@ -86,6 +93,7 @@ type Client struct {
 	token     string
 	userAgent string
 	maxBody   int64
+	keyScope  string
 	retry     RetryPolicy
 	poll      PollPolicy
 	jitter    func() float64                             // uniform in [0,1)
@@ -125,6 +133,7 @@ func newClient(endpoint string, opts Options) (*Client, error) {
 		token:     opts.Token,
 		userAgent: opts.UserAgent,
 		maxBody:   opts.MaxResponseBytes,
+		keyScope:  opts.KeyScope,
 		retry:     opts.Retry.withDefaults(),
 		poll:      opts.Poll.withDefaults(),
 		jitter:    rand.Float64,

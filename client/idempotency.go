@@ -71,3 +71,11 @@ func nonce() string {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	return hex.EncodeToString(b[:])
 }
+
+// scoped binds the client's KeyScope into a resource mutation key.
+func (c *Client) scoped(key string) string {
+	if c.keyScope == "" {
+		return key
+	}
+	return DeriveKey(key, c.keyScope)
+}

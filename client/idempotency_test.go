@@ -87,3 +87,16 @@ func TestIdempotencyKeyDeterministicAndSensitive(t *testing.T) {
 		t.Error("a trailing space in the space did not change the key")
 	}
 }
+
+func TestKeyScopeSeparatesRuns(t *testing.T) {
+	a := &Client{}
+	b := &Client{keyScope: "run-1"}
+	c := &Client{keyScope: "run-2"}
+	k := IdempotencyKey(KeyDelete, "g.example.com/v1", "K", "n", "s", "u", "1", nil)
+	if a.scoped(k) != k {
+		t.Fatal("an unscoped client changed the key")
+	}
+	if b.scoped(k) == k || b.scoped(k) != b.scoped(k) || b.scoped(k) == c.scoped(k) {
+		t.Fatal("scoped keys must be stable within a scope and differ across scopes")
+	}
+}

@@ -65,10 +65,28 @@ func NewEnv(ctx context.Context, endpoint string, creds Credentials, probe bool)
 	if err != nil {
 		return nil, fmt.Errorf("read support profiles: %w", err)
 	}
+	// Where a kind has several definition versions installed, the family's
+	// own line wins: the definition version most Edge kinds share.
+	count := map[string]int{}
 	for _, p := range profiles.Profiles {
 		if p.FormRef != nil && p.FormRef.APIVersion == EdgeGroup {
-			e.refs[p.FormRef.Kind] = *p.FormRef
+			count[p.FormRef.DefinitionVersion]++
 		}
+	}
+	family := ""
+	for dv, n := range count {
+		if n > count[family] || (n == count[family] && dv < family) {
+			family = dv
+		}
+	}
+	for _, p := range profiles.Profiles {
+		if p.FormRef == nil || p.FormRef.APIVersion != EdgeGroup {
+			continue
+		}
+		if have, ok := e.refs[p.FormRef.Kind]; ok && have.DefinitionVersion == family {
+			continue
+		}
+		e.refs[p.FormRef.Kind] = *p.FormRef
 	}
 	e.Space = "conformance " + randomHex(4)
 	return e, nil

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/takoform/takoform/form"
@@ -199,7 +201,56 @@ func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resour
 	if existing.SpecDigest != m.SpecDigest && !def.Has(form.CapUpdate) {
 		return wire.Errorf(wire.InvalidArgument, "%s has no update capability; replace the resource to change its spec", m.Key.Kind).WithHostCode("update_not_supported")
 	}
+	if ptr := changedImmutable(def, existing, m); ptr != "" {
+		return wire.Errorf(wire.InvalidArgument, "%s %s is immutable (immutableFields); it cannot change in place: replace the resource to change it", m.Key.Kind, ptr).
+			WithHostCode("immutable_field").WithDetail("pointer", "/spec"+ptr)
+	}
 	return nil
+}
+
+// changedImmutable returns the first immutableFields pointer whose value
+// differs between the stored spec and the mutation's, "" when none
+// (brief §6.1: an immutable field cannot change in place).
+func changedImmutable(def *form.Definition, existing *store.Resource, m *mutation) string {
+	if existing.SpecDigest == m.SpecDigest {
+		return ""
+	}
+	old, cur := numberSpec(existing.Spec), numberSpec(m.Spec)
+	for _, ptr := range def.ImmutableFields() {
+		a, aok := pointerValue(old, ptr)
+		b, bok := pointerValue(cur, ptr)
+		if aok != bok || string(mustJSON(a)) != string(mustJSON(b)) {
+			return ptr
+		}
+	}
+	return ""
+}
+
+// pointerValue resolves an RFC 6901 pointer in a decoded document.
+func pointerValue(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch n := doc.(type) {
+		case map[string]any:
+			v, ok := n[tok]
+			if !ok {
+				return nil, false
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n) {
+				return nil, false
+			}
+			doc = n[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
 }
 
 func claimNativeID(tx store.Tx, m *mutation, existing *store.Resource) error {

@@ -220,6 +220,10 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 		}
 		return answer{}, wire.Errorf(code, "forced by the conformance probe").WithHostCode("probe")
 	}
+	if m.Action == "observe" {
+		// Observe answers 200 only; it is never an operation (brief §4).
+		async, delay = false, 0
+	}
 	if !async && delay > 0 {
 		// A provisioning delay within the budget is waited out before the
 		// commit, outside any transaction.

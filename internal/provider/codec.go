@@ -16,15 +16,17 @@ import (
 // spec and representation of ONE exact FormRef, from that definition's own
 // declarations (decision 0017).
 type Codec struct {
-	Ref     form.FormRef
-	Def     *form.Definition
-	Fields  []Field
-	Outputs []string
+	Ref       form.FormRef
+	Def       *form.Definition
+	Fields    []Field
+	Outputs   []string
+	Canonical map[string]func(string) (string, error) // Exception.Canonical of the kind
 }
 
 // NewCodec derives the codec of a definition.
 func NewCodec(def *form.Definition) *Codec {
-	return &Codec{Ref: def.Ref(), Def: def, Fields: Fields(def), Outputs: def.OutputNames()}
+	return &Codec{Ref: def.Ref(), Def: def, Fields: Fields(def), Outputs: def.OutputNames(),
+		Canonical: Exceptions[def.Ref().Kind].Canonical}
 }
 
 // Encode builds the desired spec from attribute values. Null attributes are
@@ -121,7 +123,17 @@ func (c *Codec) Decode(res *wire.Resource, attrs, prior map[string]any) error {
 	}
 	sm, _ := spec.(map[string]any)
 	for _, f := range c.Fields {
-		attrs[f.Attr] = decodeField(f, sm[f.Member], prior[f.Attr])
+		pv := prior[f.Attr] // attrs and prior may be one map
+		attrs[f.Attr] = decodeField(f, sm[f.Member], pv)
+		if canon := c.Canonical[f.Member]; canon != nil {
+			// the host stores the canonical form; keep the spelling the
+			// configuration wrote while it still means the same value
+			if p, ok := pv.(string); ok && p != attrs[f.Attr] {
+				if cp, err := canon(p); err == nil && cp == attrs[f.Attr] {
+					attrs[f.Attr] = p
+				}
+			}
+		}
 	}
 	md := res.Metadata
 	attrs["name"], attrs["space"], attrs["uid"] = md.Name, md.Space, md.UID

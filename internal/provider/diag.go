@@ -43,6 +43,9 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/plan-rule":                  "Correct the value the message names; the host would refuse it too.",
 	"takoform.provider/operation-pending":          "Run apply again: the host accepted the change and is still working on it.",
 	"takoform.provider/bundle-files":               "Check main_module and modules: every content_file must be readable and main_module must name a listed module.",
+	"takoform.provider/endpoint-missing":           "Set endpoint in the provider block or TAKOFORM_ENDPOINT to the host's origin, e.g. http://127.0.0.1:8080.",
+	"takoform.provider/host-unreachable":           "Check that the host is running and reachable at the endpoint, then apply again; a change whose answer was lost replays safely.",
+	"takoform.provider/internal":                   "Report this message to the provider's maintainers; nothing in the configuration explains it.",
 }
 
 // renderError is THE renderer: summary, detail prose, Host:/Cause:, the
@@ -60,16 +63,6 @@ func renderWarning(summary string, err error, id identity) diag.Diagnostics {
 	return d
 }
 
-func providerError(summary string, err error, repair string) diag.Diagnostics {
-	var d diag.Diagnostics
-	msg := repair
-	if err != nil {
-		msg = "Cause: " + err.Error() + "\n" + repair
-	}
-	d.AddError(summary, msg)
-	return d
-}
-
 func renderDetail(err error, id identity) string {
 	var b strings.Builder
 	line := func(label, v string) {
@@ -79,9 +72,20 @@ func renderDetail(err error, id identity) string {
 	}
 	var we *wire.Error
 	var pe *client.ProtocolError
+	var te *client.TransportError
+	var of *client.OperationFailedError
+	if errors.As(err, &of) {
+		// an operation's terminal error is the host's refusal, not an HTTP answer
+		we = of.Err
+		if id.Operation == "" {
+			id.Operation = operationID(of)
+		}
+	} else {
+		errors.As(err, &we)
+	}
 	code, repair, retry := id.Code, ProviderRepairs[id.Code], ""
 	switch {
-	case errors.As(err, &we):
+	case we != nil:
 		line("Host", we.Message)
 		info, ok := wire.Taxonomy[we.Code]
 		code = fmt.Sprintf("%s (host, HTTP %d)", we.Code, info.Status)
@@ -91,13 +95,23 @@ func renderDetail(err error, id identity) string {
 			id.Pointer = p
 		}
 		if !ok {
-			repair = ""
+			// not in the closed taxonomy: protocol-invalid, no remedy guessed
+			code, retry = "takoform.provider/host-response-invalid", "no"
+			repair = ProviderRepairs[code]
 		}
 	case errors.As(err, &pe):
 		line("Cause", "protocol-invalid answer: "+pe.Error())
 		code, repair, retry = "takoform.provider/host-response-invalid", ProviderRepairs["takoform.provider/host-response-invalid"], "no"
+	case errors.As(err, &te):
+		line("Cause", err.Error())
+		if code == "" {
+			code, repair = "takoform.provider/host-unreachable", ProviderRepairs["takoform.provider/host-unreachable"]
+		}
 	case err != nil:
 		line("Cause", err.Error())
+	}
+	if code == "" {
+		code, repair = "takoform.provider/internal", ProviderRepairs["takoform.provider/internal"]
 	}
 	if id.Type != "" {
 		line("Resource", fmt.Sprintf("%s (%s/%s)", id.Type, id.Space, id.Name))

@@ -7,6 +7,10 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
 	"sync"
 
@@ -89,15 +93,15 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	}
 	if space != "" {
 		if err := spaceid.Validate(space); err != nil {
-			resp.Diagnostics.Append(providerError("Invalid provider space", err, "Set space (or TAKOFORM_SPACE) to a valid SpaceID: 1-255 code points, no control characters or '/', no leading or trailing whitespace.")...)
+			resp.Diagnostics.Append(renderError("Invalid provider space", fmt.Errorf("the provider's space (or TAKOFORM_SPACE) %q: %w", space, err), identity{Code: "takoform.provider/invalid-space"})...)
 			return
 		}
 	}
 	if endpoint == "" {
-		resp.Diagnostics.Append(providerError("Missing host endpoint", nil, "Set endpoint in the provider block or TAKOFORM_ENDPOINT to the host's origin, e.g. http://127.0.0.1:8080.")...)
+		resp.Diagnostics.Append(renderError("Missing host endpoint", errors.New("the provider block sets no endpoint and TAKOFORM_ENDPOINT is empty"), identity{Code: "takoform.provider/endpoint-missing"})...)
 		return
 	}
-	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version})
+	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version, KeyScope: runScope})
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: "takoform.provider/lane-unavailable"})...)
 		return
@@ -105,6 +109,17 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	data := &Data{Client: c, Space: space, Registry: p.registry}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+}
+
+// runScope scopes idempotency keys to this provider process: retries within
+// a run replay, while a later run's identical request executes anew instead
+// of replaying an earlier run's recorded refusal (decision 0005).
+var runScope = newRunScope()
+
+func newRunScope() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func pick(v types.String, env string) string {

@@ -59,13 +59,20 @@ type Exception struct {
 	TypeName     string // overrides takoform_<snake kind>
 	NamePrefix   string // derived revision names
 	LocalModules bool   // main_module + modules authoring; manifest_digest becomes Optional+Computed
+	// Canonical names the family rule that canonicalises a top-level string
+	// member at the host's entry point (brief §5.6), by member. State keeps
+	// the configured spelling while the host's value is its canonical form.
+	Canonical map[string]func(string) (string, error)
 }
 
 // Exceptions is the small per-kind table; everything else is derived.
 var Exceptions = map[string]Exception{
-	"ObjectBucket":  {TypeName: "takoform_edge_object_bucket"},
-	"WorkerBundle":  {NamePrefix: "bundle", LocalModules: true},
-	"WorkerVersion": {NamePrefix: "version"},
+	"ObjectBucket":   {TypeName: "takoform_edge_object_bucket"},
+	"SQLiteDatabase": {TypeName: "takoform_sqlite_database"},
+	"WorkerBundle":   {NamePrefix: "bundle", LocalModules: true},
+	"WorkerVersion":  {NamePrefix: "version"},
+	// the host canonicalises the hostname (edge.CanonicalHostname)
+	"WorkerCustomDomain": {Canonical: map[string]func(string) (string, error){"hostname": edge.CanonicalHostname}},
 }
 
 // Registry is every resource type of a provider build.

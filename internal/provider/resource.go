@@ -153,6 +153,13 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "create_timeout", 20*time.Minute))
 	defer cancel()
 	res, err := r.apply(ctx, c, str(plan, "space"), str(plan, "name"), spec, nil)
+	if op := pendingOperation(err); op != "" {
+		plan["form_api_version"], plan["form_kind"] = c.Ref.APIVersion, c.Ref.Kind
+		plan["form_definition_version"], plan["form_schema_digest"] = c.Ref.DefinitionVersion, c.Ref.SchemaDigest
+		resp.Diagnostics.Append(r.pendingWarning(err, id, op)...)
+		resp.Diagnostics.Append(r.setState(ctx, &resp.State, withPending(plan, op))...)
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.Append(r.mutationError("Cannot create "+r.spec.Name, err, id)...)
 		return
@@ -177,7 +184,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	id := r.ident(state, &ref)
-	res, err := r.data.Client.Read(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")})
+	res, running, err := r.current(ctx, state, ref, false)
+	if running && err == nil {
+		return // the accepted mutation is still running: absence is not deletion
+	}
 	if client.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -219,6 +229,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	id := r.ident(state, &ref)
+	if str(state, "pending_operation_id") != "" {
+		if state = r.settled(ctx, state, ref, c, id, &resp.Diagnostics); state == nil {
+			return
+		}
+	}
 	want, err := c.Encode(plan)
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
@@ -239,6 +254,17 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "update_timeout", 20*time.Minute))
 	defer cancel()
 	res, err := r.apply(ctx, c, str(state, "space"), str(state, "name"), want, state)
+	if op := pendingOperation(err); op != "" {
+		for _, k := range computedEnvelope {
+			next[k] = state[k]
+		}
+		for _, o := range c.Outputs {
+			next[snake(o)] = state[snake(o)]
+		}
+		resp.Diagnostics.Append(r.pendingWarning(err, id, op)...)
+		resp.Diagnostics.Append(r.setState(ctx, &resp.State, withPending(next, op))...)
+		return
+	}
 	if err != nil {
 		id.ExpectedGeneration, id.ExpectedUID = str(state, "generation"), str(state, "uid")
 		resp.Diagnostics.Append(r.mutationError("Cannot update "+r.spec.Name, err, id)...)
@@ -258,7 +284,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		resp.Diagnostics.AddError("Cannot read state", err.Error())
 		return
 	}
-	_, ref, d := r.stateCodec(state)
+	c, ref, d := r.stateCodec(state)
 	if d.HasError() {
 		resp.Diagnostics.Append(d...)
 		return
@@ -266,6 +292,12 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	id := r.ident(state, &ref)
 	ctx, cancel := context.WithTimeout(ctx, timeout(state, "delete_timeout", 30*time.Minute))
 	defer cancel()
+	if str(state, "pending_operation_id") != "" {
+		var gone bool
+		if state, gone = r.settledForDelete(ctx, state, ref, c, id, &resp.Diagnostics); state == nil || gone {
+			return
+		}
+	}
 	err = r.data.Client.DeleteAndWait(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")},
 		client.Precondition{Generation: str(state, "generation"), UID: str(state, "uid")})
 	if err != nil && !client.IsNotFound(err) {

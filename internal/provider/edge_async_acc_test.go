@@ -1,0 +1,73 @@
+package provider_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/takoform/takoform/internal/hosttest"
+)
+
+// TestAccEdgeAsync drives the worker app against a host that answers
+// every mutation 202 with an operation (provisioning takes longer than
+// the synchronous budget): create, update and destroy converge through
+// operation polling.
+func TestAccEdgeAsync(t *testing.T) {
+	h := accHost(t, hosttest.Options{ProvisioningDelay: 2 * time.Second, SyncBudget: 500 * time.Millisecond})
+	s := defaultStack(t)
+	cfg1 := providerBlock(h, "prod") + s.hcl()
+	s.retention, s.cron = 7200, "15 4 * * *"
+	cfg2 := providerBlock(h, "prod") + s.hcl()
+	// a create and an update whose deadlines pass before the host settles:
+	// recorded as pending, settled by the next refresh
+	s.retention = 10800
+	s.extra = `
+resource "takoform_edge_kv_namespace" "late" {
+  name           = "late"
+  create_timeout = "1s"
+}
+`
+	cfg3 := providerBlock(h, "prod") + strings.Replace(s.hcl(), "message_retention_seconds = 10800", "message_retention_seconds = 10800\n  update_timeout = \"1s\"", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories(edgeRegistry(t)),
+		Steps: []resource.TestStep{
+			{Config: cfg1, Check: resource.ComposeAggregateTestCheckFunc(
+				checkReady(t, h, "prod", "ModuleWorker", "app"),
+				resource.TestCheckResourceAttr("takoform_worker_endpoint.app", "ready", "true"),
+				resource.TestCheckNoResourceAttr("takoform_worker_endpoint.app", "pending_operation_id"),
+			)},
+			{Config: cfg2, ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("takoform_at_least_once_queue.jobs", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("takoform_worker_cron_trigger.nightly", plancheck.ResourceActionUpdate),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			}, Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "message_retention_seconds", "7200"),
+				resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "2"),
+				resource.TestCheckResourceAttr("takoform_worker_cron_trigger.nightly", "cron", "15 4 * * *"),
+			)},
+			{Config: cfg3, Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrSet("takoform_edge_kv_namespace.late", "pending_operation_id"),
+				resource.TestCheckNoResourceAttr("takoform_edge_kv_namespace.late", "uid"),
+				resource.TestCheckNoResourceAttr("takoform_edge_kv_namespace.late", "outputs_json"),
+				resource.TestCheckResourceAttrSet("takoform_at_least_once_queue.jobs", "pending_operation_id"),
+				resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "2"),
+			)},
+			{PreConfig: func() { time.Sleep(3 * time.Second) }, Config: cfg3,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckNoResourceAttr("takoform_edge_kv_namespace.late", "pending_operation_id"),
+					resource.TestCheckResourceAttrSet("takoform_edge_kv_namespace.late", "uid"),
+					resource.TestCheckResourceAttr("takoform_edge_kv_namespace.late", "ready", "true"),
+					resource.TestCheckNoResourceAttr("takoform_at_least_once_queue.jobs", "pending_operation_id"),
+					resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "3"),
+					resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "message_retention_seconds", "10800"),
+				)},
+		},
+		CheckDestroy: checkGone(t, h, "prod"),
+	})
+}

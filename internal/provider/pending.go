@@ -1,0 +1,141 @@
+package provider
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/wire"
+)
+
+// Client resumption (brief §4, decision 0017): an accepted mutation that
+// does not settle within its deadline is recorded in state as
+// pending_operation_id; the next refresh consults the operation before
+// reading the resource.
+
+// pendingOperation returns the id of the operation err says was accepted
+// but has not settled, or "".
+func pendingOperation(err error) string {
+	var ow *client.OperationWaitError
+	if errors.As(err, &ow) {
+		return ow.ID
+	}
+	return ""
+}
+
+// withPending is next recorded as an accepted, unsettled mutation:
+// pending_operation_id is set and every value still unknown is null (no
+// representation exists yet).
+func withPending(next map[string]any, opID string) map[string]any {
+	for k, v := range next {
+		next[k] = nullUnknown(v)
+	}
+	next["pending_operation_id"] = opID
+	return next
+}
+
+func nullUnknown(v any) any {
+	switch t := v.(type) {
+	case unknown:
+		return nil
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = nullUnknown(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = nullUnknown(e)
+		}
+		return out
+	}
+	return v
+}
+
+// current returns the resource as the host holds it now. A pending
+// operation is consulted first: running (or unreadable) → running is
+// true and absence means nothing; succeeded → its verified resource;
+// failed or unknown to the host → an exact read decides. With wait, the
+// operation is polled until it settles or ctx ends (mutations); without,
+// it is read once (refresh never blocks on an operation).
+func (r *Resource) current(ctx context.Context, state map[string]any, ref form.FormRef, wait bool) (res *wire.Resource, running bool, err error) {
+	addr := client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")}
+	if id := str(state, "pending_operation_id"); id != "" {
+		var op *wire.Operation
+		if wait {
+			op, err = r.data.Client.WaitOperation(ctx, id)
+		} else {
+			op, err = r.data.Client.Operation(ctx, id)
+		}
+		var of *client.OperationFailedError
+		var we *wire.Error
+		switch {
+		case errors.As(err, &of):
+			// terminal error: the read below decides
+		case errors.As(err, &we) && we.Code == wire.OperationNotFound:
+			// expired or unknown: the read below decides
+		case err != nil:
+			return nil, true, err
+		case !op.Done:
+			return nil, true, nil
+		default:
+			res, err := client.ResourceResult(op, addr, str(state, "uid"))
+			return res, false, err
+		}
+	}
+	res, err = r.data.Client.Read(ctx, addr)
+	return res, false, err
+}
+
+// settled waits for state's pending operation under ctx and returns the
+// state the host now holds, or nil after adding an error to diags.
+func (r *Resource) settled(ctx context.Context, state map[string]any, ref form.FormRef, c *Codec, id identity, diags *diag.Diagnostics) map[string]any {
+	res, running, err := r.current(ctx, state, ref, true)
+	if err == nil && running {
+		err = errors.New("the operation has not settled")
+	}
+	if err != nil {
+		id.Operation = str(state, "pending_operation_id")
+		diags.Append(renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, "takoform.provider/operation-pending"))...)
+		return nil
+	}
+	next := copyAttrs(state)
+	if err := c.Decode(res, next, state); err != nil {
+		diags.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+		return nil
+	}
+	return next
+}
+
+// settledForDelete is settled for a delete: a resource the settled
+// operation left absent is gone, which is what a delete wants.
+func (r *Resource) settledForDelete(ctx context.Context, state map[string]any, ref form.FormRef, c *Codec, id identity, diags *diag.Diagnostics) (map[string]any, bool) {
+	var sub diag.Diagnostics
+	next := r.settled(ctx, state, ref, c, id, &sub)
+	if next == nil {
+		if _, _, err := r.current(ctx, copyWithout(state, "pending_operation_id"), ref, false); client.IsNotFound(err) {
+			return state, true
+		}
+		diags.Append(sub...)
+		return nil, false
+	}
+	return next, false
+}
+
+func copyWithout(m map[string]any, key string) map[string]any {
+	out := copyAttrs(m)
+	delete(out, key)
+	return out
+}
+
+// pendingWarning says an accepted mutation is still running and was
+// recorded to resume.
+func (r *Resource) pendingWarning(err error, id identity, op string) diag.Diagnostics {
+	id.Operation = op
+	return renderWarning("The host accepted the change of "+r.spec.Name+" and is still working on it", err, withCode(id, "takoform.provider/operation-pending"))
+}
