@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench
+.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench demo bench-provider
 
 test: fmt-check vet tofu unit conformance acceptance
 
@@ -36,6 +36,12 @@ conformance:
 build:
 	$(GO) build -o bin/takoform ./cmd/takoform
 
+# The main job, end to end: OpenTofu deploys examples/quickstart through the
+# provider to a host on a fresh SQLite file, plans empty, rolls out changed
+# code, destroys, and prints the wall time of each step.
+demo:
+	GO=$(GO) ./scripts/demo.sh
+
 # Regenerate committed generated files (the SpaceID JSON Schema and the
 # Edge family documents); tests fail when they drift.
 generate:
@@ -49,3 +55,9 @@ fuzz-space:
 # stored resources).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./host ./host/store/sqlite
+
+# The provider against the protocol floor: tofu apply, plan (no changes) and
+# destroy of 500 takoform_edge_kv_namespace resources on our host beside 500
+# resources of a do-nothing provider, in the same run.
+bench-provider:
+	GO=$(GO) ./scripts/bench-provider.sh

@@ -48,12 +48,32 @@ func attachmentRequiresDeployment(ctx context.Context, e *Env) error {
 			return err
 		}
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{v.Metadata.Name, 10000}))
+	if err != nil {
 		return err
+	}
+	if e.Probe {
+		// A deployment an accepted delete targets is being removed (brief §4):
+		// it serves no new attachment.
+		op, err := e.edgeAcceptDelete(ctx, d)
+		if err != nil {
+			return err
+		}
+		name := e.Name("att")
+		_, err = e.edgeTryCreate(ctx, "WorkerEndpoint", name, edgeAttachmentSpec("WorkerEndpoint", wn, ""))
+		if err := edgeRefused(err, wire.UnsupportedCapability); err != nil {
+			return e.edgeRaceLost(ctx, op, fmt.Errorf("an endpoint of a worker whose deployment an accepted delete targets: %w", err))
+		}
+		if _, err := e.A1.WaitOperation(ctx, op); err != nil {
+			return fmt.Errorf("the accepted delete of the deployment: %w", err)
+		}
+		if d, err = e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
+			return err
+		}
 	}
 	for _, a := range edgeAttachmentKinds {
 		if _, err := e.Create(ctx, e.A1, a.kind, e.Name("att"), edgeAttachmentSpec(a.kind, wn, q.Metadata.Name)); err != nil {
-			return fmt.Errorf("%s once the worker's deployment serves %s: %w", a.kind, a.handler, err)
+			return fmt.Errorf("%s once the worker's deployment %s serves %s: %w", a.kind, d.Metadata.Name, a.handler, err)
 		}
 	}
 	return nil

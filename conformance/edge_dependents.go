@@ -161,6 +161,22 @@ func deploymentDeleteBlockedByInbound(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
+	if e.Probe {
+		// A deployment an accepted delete targets is being removed (brief §4).
+		op, err := e.edgeAcceptDelete(ctx, d)
+		if err != nil {
+			return err
+		}
+		if _, err := e.edgeServiceCaller(ctx, tn); edgeRefused(err, wire.UnsupportedCapability) != nil {
+			return e.edgeRaceLost(ctx, op, fmt.Errorf("a service binding to a worker whose deployment an accepted delete targets: %w", edgeRefused(err, wire.UnsupportedCapability)))
+		}
+		if _, err := e.A1.WaitOperation(ctx, op); err != nil {
+			return fmt.Errorf("the accepted delete of the deployment: %w", err)
+		}
+		if d, err = e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(tn, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
+			return err
+		}
+	}
 	caller, err := e.edgeServiceCaller(ctx, tn)
 	if err != nil {
 		return fmt.Errorf("a service binding to a worker serving fetch: %w", err)

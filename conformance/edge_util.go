@@ -197,7 +197,7 @@ func edgeDeploymentSpec(worker string, vs ...edgeWeighted) map[string]any {
 }
 
 // edgeDeploy creates, in space, a worker, one version exporting and
-// declaring handlers, and a deployment weighting it 10000.
+// declaring handlers, and a deployment weighting it 10000 (a.Bundle unset).
 func (e *Env) edgeDeploy(ctx context.Context, c *client.Client, space string, handlers ...string) (*App, error) {
 	a := &App{}
 	var err error
@@ -205,10 +205,6 @@ func (e *Env) edgeDeploy(ctx context.Context, c *client.Client, space string, ha
 		return nil, fmt.Errorf("create worker: %w", err)
 	}
 	if a.Version, err = e.edgeVersion(ctx, c, space, a.Worker.Metadata.Name, handlers, handlers, nil); err != nil {
-		return nil, err
-	}
-	if a.Bundle, err = e.edgeRead(ctx, c, &wire.Resource{APIVersion: EdgeGroup, Kind: "WorkerBundle",
-		Form: wire.FormReference{FormRef: e.refs["WorkerBundle"]}, Metadata: wire.Metadata{Space: space, Name: edgeRelName(a.Version, "bundle")}}); err != nil {
 		return nil, err
 	}
 	if a.Deployment, err = e.edgeCreateIn(ctx, c, space, "WorkerDeployment", e.Name("deploy"),

@@ -119,11 +119,17 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 		if err != nil || w == nil {
 			return err
 		}
-		served, _, err := servedHandlers(tx, w)
+		served, d, err := servedHandlers(tx, w)
 		if err != nil {
 			return err
 		}
-		if !contains(served, edge.HandlerFetch) {
+		gone := false
+		if d != nil {
+			if gone, err = beingDeleted(tx, d); err != nil {
+				return err
+			}
+		}
+		if gone || !contains(served, edge.HandlerFetch) {
 			return errorf(wire.UnsupportedCapability, "service_target_not_serving", "serviceBindings/%d: ModuleWorker %q does not serve fetch (no active deployment whose every version exports fetch)", i, name)
 		}
 	}
@@ -137,6 +143,16 @@ func activeDeployment(tx store.Tx, worker *store.Resource) (*store.Resource, err
 		return nil, err
 	}
 	return ds[0], nil
+}
+
+// beingDeleted reports whether an accepted delete targets r: it counts as
+// being removed (brief §4), so it serves no new attachment or binding.
+func beingDeleted(tx store.Tx, r *store.Resource) (bool, error) {
+	op, err := tx.PendingOperationFor(r.Key)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && op.Action == "delete", err
 }
 
 // servedHandlers is the set of handlers every weighted version of the
@@ -195,6 +211,12 @@ func gate(tx store.Tx, res *store.Resource, spec map[string]any, kind string) er
 	}
 	if d == nil {
 		return errorf(wire.UnsupportedCapability, "no_active_deployment", "%s needs ModuleWorker %q to have an active WorkerDeployment serving %s; deploy a version first", kind, w.Name, need)
+	}
+	if gone, err := beingDeleted(tx, d); err != nil || gone {
+		if err != nil {
+			return err
+		}
+		return errorf(wire.UnsupportedCapability, "deployment_deleting", "%s needs ModuleWorker %q to have an active WorkerDeployment serving %s, but WorkerDeployment %q is being deleted", kind, w.Name, need, d.Name)
 	}
 	if !contains(served, need) {
 		return errorf(wire.UnsupportedCapability, "handler_not_served", "%s needs handler %s, but not every version of WorkerDeployment %q exports it (served: %s)", kind, need, d.Name, listOr(served))

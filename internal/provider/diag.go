@@ -92,6 +92,11 @@ func renderDetail(err error, id identity) string {
 		repair = info.Repair
 		retry = yesNo(info.Retryable)
 		if p, ok := we.Details["pointer"].(string); ok && id.Pointer == "" {
+			// the host points into the request document; the identity
+			// block points into the desired spec, as plan-time rules do
+			if strings.HasPrefix(p, "/spec/") {
+				p = strings.TrimPrefix(p, "/spec")
+			}
 			id.Pointer = p
 		}
 		if !ok {

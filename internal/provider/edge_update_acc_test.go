@@ -1,10 +1,12 @@
 package provider_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/takoform/takoform/internal/hosttest"
 )
@@ -50,6 +52,7 @@ func TestAccEdgeUpdateInPlace(t *testing.T) {
 			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}}
 	}
 	s := base
+	var rev string
 	steps := []resource.TestStep{{Config: cfg(s), Check: resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "delivery_delay_seconds", "0")}}
 
 	s.retention, s.delay = 172800, 120
@@ -57,7 +60,24 @@ func TestAccEdgeUpdateInPlace(t *testing.T) {
 	steps[len(steps)-1].Check = resource.ComposeAggregateTestCheckFunc(
 		resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "message_retention_seconds", "172800"),
 		resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "delivery_delay_seconds", "120"),
-		resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "2"))
+		resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "2"),
+		func(st *terraform.State) error {
+			rev = st.RootModule().Resources["takoform_at_least_once_queue.jobs"].Primary.Attributes["revision"]
+			return nil
+		})
+
+	// a provider-side input only: applied in place without a host call
+	s.queueTimeout = "5m"
+	steps = append(steps, update(s, "takoform_at_least_once_queue.jobs"))
+	steps[len(steps)-1].Check = resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "update_timeout", "5m"),
+		resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "2"),
+		func(st *terraform.State) error {
+			if got := st.RootModule().Resources["takoform_at_least_once_queue.jobs"].Primary.Attributes["revision"]; got != rev {
+				return fmt.Errorf("a timeout change moved the revision %s → %s", rev, got)
+			}
+			return nil
+		})
 
 	s.batchSize, s.batchTimeout = 50, 30
 	steps = append(steps, update(s, "takoform_queue_consumer.jobs"))

@@ -100,8 +100,11 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 			identity{Type: r.spec.Name, Name: id.Name, Form: &ref, Code: "takoform.provider/unknown-form-ref"})...)
 		return
 	}
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
 	space := id.Space
-	if space == "" && r.data != nil {
+	if space == "" {
 		space = r.data.Space
 	}
 	ident := identity{Type: r.spec.Name, Space: space, Name: id.Name, Form: &ref}

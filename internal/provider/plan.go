@@ -36,7 +36,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !req.State.Raw.IsNull() {
 		state, _ = attrsOf(req.State.Raw)
 	}
-	id := r.ident(plan, &r.spec.DefaultCreate)
 	c := r.spec.Create
 	if state != nil {
 		if sc, ok := r.spec.Codec(refOf(state)); ok {
@@ -44,6 +43,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	d := r.planSpace(plan, config, state)
+	id := r.ident(plan, &c.Ref) // after the space is settled: the identity block names it
 	if r.spec.LocalModules {
 		d.Append(r.planBundle(plan, config, id)...)
 	}
@@ -62,7 +62,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	if specErr == nil {
 		d.Append(r.planRules(c, spec, id)...)
-		d.Append(r.planSupport(ctx, c, spec, id)...)
+		d.Append(r.planSupport(ctx, c, spec, plan, id)...)
 	}
 	if state != nil && specErr == nil && str(plan, "name") == str(state, "name") && str(plan, "space") == str(state, "space") {
 		if have, err := c.Encode(state); err == nil && canonicalText(have) == canonicalText(spec) {
@@ -72,6 +72,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			for _, o := range c.Outputs {
 				plan[snake(o)] = state[snake(o)]
 			}
+			if str(state, "relation_drift_reason") != "" {
+				r.planDriftRepair(plan, c, resp)
+			}
 		}
 	}
 	resp.Diagnostics.Append(d...)
@@ -79,6 +82,24 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	resp.Diagnostics.Append(r.setPlan(ctx, resp, plan)...)
+}
+
+// planDriftRepair plans the recovery of an unchanged resource whose
+// relation target was replaced or removed (brief §5.5): a revision is
+// replaced; any other Form is re-applied spec-identically, which re-pins
+// its relations and renders a new representation.
+func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource.ModifyPlanResponse) {
+	if r.spec.Revision {
+		plan["relation_drift_reason"] = nil
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("relation_drift_reason"))
+		return
+	}
+	for _, k := range []string{"revision", "conditions", "ready", "relation_drift_reason", "outputs_json"} {
+		plan[k] = Unknown
+	}
+	for _, o := range c.Outputs {
+		plan[snake(o)] = Unknown
+	}
 }
 
 func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanResponse, plan map[string]any) diag.Diagnostics {

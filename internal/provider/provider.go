@@ -72,9 +72,10 @@ type Data struct {
 }
 
 type supportCache struct {
-	once     sync.Once
-	profiles map[string]wire.SupportProfile // by group/kind/definitionVersion
-	err      error
+	once      sync.Once
+	profiles  map[string]wire.SupportProfile // by group/kind/definitionVersion
+	err       error
+	contracts sync.Map // "interface|binding name@version" → contractAnswer (support.go)
 }
 
 // Configure selects endpoint, space and token (attribute, else
@@ -101,7 +102,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		resp.Diagnostics.Append(renderError("Missing host endpoint", errors.New("the provider block sets no endpoint and TAKOFORM_ENDPOINT is empty"), identity{Code: "takoform.provider/endpoint-missing"})...)
 		return
 	}
-	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version, KeyScope: runScope})
+	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version, KeyScope: newRunScope()})
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: "takoform.provider/lane-unavailable"})...)
 		return
@@ -111,11 +112,12 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	resp.DataSourceData = data
 }
 
-// runScope scopes idempotency keys to this provider process: retries within
-// a run replay, while a later run's identical request executes anew instead
-// of replaying an earlier run's recorded refusal (decision 0005).
-var runScope = newRunScope()
-
+// newRunScope scopes idempotency keys to one provider configuration, that
+// is one OpenTofu run: retries within a run replay, while a later run's
+// identical request executes anew instead of replaying an earlier run's
+// recorded refusal (decision 0005). Per configuration rather than per
+// process, so providers served in-process across many runs (acceptance
+// tests) behave as separate runs do.
 func newRunScope() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])

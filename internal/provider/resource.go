@@ -137,6 +137,9 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
 		return
 	}
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
 	c := r.spec.Create
 	id := r.ident(plan, &c.Ref)
 	if r.spec.LocalModules {
@@ -179,7 +182,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	c, ref, d := r.stateCodec(state)
-	if d.HasError() {
+	if d.HasError() || !r.configured(&d) {
 		resp.Diagnostics.Append(d...)
 		return
 	}
@@ -215,7 +218,8 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 }
 
 // Update applies an in-place change under the recorded FormRef; a change
-// of provider-side attributes only (timeouts) makes no host call.
+// of provider-side attributes only (timeouts) makes no host call, unless
+// a relation drifted: then a spec-identical apply re-pins it (brief §5.5).
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, err1 := attrsOf(req.Plan.Raw)
 	state, err2 := attrsOf(req.State.Raw)
@@ -224,7 +228,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	c, ref, d := r.stateCodec(state)
-	if d.HasError() {
+	if d.HasError() || !r.configured(&d) {
 		resp.Diagnostics.Append(d...)
 		return
 	}
@@ -241,7 +245,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	}
 	have, _ := c.Encode(state)
 	next := copyAttrs(plan)
-	if canonicalText(want) == canonicalText(have) {
+	if canonicalText(want) == canonicalText(have) && str(state, "relation_drift_reason") == "" {
 		for _, k := range computedEnvelope {
 			next[k] = state[k]
 		}
@@ -285,7 +289,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	c, ref, d := r.stateCodec(state)
-	if d.HasError() {
+	if d.HasError() || !r.configured(&d) {
 		resp.Diagnostics.Append(d...)
 		return
 	}
@@ -324,6 +328,17 @@ func (r *Resource) mutationError(summary string, err error, id identity) diag.Di
 }
 
 func withCode(id identity, code string) identity { id.Code = code; return id }
+
+// configured reports whether the provider configuration reached a host;
+// one whose endpoint, space or token is not known yet cannot act.
+func (r *Resource) configured(d *diag.Diagnostics) bool {
+	if r.data != nil {
+		return true
+	}
+	d.Append(renderError("The provider is not configured", errors.New("the provider's endpoint, space or token was not known when it was configured"),
+		identity{Type: r.spec.Name, Code: "takoform.provider/invalid-config"})...)
+	return false
+}
 
 func copyAttrs(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))

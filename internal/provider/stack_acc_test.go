@@ -82,6 +82,7 @@ type stack struct {
 	noKV         bool   // omit the KV namespace and its binding
 	keepKV       bool   // with noKV: keep the namespace resource, drop only the binding
 	versions     string // the app deployment's versions list; "" = the derived version at weight 10000
+	queueTimeout string // jobs queue update_timeout, when set
 	authManifest string // declare the auth bundle by this committed manifest digest instead of local files
 	extra        string // appended HCL
 }
@@ -127,6 +128,9 @@ resource "takoform_at_least_once_queue" "jobs" {
 `, s.retention)
 	if s.delay >= 0 {
 		f("  delivery_delay_seconds    = %d\n", s.delay)
+	}
+	if s.queueTimeout != "" {
+		f("  update_timeout            = %q\n", s.queueTimeout)
 	}
 	f(`}
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -31,11 +33,55 @@ func (d *Data) profiles(ctx context.Context) (map[string]wire.SupportProfile, er
 	return d.support.profiles, d.support.err
 }
 
-// planSupport checks, at plan time, that the host supports the exact
-// FormRef with the operations the type needs, the planned closed-enum
-// values and the named limits. An unreadable support surface is a
-// warning; only an explicit refusal is an error.
-func (r *Resource) planSupport(ctx context.Context, c *Codec, spec map[string]any, id identity) diag.Diagnostics {
+// contractAnswer is a support-route answer about one Interface or Binding.
+type contractAnswer struct {
+	digest string // the digest the host implements
+	err    error
+}
+
+// contract asks the host, at most once per provider configuration,
+// whether it implements an Interface ("interface") or a Binding
+// ("binding") contract.
+func (d *Data) contract(ctx context.Context, kind, name, version string) contractAnswer {
+	key := kind + " " + name + "@" + version
+	if v, ok := d.support.contracts.Load(key); ok {
+		return v.(contractAnswer)
+	}
+	var p *wire.SupportProfile
+	var err error
+	if kind == "interface" {
+		p, err = d.Client.SupportInterface(ctx, name, version)
+	} else {
+		p, err = d.Client.SupportBinding(ctx, name, version)
+	}
+	a := contractAnswer{err: err}
+	switch {
+	case err != nil:
+	case p.InterfaceRef != nil:
+		a.digest = p.InterfaceRef.SchemaDigest
+	case p.BindingRef != nil:
+		a.digest = p.BindingRef.SchemaDigest
+	}
+	v, _ := d.support.contracts.LoadOrStore(key, a)
+	return v.(contractAnswer)
+}
+
+// explicitRefusal: only form_unknown or resource_not_found on a support
+// route says no; anything else is silence (brief §8.2).
+func explicitRefusal(err error) bool {
+	var we *wire.Error
+	return errors.As(err, &we) && (we.Code == wire.FormUnknown || we.Code == wire.ResourceNotFound)
+}
+
+// planSupport checks, at plan time, what the host's support profiles say
+// (brief §8.2): the exact FormRef with the operations the type needs, each
+// Interface the Form provides and each Binding contract the planned spec
+// uses (at the digests the definition names), planned closed-enum values
+// and integer ranges, collection sizes within maximum<Field> limits, and
+// the local bundle's bytes within maximumBundleBytes before any upload.
+// An unreadable support surface is a warning; only an explicit refusal is
+// an error.
+func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[string]any, id identity) diag.Diagnostics {
 	if r.data == nil {
 		return nil
 	}
@@ -56,7 +102,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec map[string]an
 			return renderError("The host does not support this Form's lifecycle", fmt.Errorf("its profile for %s lacks operation %s", c.Ref, op), withCode(id, "takoform.provider/host-does-not-support-form"))
 		}
 	}
-	var d diag.Diagnostics
+	d := r.planContracts(ctx, c, spec, id)
 	for field, allowed := range p.SupportedEnums {
 		for _, v := range enumValues(spec[field]) {
 			if !contains(allowed, v) {
@@ -65,17 +111,118 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec map[string]an
 			}
 		}
 	}
-	for name, limit := range p.Limits {
-		if name == "maximumBundleBytes" || len(name) <= len("maximum") || name[:7] != "maximum" {
+	for field, rg := range p.SupportedRanges {
+		v, ok := integer(spec[field])
+		if !ok {
 			continue
 		}
-		field := string(name[7]+('a'-'A')) + name[8:]
+		lo, hasLo := integer(decodeRaw(rg.Minimum))
+		hi, hasHi := integer(decodeRaw(rg.Maximum))
+		if (hasLo && v.Cmp(lo) < 0) || (hasHi && v.Cmp(hi) > 0) {
+			id.Pointer = "/" + field
+			d.Append(renderError("The host does not support this value", fmt.Errorf("%s %s is outside the range this host supports (%s)", field, v, rangeText(lo, hasLo, hi, hasHi)), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+		}
+	}
+	for name, limit := range p.Limits {
+		if name == "maximumBundleBytes" {
+			if total, ok := bundleBytes(plan); r.spec.LocalModules && ok && total > limit {
+				id.Pointer = "/manifestDigest"
+				d.Append(renderError("The host limit is exceeded", fmt.Errorf("the bundle's modules hold %d bytes; the host accepts at most %d (maximumBundleBytes)", total, limit), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+			}
+			continue
+		}
+		if len(name) <= len("maximum") || !strings.HasPrefix(name, "maximum") {
+			continue
+		}
+		field := strings.ToLower(name[7:8]) + name[8:]
 		if l, ok := spec[field].([]any); ok && int64(len(l)) > limit {
 			id.Pointer = "/" + field
 			d.Append(renderError("The host limit is exceeded", fmt.Errorf("%s has %d entries; the host accepts at most %d (%s)", field, len(l), limit, name), withCode(id, "takoform.provider/host-limit-exceeded"))...)
 		}
 	}
 	return d
+}
+
+// planContracts checks the Interfaces the Form provides and the Binding
+// contracts the planned spec uses.
+func (r *Resource) planContracts(ctx context.Context, c *Codec, spec map[string]any, id identity) diag.Diagnostics {
+	type want struct{ kind, name, version, digest string }
+	var wants []want
+	for _, i := range c.Def.ProvidedInterfaces() {
+		wants = append(wants, want{"interface", i.Name, i.Version, i.SchemaDigest})
+	}
+	used := map[string]bool{}
+	for _, ref := range c.Def.References(jsonRoundTrip(spec)) {
+		if b := ref.Relation.Binding; b != "" && !used[b] {
+			used[b] = true
+			for _, a := range c.Def.AcceptedBindings() {
+				if a.Name == b {
+					wants = append(wants, want{"binding", a.Name, a.Version, a.SchemaDigest})
+				}
+			}
+		}
+	}
+	var d diag.Diagnostics
+	for _, w := range wants {
+		a := r.data.contract(ctx, w.kind, w.name, w.version)
+		switch {
+		case a.err != nil && explicitRefusal(a.err):
+			d.Append(renderError("The host does not implement a contract this Form needs", fmt.Errorf("%s %s@%s: the host refuses it (%v)", w.kind, w.name, w.version, a.err), withCode(id, "takoform.provider/host-does-not-support-form"))...)
+		case a.err != nil:
+			d.Append(renderWarning("The host's support for a contract could not be read; apply will decide", a.err, id)...)
+		case a.digest != w.digest:
+			d.Append(renderError("The host implements another revision of a contract this Form needs", fmt.Errorf("%s %s@%s: the host implements %s, the Form names %s", w.kind, w.name, w.version, a.digest, w.digest), withCode(id, "takoform.provider/host-does-not-support-form"))...)
+		}
+	}
+	return d
+}
+
+// integer reads a whole JSON number (json.Number, *big.Float, int64).
+func integer(v any) (*big.Int, bool) {
+	var s string
+	switch n := v.(type) {
+	case json.Number:
+		s = n.String()
+	case *big.Float:
+		if !n.IsInt() {
+			return nil, false
+		}
+		i, _ := n.Int(nil)
+		return i, true
+	case int64:
+		return big.NewInt(n), true
+	default:
+		return nil, false
+	}
+	i, ok := new(big.Int).SetString(s, 10)
+	return i, ok
+}
+
+func rangeText(lo *big.Int, hasLo bool, hi *big.Int, hasHi bool) string {
+	switch {
+	case hasLo && hasHi:
+		return lo.String() + ".." + hi.String()
+	case hasLo:
+		return "at least " + lo.String()
+	}
+	return "at most " + hi.String()
+}
+
+// bundleBytes sums the sizes of a planned local bundle's modules.
+func bundleBytes(plan map[string]any) (int64, bool) {
+	mods := asList(plan["modules"])
+	if len(mods) == 0 {
+		return 0, false
+	}
+	var total int64
+	for _, m := range mods {
+		n, ok := integer(mapOf(m)["size"])
+		if !ok {
+			return 0, false
+		}
+		total += n.Int64()
+	}
+	return total, true
 }
 
 func enumValues(v any) []string {
@@ -116,5 +263,3 @@ func jsonRoundTrip(v any) any {
 	}
 	return out
 }
-
-var _ = errors.New

@@ -1,0 +1,130 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/wire"
+)
+
+// TestEveryHostCodeRendersWithRepair renders every code of the closed
+// taxonomy through THE renderer — as a direct answer and as an
+// operation's terminal error — and requires the identity block, the code
+// with its HTTP status, the retry class and exactly the code's own repair
+// sentence (decision 0032: a code without a repair fails the build).
+func TestEveryHostCodeRendersWithRepair(t *testing.T) {
+	ref := form.FormRef{APIVersion: "edge.forms.takoform.com/v1alpha1", Kind: "EdgeKVNamespace", DefinitionVersion: "0.1.0", SchemaDigest: "sha256:" + strings.Repeat("ab", 32)}
+	id := identity{Type: "takoform_edge_kv_namespace", Space: "Prod North", Name: "cache", Form: &ref}
+	for _, code := range wire.Codes() {
+		info := wire.Taxonomy[code]
+		if strings.TrimSpace(info.Repair) == "" {
+			t.Errorf("%s has no repair sentence", code)
+			continue
+		}
+		we := &wire.Error{Code: code, Message: "the host says no", RequestID: "req-1", HostCode: "some_rule"}
+		for _, err := range []error{
+			we,
+			fmt.Errorf("apply: %w", we),
+			&client.OperationFailedError{Operation: &wire.Operation{ID: "op_7", Done: true}, Err: we},
+		} {
+			d := renderError("Cannot create takoform_edge_kv_namespace", err, id)
+			if len(d) != 1 {
+				t.Fatalf("%s: %d diagnostics", code, len(d))
+			}
+			detail := d[0].Detail()
+			for _, want := range []string{
+				"Host: the host says no\n",
+				"Resource: takoform_edge_kv_namespace (Prod North/cache)\n",
+				"Form: " + ref.String() + "\n",
+				"Request: req-1\n",
+				"Host reason: some_rule\n",
+				fmt.Sprintf("Code: %s (host, HTTP %d)\n", code, info.Status),
+				"Retryable: " + yesNo(info.Retryable) + "\n",
+			} {
+				if !strings.Contains(detail, want) {
+					t.Errorf("%s (%T): detail lacks %q:\n%s", code, err, want, detail)
+				}
+			}
+			if !strings.HasSuffix(detail, "\n"+info.Repair) {
+				t.Errorf("%s (%T): detail does not end with its repair sentence:\n%s", code, err, detail)
+			}
+			if strings.Count(detail, info.Repair) != 1 {
+				t.Errorf("%s: the repair sentence appears %d times", code, strings.Count(detail, info.Repair))
+			}
+			if _, ok := err.(*client.OperationFailedError); ok && !strings.Contains(detail, "Operation: op_7\n") {
+				t.Errorf("%s: an operation's error does not name the operation:\n%s", code, detail)
+			}
+		}
+	}
+}
+
+// TestEveryDiagnosticEndsInARepair: provider codes, protocol-invalid
+// answers, transport failures and plain errors all end in one repair
+// sentence after a Code line.
+func TestEveryDiagnosticEndsInARepair(t *testing.T) {
+	for code, repair := range ProviderRepairs {
+		if !strings.HasPrefix(code, "takoform.provider/") || strings.TrimSpace(repair) == "" {
+			t.Errorf("provider code %q: outside the takoform.provider/ namespace or without a repair", code)
+		}
+		detail := renderError("Refused", errors.New("because"), identity{Type: "takoform_x", Space: "s", Name: "n", Code: code})[0].Detail()
+		if !strings.HasSuffix(detail, "Code: "+code+"\n"+repair) {
+			t.Errorf("%s renders:\n%s", code, detail)
+		}
+	}
+	for _, err := range []error{
+		&client.ProtocolError{Op: "read", Reason: "bad echo", Err: errors.New("uid differs")},
+		&client.TransportError{Op: "apply", Err: errors.New("connection refused"), Mutation: true},
+		errors.New("something unexpected"),
+		&wire.Error{Code: "no_such_code", Message: "?"},
+	} {
+		detail := renderError("Refused", err, identity{Type: "takoform_x"})[0].Detail()
+		lines := strings.Split(detail, "\n")
+		last, code := lines[len(lines)-1], ""
+		for _, l := range lines {
+			if strings.HasPrefix(l, "Code: ") {
+				code = strings.TrimPrefix(l, "Code: ")
+			}
+		}
+		if code == "" || ProviderRepairs[code] != last {
+			t.Errorf("%T renders without a provider code and its repair:\n%s", err, detail)
+		}
+	}
+}
+
+// TestEveryProviderCodeIsUsedOrDocumented: a provider code in the table
+// is produced by some code of this package, or documented under docs/.
+func TestEveryProviderCodeIsUsedOrDocumented(t *testing.T) {
+	var src strings.Builder
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	var docs strings.Builder
+	_ = filepath.WalkDir(filepath.Join("..", "..", "docs"), func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.HasSuffix(p, ".md") {
+			b, _ := os.ReadFile(p)
+			docs.Write(b)
+		}
+		return nil
+	})
+	for code := range ProviderRepairs {
+		quoted := `"` + code + `"`
+		if strings.Count(src.String(), quoted) < 2 && !strings.Contains(docs.String(), code) {
+			t.Errorf("provider code %s has a repair but nothing produces it and no document describes it", code)
+		}
+	}
+}
