@@ -33,6 +33,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # Both providers come from bin/ through dev_overrides: no registry, no init.
 cat >"$work/tofu.rc" <<RC

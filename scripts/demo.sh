@@ -25,6 +25,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 timings=()
 step_start=0

@@ -3,6 +3,7 @@ package surface
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Rule is one floor rule: a stable ID, one line saying what it protects,
@@ -92,7 +93,9 @@ func Check(baseline, current *Surface) []Finding {
 			if _, had := bt.Attributes[an]; had {
 				continue
 			}
-			if ct.Attributes[an].Required && !nestedUnderNew(an, bt) {
+			// A nested member added under an existing attribute changes that
+			// attribute's type, which TypeChanged reports.
+			if ct.Attributes[an].Required && !strings.Contains(an, ".") {
 				add(NewRequired, tn, an, "new attribute %s is required", an)
 			}
 			for _, tomb := range bt.Tombstones {
@@ -109,18 +112,4 @@ func Check(baseline, current *Surface) []Finding {
 		return out[i].Attribute < out[j].Attribute
 	})
 	return out
-}
-
-// nestedUnderNew reports whether a nested path belongs to a parent the
-// baseline does not have (a new optional block may have required members).
-func nestedUnderNew(path string, bt Type) bool {
-	for i := len(path) - 1; i > 0; i-- {
-		if path[i] == '.' {
-			parent := path[:i]
-			if _, ok := bt.Attributes[parent]; !ok {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -39,6 +39,10 @@ func TestEachRuleFindsExactlyItsMutation(t *testing.T) {
 		{TypeChanged, func(s *Surface) {
 			setAttr(s, "versions", func(a *Attribute) { a.Type = "list(object({weight=string, worker_version=string}))" })
 		}},
+		{TypeChanged, func(s *Surface) { // a required nested member added: reported once, on its parent
+			setAttr(s, "versions", func(a *Attribute) { a.Type = "list(object({label=string, weight=number, worker_version=string}))" })
+			s.Types["takoform_widget"].Attributes["versions.label"] = Attribute{Type: "string", Required: true}
+		}},
 		{BecameRequired, func(s *Surface) { setAttr(s, "color", func(a *Attribute) { a.Optional, a.Required = false, true }) }},
 		{NewRequired, func(s *Surface) {
 			s.Types["takoform_widget"].Attributes["region_hint"] = Attribute{Type: "string", Required: true}

@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 // the synchronous budget): create, update and destroy converge through
 // operation polling.
 func TestAccEdgeAsync(t *testing.T) {
+	t.Parallel() // mostly waits on the host's provisioning delay: runs beside the others
 	h := accHost(t, hosttest.Options{ProvisioningDelay: 2 * time.Second, SyncBudget: 500 * time.Millisecond})
 	s := defaultStack(t)
 	cfg1 := providerBlock(h, "prod") + s.hcl()
@@ -30,7 +30,14 @@ resource "takoform_edge_kv_namespace" "late" {
   create_timeout = "1s"
 }
 `
-	cfg3 := providerBlock(h, "prod") + strings.Replace(s.hcl(), "message_retention_seconds = 10800", "message_retention_seconds = 10800\n  update_timeout = \"1s\"", 1)
+	s.queueTimeout = "1s"
+	cfg3 := providerBlock(h, "prod") + s.hcl()
+	// pending again, and changed once more before any refresh can settle it:
+	// the update first waits for the pending operation, then applies
+	s.retention = 14400
+	cfg5 := providerBlock(h, "prod") + s.hcl()
+	s.retention, s.queueTimeout = 21600, ""
+	cfg6 := providerBlock(h, "prod") + s.hcl()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories(edgeRegistry(t)),
 		Steps: []resource.TestStep{
@@ -67,6 +74,15 @@ resource "takoform_edge_kv_namespace" "late" {
 					resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "3"),
 					resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "message_retention_seconds", "10800"),
 				)},
+			{Config: cfg5, Check: resource.TestCheckResourceAttrSet("takoform_at_least_once_queue.jobs", "pending_operation_id")},
+			{Config: cfg6, ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("takoform_at_least_once_queue.jobs", plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			}, Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckNoResourceAttr("takoform_at_least_once_queue.jobs", "pending_operation_id"),
+				resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "generation", "5"),
+				resource.TestCheckResourceAttr("takoform_at_least_once_queue.jobs", "message_retention_seconds", "21600"),
+			)},
 		},
 		CheckDestroy: checkGone(t, h, "prod"),
 	})

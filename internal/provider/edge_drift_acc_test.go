@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/takoform/takoform/client"
@@ -72,6 +73,67 @@ func TestAccEdgeRelationDrift(t *testing.T) {
 					resource.TestCheckNoResourceAttr("takoform_queue_consumer.jobs", "relation_drift_reason"),
 					resource.TestCheckResourceAttr("takoform_queue_consumer.jobs", "generation", "1"),
 				),
+			},
+		},
+	})
+}
+
+// createKV creates an EdgeKVNamespace through the Go client, outside the
+// configuration.
+func createKV(t *testing.T, h *hosttest.Host, space, name string) *wire.Resource {
+	t.Helper()
+	c, ref := hostClient(t, h), edgeRef(t, "EdgeKVNamespace")
+	ctx := context.Background()
+	req := wire.ResourceRequest{APIVersion: ref.APIVersion, Kind: ref.Kind, Form: wire.FormReference{FormRef: ref},
+		Metadata: wire.Metadata{Name: name, Space: space}, Spec: []byte("{}")}
+	p, err := c.Prepare(ctx, req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.ApplyAndWait(ctx, wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata,
+		Spec: p.Resource.Spec, Review: wire.Review{PrepareDigest: p.Review.PrepareDigest}}, client.Precondition{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestAccEdgeUIDMismatch: the namespace in state is lost and another
+// incarnation takes its name. Refresh refuses to rebind (a hard error that
+// keeps state, naming both UIDs); once the stranger is gone, refresh drops
+// the resource and apply creates it again.
+func TestAccEdgeUIDMismatch(t *testing.T) {
+	h := accHost(t, hosttest.Options{Probe: true})
+	cfg := providerBlock(h, "prod") + `resource "takoform_edge_kv_namespace" "cache" { name = "cache" }`
+	var stranger *wire.Resource
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories(edgeRegistry(t)),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					loseOutOfBand(t, h, "prod", "EdgeKVNamespace", "cache")
+					stranger = createKV(t, h, "prod", "cache")
+				},
+				Config: cfg,
+				ExpectError: diagRE("A different incarnation now holds this name", "Resource: takoform_edge_kv_namespace (prod/cache)",
+					"Expected UID: u-", "Current UID: u-", "Code: takoform.provider/uid-mismatch",
+					"Import the resource now under this name, restore the recorded one, or delete the replacement; state was kept."),
+			},
+			{
+				PreConfig: func() {
+					a := client.Address{Space: "prod", Ref: edgeRef(t, "EdgeKVNamespace"), Name: "cache"}
+					if err := hostClient(t, h).DeleteAndWait(context.Background(), a, client.Precondition{Generation: stranger.Metadata.Generation, UID: stranger.Metadata.UID}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				Check: func(st *terraform.State) error {
+					if uid := st.RootModule().Resources["takoform_edge_kv_namespace.cache"].Primary.Attributes["uid"]; uid == stranger.Metadata.UID || uid == "" {
+						return fmt.Errorf("uid %q after re-create", uid)
+					}
+					return nil
+				},
 			},
 		},
 	})

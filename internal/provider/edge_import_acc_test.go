@@ -42,6 +42,7 @@ var providerSideInputs = []string{"create_timeout", "update_timeout", "delete_ti
 // imported state, and through an import block, whose plan must be a no-op
 // import (after import, the plan is empty — Forms without update too).
 func TestAccEdgeImport(t *testing.T) {
+	t.Parallel() // the longest CPU-bound case: runs beside the waiting ones
 	const space = "Prod North"
 	h := accHost(t, hosttest.Options{})
 	s := defaultStack(t)

@@ -40,6 +40,7 @@ func weighted(pairs ...any) string {
 // deployment versions and weights — each planned as an Update and
 // converging to an empty plan.
 func TestAccEdgeUpdateInPlace(t *testing.T) {
+	t.Parallel() // runs beside the waiting ones
 	h := accHost(t, hosttest.Options{})
 	base := defaultStack(t)
 	cfg := func(s stack) string { return providerBlock(h, "prod") + s.hcl() }
@@ -79,7 +80,18 @@ func TestAccEdgeUpdateInPlace(t *testing.T) {
 			return nil
 		})
 
-	s.batchSize, s.batchTimeout = 50, 30
+	s.batchSize, s.batchTimeout, s.concurrency, s.retries, s.retryDelay = 50, 30, 16, 7, 120
+	steps = append(steps, update(s, "takoform_queue_consumer.jobs"))
+	steps[len(steps)-1].Check = resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr("takoform_queue_consumer.jobs", "max_batch_size", "50"),
+		resource.TestCheckResourceAttr("takoform_queue_consumer.jobs", "max_retries", "7"),
+		resource.TestCheckResourceAttr("takoform_queue_consumer.jobs", "retry_delay_seconds", "120"))
+
+	// the optional dead-letter queue leaves (absence: failed messages are dropped) and returns
+	s.noDLQ = true
+	steps = append(steps, update(s, "takoform_queue_consumer.jobs"))
+	steps[len(steps)-1].Check = resource.TestCheckNoResourceAttr("takoform_queue_consumer.jobs", "dead_letter_queue")
+	s.noDLQ = false
 	steps = append(steps, update(s, "takoform_queue_consumer.jobs"))
 
 	s.cron = "0 3 * * 1-5"

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -92,45 +93,28 @@ func (r *Resource) current(ctx context.Context, state map[string]any, ref form.F
 	return res, false, err
 }
 
-// settled waits for state's pending operation under ctx and returns the
-// state the host now holds, or nil after adding an error to diags.
-func (r *Resource) settled(ctx context.Context, state map[string]any, ref form.FormRef, c *Codec, id identity, diags *diag.Diagnostics) map[string]any {
+// settled waits, under ctx, for state's pending operation to settle and
+// returns the state the host now holds; a resource the operation left
+// absent is the host's resource_not_found (client.IsNotFound).
+func (r *Resource) settled(ctx context.Context, state map[string]any, ref form.FormRef, c *Codec) (map[string]any, error) {
 	res, running, err := r.current(ctx, state, ref, true)
 	if err == nil && running {
 		err = errors.New("the operation has not settled")
 	}
 	if err != nil {
-		id.Operation = str(state, "pending_operation_id")
-		diags.Append(renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, "takoform.provider/operation-pending"))...)
-		return nil
+		return nil, err
 	}
 	next := copyAttrs(state)
 	if err := c.Decode(res, next, state); err != nil {
-		diags.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
-		return nil
+		return nil, fmt.Errorf("the host's answer cannot be recorded: %w", err)
 	}
-	return next
+	return next, nil
 }
 
-// settledForDelete is settled for a delete: a resource the settled
-// operation left absent is gone, which is what a delete wants.
-func (r *Resource) settledForDelete(ctx context.Context, state map[string]any, ref form.FormRef, c *Codec, id identity, diags *diag.Diagnostics) (map[string]any, bool) {
-	var sub diag.Diagnostics
-	next := r.settled(ctx, state, ref, c, id, &sub)
-	if next == nil {
-		if _, _, err := r.current(ctx, copyWithout(state, "pending_operation_id"), ref, false); client.IsNotFound(err) {
-			return state, true
-		}
-		diags.Append(sub...)
-		return nil, false
-	}
-	return next, false
-}
-
-func copyWithout(m map[string]any, key string) map[string]any {
-	out := copyAttrs(m)
-	delete(out, key)
-	return out
+// settleError renders a pending operation that could not be settled.
+func (r *Resource) settleError(err error, state map[string]any, id identity) diag.Diagnostics {
+	id.Operation = str(state, "pending_operation_id")
+	return renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, "takoform.provider/operation-pending"))
 }
 
 // pendingWarning says an accepted mutation is still running and was

@@ -29,7 +29,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan, err1 := attrsOf(req.Plan.Raw)
 	config, err2 := attrsOf(req.Config.Raw)
 	if err := errors.Join(err1, err2); err != nil {
-		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
 		return
 	}
 	var state map[string]any
@@ -105,9 +105,7 @@ func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource
 func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanResponse, plan map[string]any) diag.Diagnostics {
 	v, err := fromGo(r.tfType(ctx), plan)
 	if err != nil {
-		var d diag.Diagnostics
-		d.AddError("Cannot build the plan", err.Error())
-		return d
+		return renderError("Cannot build the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
 	}
 	resp.Plan.Raw = v
 	return nil

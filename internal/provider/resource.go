@@ -134,7 +134,7 @@ func (r *Resource) apply(ctx context.Context, c *Codec, space, name string, spec
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	plan, err := attrsOf(req.Plan.Raw)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
 		return
 	}
 	if !r.configured(&resp.Diagnostics) {
@@ -178,7 +178,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	state, err := attrsOf(req.State.Raw)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read state", err.Error())
+		resp.Diagnostics.Append(renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
 		return
 	}
 	c, ref, d := r.stateCodec(state)
@@ -224,7 +224,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	plan, err1 := attrsOf(req.Plan.Raw)
 	state, err2 := attrsOf(req.State.Raw)
 	if err := errors.Join(err1, err2); err != nil {
-		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
 		return
 	}
 	c, ref, d := r.stateCodec(state)
@@ -233,10 +233,15 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	id := r.ident(state, &ref)
+	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "update_timeout", 20*time.Minute))
+	defer cancel()
 	if str(state, "pending_operation_id") != "" {
-		if state = r.settled(ctx, state, ref, c, id, &resp.Diagnostics); state == nil {
+		settled, err := r.settled(ctx, state, ref, c)
+		if err != nil {
+			resp.Diagnostics.Append(r.settleError(err, state, id)...)
 			return
 		}
+		state = settled
 	}
 	want, err := c.Encode(plan)
 	if err != nil {
@@ -255,8 +260,6 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "update_timeout", 20*time.Minute))
-	defer cancel()
 	res, err := r.apply(ctx, c, str(state, "space"), str(state, "name"), want, state)
 	if op := pendingOperation(err); op != "" {
 		for _, k := range computedEnvelope {
@@ -285,7 +288,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	state, err := attrsOf(req.State.Raw)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read state", err.Error())
+		resp.Diagnostics.Append(renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
 		return
 	}
 	c, ref, d := r.stateCodec(state)
@@ -297,10 +300,15 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, timeout(state, "delete_timeout", 30*time.Minute))
 	defer cancel()
 	if str(state, "pending_operation_id") != "" {
-		var gone bool
-		if state, gone = r.settledForDelete(ctx, state, ref, c, id, &resp.Diagnostics); state == nil || gone {
+		settled, err := r.settled(ctx, state, ref, c)
+		if client.IsNotFound(err) {
+			return // the accepted change left nothing to delete
+		}
+		if err != nil {
+			resp.Diagnostics.Append(r.settleError(err, state, id)...)
 			return
 		}
+		state = settled
 	}
 	err = r.data.Client.DeleteAndWait(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")},
 		client.Precondition{Generation: str(state, "generation"), UID: str(state, "uid")})

@@ -76,6 +76,10 @@ type stack struct {
 	delay        int    // jobs queue delivery_delay_seconds; <0 omits it
 	batchSize    int    // consumer max_batch_size
 	batchTimeout int    // consumer max_batch_timeout_seconds
+	concurrency  int    // consumer max_concurrency
+	retries      int    // consumer max_retries
+	retryDelay   int    // consumer retry_delay_seconds
+	noDLQ        bool   // the consumer drops failed messages (no dead_letter_queue)
 	cron         string
 	hostname     string
 	consumerOf   string // "jobs" or "other": the queue the consumer drains
@@ -89,7 +93,7 @@ type stack struct {
 
 func defaultStack(t *testing.T) stack {
 	return stack{dir: moduleDir(t, "v1"), retention: 86400, delay: -1, batchSize: 10, batchTimeout: 5,
-		cron: "*/5 * * * *", hostname: "app.example.com", consumerOf: "jobs"}
+		concurrency: 4, retries: 3, retryDelay: 10, cron: "*/5 * * * *", hostname: "app.example.com", consumerOf: "jobs"}
 }
 
 // hcl renders the stack (without the provider block) in the order a real
@@ -225,15 +229,14 @@ resource "takoform_queue_consumer" "jobs" {
   name                      = "jobs"
   queue                     = takoform_at_least_once_queue.%[3]s.name
   worker                    = takoform_module_worker.app.name
-  dead_letter_queue         = takoform_at_least_once_queue.dlq.name
-  max_batch_size            = %[4]d
+%[7]s  max_batch_size            = %[4]d
   max_batch_timeout_seconds = %[5]d
-  max_concurrency           = 4
-  max_retries               = 3
-  retry_delay_seconds       = 10
+  max_concurrency           = %[8]d
+  max_retries               = %[9]d
+  retry_delay_seconds       = %[10]d
   depends_on                = [takoform_worker_deployment.app]
 }
-`, s.cron, s.hostname, s.consumerOf, s.batchSize, s.batchTimeout, s.deploymentVersions())
+`, s.cron, s.hostname, s.consumerOf, s.batchSize, s.batchTimeout, s.deploymentVersions(), s.deadLetter(), s.concurrency, s.retries, s.retryDelay)
 	b.WriteString(s.extra)
 	return b.String()
 }
@@ -335,4 +338,11 @@ func checkGone(t *testing.T, h *hosttest.Host, space string) resource.TestCheckF
 		}
 		return nil
 	}
+}
+
+func (s stack) deadLetter() string {
+	if s.noDLQ {
+		return ""
+	}
+	return "  dead_letter_queue         = takoform_at_least_once_queue.dlq.name\n"
 }

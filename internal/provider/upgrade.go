@@ -35,7 +35,7 @@ func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpg
 			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
 				old, err := attrsOf(req.State.Raw)
 				if err != nil {
-					resp.Diagnostics.AddError("Cannot read version 0 state", err.Error())
+					resp.Diagnostics.Append(renderError("Cannot read version 0 state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
 					return
 				}
 				next := map[string]any{}
