@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -27,15 +28,21 @@ type errReplay struct{ ans answer }
 
 func (e *errReplay) Error() string { return "replay" }
 
+// bodySpace reads metadata.space for the replay namespace; a body that is
+// not strict JSON has none ("") and is refused by the route itself.
 func bodySpace(r *request) string {
-	v, err := ijson.Decode(r.body)
-	if err != nil {
+	if ijson.Check(r.body) != nil {
 		return ""
 	}
-	m, _ := v.(map[string]any)
-	md, _ := m["metadata"].(map[string]any)
-	s, _ := md["space"].(string)
-	return s
+	var head struct {
+		Metadata struct {
+			Space string `json:"space"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(r.body, &head) != nil {
+		return ""
+	}
+	return head.Metadata.Space
 }
 
 func querySpace(r *request) string { return r.URL.Query().Get("space") }

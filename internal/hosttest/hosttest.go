@@ -41,6 +41,9 @@ type Options struct {
 	SyncBudget        time.Duration
 	ProvisioningDelay time.Duration
 	Probe             bool
+	MaxBodyBytes      int64
+	IdempotencyTTL    time.Duration
+	Now               func() time.Time // the host's clock (default time.Now)
 }
 
 // Start starts a host and stops it when the test ends.
@@ -67,6 +70,7 @@ func Start(t testing.TB, o Options) *Host {
 	srv, err := host.New(ctx, host.Config{
 		Store: st, Catalog: o.Catalog, Family: o.Family, Probe: o.Probe,
 		SyncBudget: o.SyncBudget, ProvisioningDelay: o.ProvisioningDelay,
+		MaxBodyBytes: o.MaxBodyBytes, IdempotencyTTL: o.IdempotencyTTL, Now: o.Now,
 		Tokens: []host.Token{
 			{SHA256: host.HashToken(TokenA1), Tenant: "tenant-a", Principal: "principal-1"},
 			{SHA256: host.HashToken(TokenA2), Tenant: "tenant-a", Principal: "principal-2"},
