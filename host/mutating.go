@@ -7,20 +7,12 @@ import (
 // apply answers PUT /resources/…/{name}: create under If-None-Match: *,
 // else a generation-fenced update (brief §3.4 (5)).
 func (s *Server) apply(r *request) (answer, error) {
-	apiVersion, kind, name, err := pathIdentity(r, true)
-	if err != nil {
-		return answer{}, err
-	}
 	var req wire.ApplyRequest
-	if err := decodeBody(r.body, &req); err != nil {
-		return answer{}, err
-	}
-	it, err := s.intake(r, core{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, Spec: req.Spec}, apiVersion, kind, name)
+	it, err := s.pathIntake(r, &req, func() core {
+		return core{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, Spec: req.Spec}
+	})
 	if err != nil {
 		return answer{}, err
-	}
-	if len(it.diags) > 0 {
-		return answer{}, specError(it.diags)
 	}
 	create, err := ifNoneMatch(r)
 	if err != nil {
@@ -54,20 +46,12 @@ func (s *Server) apply(r *request) (answer, error) {
 // native identity claim; the same gauntlet as apply without a prepare
 // (brief §3.4 (7)).
 func (s *Server) importResource(r *request) (answer, error) {
-	apiVersion, kind, name, err := pathIdentity(r, true)
-	if err != nil {
-		return answer{}, err
-	}
 	var req wire.ImportRequest
-	if err := decodeBody(r.body, &req); err != nil {
-		return answer{}, err
-	}
-	it, err := s.intake(r, core{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, Spec: req.Spec}, apiVersion, kind, name)
+	it, err := s.pathIntake(r, &req, func() core {
+		return core{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, Spec: req.Spec}
+	})
 	if err != nil {
 		return answer{}, err
-	}
-	if len(it.diags) > 0 {
-		return answer{}, specError(it.diags)
 	}
 	if n := len([]rune(req.NativeID)); n < 1 || n > 4096 || isBlank(req.NativeID) {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "/nativeId is required: 1..4096 characters, not only whitespace").WithDetail("pointer", "/nativeId")
@@ -136,6 +120,26 @@ func (s *Server) delete(r *request) (answer, error) {
 	// The test-only probe external-change simulates the backend losing the
 	// resource: no dependency protection applies (brief §3.2, §5.5).
 	return s.run(r, &mutation{Action: "delete", Key: k, Ref: ref, Generation: gen, IfMatch: ifMatch, OutOfBand: s.probe(r) == "external-change"})
+}
+
+// pathIntake decodes a name-addressed body into req, checks it against the
+// path and takes it in; spec findings are an invalid_argument here.
+func (s *Server) pathIntake(r *request, req any, coreOf func() core) (*intake, error) {
+	apiVersion, kind, name, err := pathIdentity(r, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeBody(r.body, req); err != nil {
+		return nil, err
+	}
+	it, err := s.intake(r, coreOf(), apiVersion, kind, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(it.diags) > 0 {
+		return nil, specError(it.diags)
+	}
+	return it, nil
 }
 
 func isBlank(s string) bool {
