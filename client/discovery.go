@@ -51,8 +51,14 @@ func ParseEndpoint(endpoint string) (string, error) {
 }
 
 func parseOrigin(endpoint string) (origin, error) {
+	shown := endpoint
+	if i := strings.LastIndex(shown, "@"); i >= 0 {
+		if j := strings.Index(shown, "://"); j >= 0 && j < i {
+			shown = shown[:j+3] + "…@" + shown[i+1:] // never echo credentials
+		}
+	}
 	bad := func(why string) (origin, error) {
-		return origin{}, fmt.Errorf("takoform: endpoint %q: %s; want a bare origin scheme://host[:port]", endpoint, why)
+		return origin{}, fmt.Errorf("takoform: endpoint %q: %s; want a bare origin scheme://host[:port]", shown, why)
 	}
 	for _, c := range []struct{ ch, what string }{{"@", "it carries userinfo"}, {"?", "it carries a query"}, {"#", "it carries a fragment"}, {"%", "it carries percent-encoding"}, {"\\", "it carries a backslash"}} {
 		if strings.Contains(endpoint, c.ch) {

@@ -300,3 +300,12 @@ func TestFormRefGrammar(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestMergeDiagnostics(t *testing.T) {
+	sem := []form.Diagnostic{{Pointer: "/cron", Message: "minute 61 is out of range"}}
+	schema := []form.Diagnostic{{Pointer: "/cron", Message: "does not match pattern"}, {Pointer: "/worker", Message: "missing"}}
+	got := form.MergeDiagnostics(sem, schema)
+	if len(got) != 2 || got[0].Message != "minute 61 is out of range" || got[1].Pointer != "/worker" {
+		t.Fatalf("merged %v", got)
+	}
+}

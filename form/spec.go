@@ -201,3 +201,23 @@ func SpecDigest(spec any) (string, error) {
 	}
 	return dg, nil
 }
+
+// MergeDiagnostics puts semantic findings (a family's rules, which say
+// what is wrong in the field's own terms) first and keeps only the schema
+// findings about other fields, so one mistake is reported once and in the
+// most specific words.
+func MergeDiagnostics(semantic, schema []Diagnostic) []Diagnostic {
+	out := append([]Diagnostic(nil), semantic...)
+	for _, d := range schema {
+		covered := false
+		for _, s := range semantic {
+			if d.Pointer == s.Pointer || strings.HasPrefix(d.Pointer, s.Pointer+"/") || strings.HasPrefix(s.Pointer, d.Pointer+"/") {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -157,10 +157,7 @@ func (s *Server) intake(r *request, c core, pathAPIVersion, pathKind, pathName s
 	spec = it.def.Materialize(spec).(map[string]any)
 	spec = s.cfg.Family.Canonicalize(it.def, spec)
 	it.spec = spec
-	it.diags = it.def.ValidateSpec(spec)
-	if len(it.diags) == 0 {
-		it.diags = s.cfg.Family.CheckSpec(it.def, spec)
-	}
+	it.diags = form.MergeDiagnostics(s.cfg.Family.CheckSpec(it.def, spec), it.def.ValidateSpec(spec))
 	if it.canonical, err = ijson.Canonical(mustJSON(spec)); err != nil {
 		return nil, fmt.Errorf("canonicalise spec: %w", err)
 	}

@@ -46,7 +46,11 @@ func TestBodyLimitAndUnknownRoutes(t *testing.T) {
 	if e := envelopeOf(t, do(http.MethodPost, wire.APIBase+"/resources/validate", big)); e.Code != wire.InvalidArgument || e.HostCode != "body_too_large" {
 		t.Fatalf("oversized body: %+v", e)
 	}
-	for _, c := range [][2]string{{http.MethodGet, "/nope"}, {http.MethodPatch, wire.APIBase + "/resources/validate"}, {http.MethodGet, wire.APIBase + "/resources/a/b"}} {
+	blob := do(http.MethodPut, wire.APIBase+"/artifacts/uploads/up_unknown/blobs/sha256:"+strings.Repeat("0", 64), big)
+	if e := envelopeOf(t, blob); e.Code != wire.ArtifactMissing {
+		t.Fatalf("a blob larger than the JSON body limit is judged on its own terms: %+v", e)
+	}
+	for _, c := range [][2]string{{http.MethodGet, wire.APIBase + "//forms"}, {http.MethodGet, wire.APIBase + "/resources/./validate"}, {http.MethodGet, "/nope"}, {http.MethodPatch, wire.APIBase + "/resources/validate"}, {http.MethodGet, wire.APIBase + "/resources/a/b"}} {
 		if e := envelopeOf(t, do(c[0], c[1], nil)); e.Code != wire.ResourceNotFound {
 			t.Fatalf("%s %s: %+v", c[0], c[1], e)
 		}

@@ -189,6 +189,24 @@ func toWire(res *store.Resource) wire.Resource {
 
 func etag(res *store.Resource) string { return `"` + formatCounter(res.Revision) + `"` }
 
+// wireResource is wire.Resource with the stored status bytes spliced in
+// (they are the rendered wire.Status), so a read does not decode and
+// re-encode them; the encoding is identical.
+type wireResource struct {
+	APIVersion string             `json:"apiVersion"`
+	Kind       string             `json:"kind"`
+	Form       wire.FormReference `json:"form"`
+	Metadata   wire.Metadata      `json:"metadata"`
+	Spec       json.RawMessage    `json:"spec"`
+	Status     json.RawMessage    `json:"status"`
+}
+
 func resourceAnswer(status int, res *store.Resource) answer {
-	return answer{status: status, etag: etag(res), body: mustJSON(toWire(res))}
+	body := mustJSON(wireResource{
+		APIVersion: res.APIVersion, Kind: res.Kind,
+		Form:     wire.FormReference{FormRef: res.FormRef, PackageDigest: res.PackageDigest},
+		Metadata: wire.Metadata{Name: res.Name, Space: res.Space, UID: res.UID, Generation: formatCounter(res.Generation), Revision: formatCounter(res.Revision)},
+		Spec:     json.RawMessage(res.Spec), Status: json.RawMessage(res.Status),
+	})
+	return answer{status: status, etag: etag(res), body: body}
 }

@@ -13,7 +13,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,7 +104,15 @@ func (s *Server) Close() error {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// A path that is not canonical (empty, "." or ".." segments) is an unknown
+// route answered in the envelope, never the mux's HTML redirect.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+		s.writeError(w, &request{Request: r, id: newRequestID()}, unknownRoute(r))
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // answer is what a route produced: status, ETag, body (nil for no body)
 // and optional Retry-After seconds.
@@ -149,13 +159,17 @@ func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 			req.caller = c
 		}
 		if hr.Body != nil {
-			body, err := io.ReadAll(io.LimitReader(hr.Body, s.cfg.MaxBodyBytes+1))
+			limit := s.cfg.MaxBodyBytes
+			if strings.HasSuffix(pattern, "/blobs/{digest}") && ArtifactLimits.MaximumBundleBytes > limit {
+				limit = ArtifactLimits.MaximumBundleBytes // a blob may be as large as a whole bundle
+			}
+			body, err := io.ReadAll(io.LimitReader(hr.Body, limit+1))
 			if err != nil {
 				s.writeError(w, req, wire.Errorf(wire.InvalidArgument, "the request body could not be read: %v", err))
 				return
 			}
-			if int64(len(body)) > s.cfg.MaxBodyBytes {
-				s.writeError(w, req, wire.Errorf(wire.InvalidArgument, "the request body exceeds %d bytes; send a smaller body", s.cfg.MaxBodyBytes).WithHostCode("body_too_large"))
+			if int64(len(body)) > limit {
+				s.writeError(w, req, wire.Errorf(wire.InvalidArgument, "the request body exceeds %d bytes; send a smaller body", limit).WithHostCode("body_too_large"))
 				return
 			}
 			req.body = body

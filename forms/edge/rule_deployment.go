@@ -11,6 +11,7 @@ const (
 	RuleDeploymentVersionCount = "edge.deployment.version-count"
 	RuleDeploymentWeightRange  = "edge.deployment.weight-range"
 	RuleDeploymentWeightSum    = "edge.deployment.weight-sum"
+	RuleDeploymentDuplicate    = "edge.deployment.version-duplicate"
 )
 
 // Deployment limits (§6.3): weights are basis points.
@@ -45,6 +46,22 @@ func CheckDeploymentWeights(weights []int64) error {
 		return newRuleError(RuleDeploymentWeightSum, "/versions", fmt.Sprintf(
 			"weights sum to %d basis points; they must sum to exactly %d (100%%), adjust them by %+d",
 			sum, DeploymentTotalWeight, DeploymentTotalWeight-sum))
+	}
+	return nil
+}
+
+// CheckDeploymentVersionNames refuses a deployment that names one
+// WorkerVersion twice (§6.5: each version appears once); names are the
+// versions' workerVersion relation names, in order. The host also decides
+// it on resolved UIDs; by name it is decidable at plan time.
+func CheckDeploymentVersionNames(names []string) error {
+	seen := map[string]int{}
+	for i, n := range names {
+		if j, dup := seen[n]; dup {
+			return newRuleError(RuleDeploymentDuplicate, fmt.Sprintf("/versions/%d/workerVersion", i),
+				fmt.Sprintf("versions/%d and versions/%d both name WorkerVersion %q; list each version once and give it the summed weight", j, i, n))
+		}
+		seen[n] = i
 	}
 	return nil
 }

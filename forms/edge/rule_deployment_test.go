@@ -42,3 +42,20 @@ func TestCheckDeploymentWeights(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckDeploymentVersionNames(t *testing.T) {
+	if err := CheckDeploymentVersionNames([]string{"v1", "v2"}); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckDeploymentVersionNames([]string{"v1", "v2", "v1"})
+	re, ok := err.(*RuleError)
+	if !ok || re.Rule != RuleDeploymentDuplicate || re.Pointer != "/versions/2/workerVersion" {
+		t.Fatalf("duplicate version: %v", err)
+	}
+	if got := SpecRules("WorkerDeployment", map[string]any{"versions": []any{
+		map[string]any{"weight": 5000.0, "workerVersion": map[string]any{"name": "v1"}},
+		map[string]any{"weight": 5000.0, "workerVersion": map[string]any{"name": "v1"}},
+	}}); len(got) != 1 || got[0].Rule != RuleDeploymentDuplicate {
+		t.Fatalf("SpecRules: %v", got)
+	}
+}

@@ -32,11 +32,15 @@ func SpecRules(kind string, spec map[string]any) []*RuleError {
 		errs = append(errs, CheckHandlers(hs), CheckEnvironmentNamespace(spec))
 	case "WorkerDeployment":
 		var ws []int64
+		var names []string
 		for _, v := range specList(spec["versions"]) {
 			m, _ := v.(map[string]any)
 			ws = append(ws, specInt(m["weight"]))
+			wv, _ := m["workerVersion"].(map[string]any)
+			n, _ := wv["name"].(string)
+			names = append(names, n)
 		}
-		errs = append(errs, CheckDeploymentWeights(ws))
+		errs = append(errs, CheckDeploymentWeights(ws), CheckDeploymentVersionNames(names))
 	}
 	var out []*RuleError
 	for _, err := range errs {

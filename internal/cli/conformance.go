@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,6 +38,20 @@ func newConformanceCommand() *cobra.Command {
 			}
 			if endpoint == "" {
 				return usage("--endpoint is required (e.g. http://127.0.0.1:8080)")
+			}
+			groupsKnown, idsKnown := map[string]bool{}, map[string]bool{}
+			for _, c := range conformance.Checks() {
+				groupsKnown[c.Group], idsKnown[c.ID] = true, true
+			}
+			for _, g := range splitList(groups) {
+				if !groupsKnown[g] {
+					return usage("unknown group %q; groups are %s", g, strings.Join(sortedSet(groupsKnown), ", "))
+				}
+			}
+			for _, id := range splitList(only) {
+				if !idsKnown[id] {
+					return usage("unknown check ID %q (see the brief's Appendix A)", id)
+				}
 			}
 			env, err := conformance.NewEnv(cmd.Context(), endpoint, creds, probe)
 			if err != nil {
@@ -77,7 +92,7 @@ func newConformanceCommand() *cobra.Command {
 	f.StringVar(&creds.A2, "token-a2", "", "token of tenant A, principal 2")
 	f.StringVar(&creds.B, "token-b", "", "token of tenant B")
 	f.BoolVar(&probe, "probe", false, "the host honours Takoform-Conformance-Probe (test hosts only)")
-	f.StringVar(&groups, "group", "", "only these groups (comma-separated)")
+	f.StringVar(&groups, "group", "", "only these groups (comma-separated): artifacts, discovery, edge, import, lifecycle, operations, relations, tenancy")
 	f.StringVar(&only, "only", "", "only these check IDs (comma-separated)")
 	c.AddCommand(run)
 	return c
@@ -90,4 +105,23 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func newSpaceCommand() *cobra.Command {
-	space := &cobra.Command{Use: "space", Short: "SpaceID tools (decision 0003)"}
+	space := &cobra.Command{Use: "space", Short: "SpaceID tools (spec/decisions/0002-space-id.md)"}
 	space.AddCommand(&cobra.Command{
 		Use:   "check VALUE...",
 		Short: "Check each VALUE against the SpaceID rule; exit 1 naming the rule if any is invalid",

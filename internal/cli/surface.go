@@ -13,7 +13,7 @@ import (
 )
 
 func newSurfaceCommand() *cobra.Command {
-	s := &cobra.Command{Use: "surface", Short: "Terraform schema surface floor: snapshot and check (decision 0030)"}
+	s := &cobra.Command{Use: "surface", Short: "Terraform schema surface floor: snapshot and check (spec/decisions/0004-surface-floor.md)"}
 	var schemaFile, providerName, baseline string
 	var asJSON bool
 	load := func(cmd *cobra.Command) (*surface.Surface, error) {
