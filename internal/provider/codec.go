@@ -269,3 +269,31 @@ func refList(refs []form.FormRef) string {
 	sort.Strings(s)
 	return strings.Join(s, "; ")
 }
+
+// foreign lists the attributes of t's schema that codec c has no desired
+// member or declared output for: the type's schema comes from its default
+// create definition, and a resource bound to another ref never has them.
+func (t *TypeSpec) foreign(c *Codec) []string {
+	if c == t.Create {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, f := range c.Fields {
+		own[f.Attr] = true
+	}
+	for _, o := range c.Outputs {
+		own[snake(o)] = true
+	}
+	var out []string
+	for _, f := range t.Create.Fields {
+		if !own[f.Attr] {
+			out = append(out, f.Attr)
+		}
+	}
+	for _, o := range t.Create.Outputs {
+		if !own[snake(o)] {
+			out = append(out, snake(o))
+		}
+	}
+	return out
+}

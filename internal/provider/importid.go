@@ -81,12 +81,28 @@ func ParseImportID(id string) (ImportID, error) {
 	return out, nil
 }
 
-// ImportState reads the existing resource by its exact identity and
-// records it; an identity the build has no codec for is refused.
+// ImportState reads the existing resource by its exact identity — an
+// import ID (`tofu import`, `import { id = … }`) or an import identity
+// (`import { identity = {…} }`, ImportIDFromIdentity) — and records its
+// state and identity. An ID or identity the one parser refuses is an error
+// showing the accepted forms; a FormRef the build has no codec for is
+// refused naming every ref the type supports, never re-bound to another
+// ref (decision 0017; our 0003).
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, err := ParseImportID(req.ID)
+	var id ImportID
+	var err error
+	summary, code := "Invalid import ID", "takoform.provider/import-id"
+	if req.ID == "" && req.Identity != nil && !req.Identity.Raw.IsNull() {
+		summary, code = "Invalid import identity", "takoform.provider/import-identity"
+		var members map[string]any
+		if members, err = attrsOf(req.Identity.Raw); err == nil {
+			id, err = ImportIDFromIdentity(members)
+		}
+	} else {
+		id, err = ParseImportID(req.ID)
+	}
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Invalid import ID", err, identity{Type: r.spec.Name, Code: "takoform.provider/import-id"})...)
+		resp.Diagnostics.Append(renderError(summary, err, identity{Type: r.spec.Name, Code: code})...)
 		return
 	}
 	ref := r.spec.DefaultCreate
@@ -118,9 +134,10 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		return
 	}
 	state := map[string]any{}
-	if err := c.Decode(res, state, nil); err != nil {
+	if err := r.decode(c, res, state, nil); err != nil {
 		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(ident, "takoform.provider/host-response-invalid"))...)
 		return
 	}
 	resp.Diagnostics.Append(r.setState(ctx, &resp.State, state)...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state)...)
 }

@@ -58,14 +58,20 @@ func nullUnknown(v any) any {
 	return v
 }
 
-// current returns the resource as the host holds it now. A pending
-// operation is consulted first: running (or unreadable) → running is
-// true and absence means nothing; succeeded → its verified resource;
-// failed or unknown to the host → an exact read decides. With wait, the
+// current returns the resource as the host holds it now (brief §4
+// "Client resumption", decision 0017 rules 6–7). A pending operation is
+// consulted first: running (or unreadable) → running is true and absence
+// means nothing; succeeded → its result, verified against the exact
+// identity and the recorded UID; failed (a terminal error, whether read
+// once or waited for) or unknown to the host (operation_not_found) → the
+// exact read decides, and the UID rule applies: a pending create whose
+// operation failed created nothing, so a resource found under its name is
+// another incarnation (*strangerError), never bound. With wait, the
 // operation is polled until it settles or ctx ends (mutations); without,
 // it is read once (refresh never blocks on an operation).
 func (r *Resource) current(ctx context.Context, state map[string]any, ref form.FormRef, wait bool) (res *wire.Resource, running bool, err error) {
 	addr := client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")}
+	failed := false
 	if id := str(state, "pending_operation_id"); id != "" {
 		var op *wire.Operation
 		if wait {
@@ -76,8 +82,8 @@ func (r *Resource) current(ctx context.Context, state map[string]any, ref form.F
 		var of *client.OperationFailedError
 		var we *wire.Error
 		switch {
-		case errors.As(err, &of):
-			// terminal error: the read below decides
+		case errors.As(err, &of), err == nil && op.Done && op.Error != nil:
+			failed = true // terminal error: the read below decides
 		case errors.As(err, &we) && we.Code == wire.OperationNotFound:
 			// expired or unknown: the read below decides
 		case err != nil:
@@ -90,7 +96,18 @@ func (r *Resource) current(ctx context.Context, state map[string]any, ref form.F
 		}
 	}
 	res, err = r.data.Client.Read(ctx, addr)
+	if err == nil && failed && str(state, "uid") == "" {
+		return nil, false, &strangerError{uid: res.Metadata.UID}
+	}
 	return res, false, err
+}
+
+// strangerError: the accepted create recorded in state failed, yet a
+// resource of another incarnation holds its name.
+type strangerError struct{ uid string }
+
+func (e *strangerError) Error() string {
+	return fmt.Sprintf("the accepted create failed, so nothing was created for this state; the host answers uid %s under the same name", e.uid)
 }
 
 // settled waits, under ctx, for state's pending operation to settle and
@@ -105,7 +122,7 @@ func (r *Resource) settled(ctx context.Context, state map[string]any, ref form.F
 		return nil, err
 	}
 	next := copyAttrs(state)
-	if err := c.Decode(res, next, state); err != nil {
+	if err := r.decode(c, res, next, state); err != nil {
 		return nil, fmt.Errorf("the host's answer cannot be recorded: %w", err)
 	}
 	return next, nil
@@ -114,7 +131,21 @@ func (r *Resource) settled(ctx context.Context, state map[string]any, ref form.F
 // settleError renders a pending operation that could not be settled.
 func (r *Resource) settleError(err error, state map[string]any, id identity) diag.Diagnostics {
 	id.Operation = str(state, "pending_operation_id")
+	if d := r.strangerDiag(err, id); d != nil {
+		return d
+	}
 	return renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, "takoform.provider/operation-pending"))
+}
+
+// strangerDiag renders a *strangerError as the incarnation error that
+// keeps state and names the remedies; nil for any other error.
+func (r *Resource) strangerDiag(err error, id identity) diag.Diagnostics {
+	var se *strangerError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	id.CurrentUID = se.uid
+	return renderError("A different incarnation now holds this name", err, withCode(id, "takoform.provider/uid-mismatch"))
 }
 
 // pendingWarning says an accepted mutation is still running and was

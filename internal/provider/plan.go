@@ -47,6 +47,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if r.spec.LocalModules {
 		d.Append(r.planBundle(plan, config, id)...)
 	}
+	d.Append(r.planRecordedRef(c, config, id)...)
 	if d.HasError() {
 		resp.Diagnostics.Append(d...)
 		return
@@ -211,3 +212,27 @@ func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Di
 // edgeGroup is the Edge family's group, whose spec rules the provider
 // applies at plan time.
 const edgeGroup = "edge.forms.takoform.com/v1alpha1"
+
+// planRecordedRef refuses configuring an attribute that the FormRef
+// recorded in state has no member for: the type's schema comes from its
+// default create definition, while an existing resource is encoded by the
+// codec of its own ref (decision 0017), which would silently drop the
+// value.
+func (r *Resource) planRecordedRef(c *Codec, config map[string]any, id identity) diag.Diagnostics {
+	if c == r.spec.Create {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, f := range c.Fields {
+		has[f.Attr] = true
+	}
+	var d diag.Diagnostics
+	for _, f := range r.spec.Create.Fields {
+		if !has[f.Attr] && config[f.Attr] != nil {
+			d.Append(renderError("The FormRef this resource is bound to has no member for "+f.Attr,
+				fmt.Errorf("%s sets %s, but the resource is bound to %s, which has no member %s; new resources of %s are created under %s",
+					r.spec.Name, f.Attr, c.Ref, f.Member, r.spec.Name, r.spec.Create.Ref), withCode(id, "takoform.provider/ref-lacks-attribute"))...)
+		}
+	}
+	return d
+}

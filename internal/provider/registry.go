@@ -15,11 +15,15 @@ import (
 const SchemaVersion = 1
 
 // TypeDecl declares one resource type: its name, the FormRef it creates
-// under, and every exact FormRef it carries a codec for.
+// under, every exact FormRef it carries a codec for, and its state layout
+// history. Default create refs are per TYPE, not per kind: a `<type>_v2`
+// minted for a breaking definition of the same kind declares its own
+// (decision 0030).
 type TypeDecl struct {
 	Name          string
 	DefaultCreate form.FormRef
 	Supported     []form.FormRef // must include DefaultCreate
+	Lineage       *Lineage       // nil = EdgeLineage
 }
 
 // TypeSpec is a registered resource type: one schema (from its default
@@ -34,6 +38,7 @@ type TypeSpec struct {
 	NamePrefix    string // prefix of derived names
 	LocalModules  bool   // bundle authoring from local module files
 	HasUpdate     bool
+	Lineage       *Lineage // state layout history; Schema.Version is Lineage.Version
 	Schema        schema.Schema
 }
 
@@ -81,7 +86,10 @@ type Registry struct {
 	Catalog *form.Catalog
 }
 
-// NewRegistry builds the types declared over a catalog.
+// NewRegistry builds the types declared over a catalog: each supported
+// ref's codec from THAT definition (NewCodec), the schema from the default
+// create definition. It fails when a ref is not in the catalog, a type is
+// declared twice, or a lineage is malformed (Lineage.Validate).
 func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 	r := &Registry{Types: map[string]*TypeSpec{}, Catalog: cat}
 	for _, d := range decls {
@@ -89,10 +97,16 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 		if !ok {
 			return nil, fmt.Errorf("type %s: default create form %s is not in the catalog", d.Name, d.DefaultCreate)
 		}
+		if d.Lineage == nil {
+			d.Lineage = EdgeLineage
+		}
+		if err := d.Lineage.Validate(); err != nil {
+			return nil, fmt.Errorf("type %s: %w", d.Name, err)
+		}
 		ex := Exceptions[d.DefaultCreate.Kind]
 		t := &TypeSpec{Name: d.Name, DefaultCreate: d.DefaultCreate, Codecs: map[form.FormRef]*Codec{},
 			Revision: in.Definition.Role() == form.RoleRevision, NamePrefix: ex.NamePrefix, LocalModules: ex.LocalModules,
-			HasUpdate: in.Definition.Has(form.CapUpdate)}
+			HasUpdate: in.Definition.Has(form.CapUpdate), Lineage: d.Lineage}
 		if t.NamePrefix == "" {
 			t.NamePrefix = snakeDash(d.DefaultCreate.Kind)
 		}

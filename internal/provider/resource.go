@@ -96,6 +96,19 @@ func (r *Resource) stateCodec(attrs map[string]any) (*Codec, form.FormRef, diag.
 	return c, ref, nil
 }
 
+// decode records res in attrs through c, the codec of the resource's own
+// FormRef (Codec.Decode); the type's attributes that ref has no member or
+// output for are null, never left unknown or stale.
+func (r *Resource) decode(c *Codec, res *wire.Resource, attrs, prior map[string]any) error {
+	if err := c.Decode(res, attrs, prior); err != nil {
+		return err
+	}
+	for _, a := range r.spec.foreign(c) {
+		attrs[a] = nil
+	}
+	return nil
+}
+
 func timeout(attrs map[string]any, key string, def time.Duration) time.Duration {
 	if s := str(attrs, key); s != "" {
 		if d, err := time.ParseDuration(s); err == nil && d > 0 {
@@ -161,17 +174,19 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		plan["form_definition_version"], plan["form_schema_digest"] = c.Ref.DefinitionVersion, c.Ref.SchemaDigest
 		resp.Diagnostics.Append(r.pendingWarning(err, id, op)...)
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, withPending(plan, op))...)
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan)...)
 		return
 	}
 	if err != nil {
 		resp.Diagnostics.Append(r.mutationError("Cannot create "+r.spec.Name, err, id)...)
 		return
 	}
-	if err := c.Decode(res, plan, plan); err != nil {
+	if err := r.decode(c, res, plan, plan); err != nil {
 		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
 		return
 	}
 	resp.Diagnostics.Append(r.setState(ctx, &resp.State, plan)...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan)...)
 }
 
 // Read refreshes from the host under the FormRef recorded in state.
@@ -187,12 +202,17 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	id := r.ident(state, &ref)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state)...) // state written before identity existed gains it
 	res, running, err := r.current(ctx, state, ref, false)
 	if running && err == nil {
 		return // the accepted mutation is still running: absence is not deletion
 	}
 	if client.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
+		return
+	}
+	if d := r.strangerDiag(err, id); d != nil {
+		resp.Diagnostics.Append(d...)
 		return
 	}
 	if err != nil {
@@ -206,7 +226,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	next := copyAttrs(state)
-	if err := c.Decode(res, next, state); err != nil {
+	if err := r.decode(c, res, next, state); err != nil {
 		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
 		return
 	}
@@ -258,6 +278,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 			next[snake(o)] = state[snake(o)]
 		}
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, next)...)
 		return
 	}
 	res, err := r.apply(ctx, c, str(state, "space"), str(state, "name"), want, state)
@@ -270,6 +291,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		}
 		resp.Diagnostics.Append(r.pendingWarning(err, id, op)...)
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, withPending(next, op))...)
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, next)...)
 		return
 	}
 	if err != nil {
@@ -277,11 +299,12 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		resp.Diagnostics.Append(r.mutationError("Cannot update "+r.spec.Name, err, id)...)
 		return
 	}
-	if err := c.Decode(res, next, plan); err != nil {
+	if err := r.decode(c, res, next, plan); err != nil {
 		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
 		return
 	}
 	resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, next)...)
 }
 
 // Delete deletes under the recorded FormRef, fenced on generation and uid.

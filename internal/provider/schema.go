@@ -78,7 +78,7 @@ func buildSchema(t *TypeSpec) schema.Schema {
 				"size":         schema.Int64Attribute{Computed: true, Description: "Size of the file in bytes."},
 			}}}
 	}
-	return schema.Schema{Version: SchemaVersion, Attributes: attrs,
+	return schema.Schema{Version: t.Lineage.Version, Attributes: attrs,
 		Description: fmt.Sprintf("A %s resource (Form %s).", t.DefaultCreate.Kind, t.DefaultCreate)}
 }
 

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -13,91 +14,250 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
+// State layouts (decision 0030; seed terraform-sdk-state-migration; DESIGN
+// "State upgraders"; our decision 0003). A resource type's schema version
+// names the layout of its state. Every earlier layout is FROZEN: its object
+// type is data committed once and never derived from the live schema. Each
+// layout step is a pure function on the value of its own frozen layout. The
+// plugin framework calls exactly one upgrader per prior version, so for
+// every prior version the Lineage composes the steps from it to the current
+// layout: state of any old version upgrades straight to current.
+
 // priorV0 holds the FROZEN layout-0 object type of every Edge resource
-// type, committed once and never derived from the live schema (decision
-// 0030; DESIGN "State upgraders"). Keyed by type name, each value is a
-// tftypes JSON type.
+// type, committed once and never regenerated: a JSON object mapping type
+// name → tftypes JSON type (the protocol's own type encoding).
 //
 //go:embed prior/v0.json
 var priorV0 []byte
 
-// UpgradeState registers the version 0 → 1 upgrader: a whole-value carry
-// declared against the frozen prior schema, so the framework decodes the
-// old value; attributes the old layout lacks become null.
-func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
-	prior, err := PriorSchema(r.spec.Name)
-	if err != nil {
-		return nil
-	}
-	return map[int64]resource.StateUpgrader{
-		0: {
-			PriorSchema: prior,
-			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-				old, err := attrsOf(req.State.Raw)
-				if err != nil {
-					resp.Diagnostics.Append(renderError("Cannot read version 0 state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
-					return
-				}
-				next := map[string]any{}
-				for name := range r.spec.Schema.Attributes {
-					if v, ok := old[name]; ok {
-						next[name] = v
-					}
-				}
-				resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
-			},
-		},
-	}
+// LayoutStep moves one value from layout From to layout From+1. Upgrade
+// is a pure function: old holds every attribute of layout From's frozen
+// type (null and absent prior values arrive as nil) and is the step's to
+// change; it returns the value in layout From+1 — only attributes that
+// layout has, every value known.
+type LayoutStep struct {
+	From    int64
+	Upgrade func(old map[string]any) (map[string]any, error)
 }
 
-// PriorSchema builds the frozen version-0 schema of a type; types with no
-// frozen layout (never released at version 0) return an error.
-func PriorSchema(typeName string) (*schema.Schema, error) {
+// Lineage is the layout history of resource types: Version is the current
+// schema version (it never goes down); Frozen maps each earlier version to
+// its committed layout file (type name → tftypes JSON object type); Steps
+// holds one step per earlier version, Steps[i].From == i. A type without a
+// frozen layout at some version was never released at it and has no
+// upgrader for it.
+type Lineage struct {
+	Version int64
+	Frozen  map[int64][]byte
+	Steps   []LayoutStep
+}
+
+// EdgeLineage is the layout history of this provider build's types:
+// version 1 is the first numbered layout; 0 → 1 is a whole-value carry
+// declared against the frozen prior/v0.json (decision 0030 rule 2).
+var EdgeLineage = &Lineage{
+	Version: SchemaVersion,
+	Frozen:  map[int64][]byte{0: priorV0},
+	Steps:   []LayoutStep{{From: 0, Upgrade: CarryV0}},
+}
+
+// CarryV0 is the Edge layout step 0 → 1: layout 1 holds every attribute of
+// layout 0 with its meaning unchanged, so the value is carried whole;
+// attributes layout 1 added stay absent (null).
+func CarryV0(old map[string]any) (map[string]any, error) { return old, nil }
+
+// Validate checks the lineage's shape: one step per earlier version, in
+// order, and no frozen layout at or above Version — a frozen layout there
+// would mean the schema version went down (SCHEMA_VERSION_DECREASED) or the
+// live layout was frozen.
+func (l *Lineage) Validate() error {
+	if l.Version < 0 {
+		return fmt.Errorf("schema version %d is negative", l.Version)
+	}
+	if int64(len(l.Steps)) != l.Version {
+		return fmt.Errorf("schema version %d needs %d layout steps (one per earlier version); the lineage has %d", l.Version, l.Version, len(l.Steps))
+	}
+	for i, s := range l.Steps {
+		if s.From != int64(i) || s.Upgrade == nil {
+			return fmt.Errorf("layout step %d must move layout %d to %d with an upgrade function", i, i, i+1)
+		}
+	}
+	for v, data := range l.Frozen {
+		if v < 0 || v >= l.Version {
+			return fmt.Errorf("layout %d is frozen but the schema version is %d: a schema version never goes down, and the current layout is never frozen", v, l.Version)
+		}
+		var all map[string]json.RawMessage
+		if err := json.Unmarshal(data, &all); err != nil {
+			return fmt.Errorf("frozen layout %d: %w", v, err)
+		}
+	}
+	return nil
+}
+
+// Layout returns the frozen object type of typeName at version v; ok is
+// false when the type had no layout at v.
+func (l *Lineage) Layout(typeName string, v int64) (t tftypes.Object, ok bool, err error) {
+	data, ok := l.Frozen[v]
+	if !ok {
+		return t, false, nil
+	}
 	var all map[string]json.RawMessage
-	if err := json.Unmarshal(priorV0, &all); err != nil {
-		return nil, err
+	if err := json.Unmarshal(data, &all); err != nil {
+		return t, false, fmt.Errorf("frozen layout %d: %w", v, err)
 	}
 	raw, ok := all[typeName]
 	if !ok {
-		return nil, fmt.Errorf("no frozen version 0 layout for %s", typeName)
+		return t, false, nil
 	}
-	t, err := tftypes.ParseJSONType(raw) //nolint:staticcheck // the protocol's own type encoding
+	pt, err := tftypes.ParseJSONType(raw) //nolint:staticcheck // the protocol's own type encoding
 	if err != nil {
-		return nil, err
+		return t, false, fmt.Errorf("frozen layout %d of %s: %w", v, typeName, err)
 	}
-	obj, ok := t.(tftypes.Object)
+	t, ok = pt.(tftypes.Object)
 	if !ok {
-		return nil, fmt.Errorf("frozen layout of %s is not an object", typeName)
+		return t, false, fmt.Errorf("frozen layout %d of %s is not an object type", v, typeName)
 	}
-	s := schema.Schema{Version: 0, Attributes: map[string]schema.Attribute{}}
-	for name, at := range obj.AttributeTypes {
+	return t, true, nil
+}
+
+// Upgrade moves old, a value of typeName's frozen layout from, straight to
+// the current layout current: it runs every step from `from` up, and after
+// each step requires the value to conform to the next layout (the frozen
+// one, or current after the last step): no attribute that layout lacks, no
+// unknown value, every value of its attribute's type. The error names the
+// step that broke.
+func (l *Lineage) Upgrade(typeName string, from int64, old map[string]any, current tftypes.Object) (map[string]any, error) {
+	if from < 0 || from >= l.Version {
+		return nil, fmt.Errorf("no upgrade of %s from schema version %d: the current version is %d", typeName, from, l.Version)
+	}
+	val := copyAttrs(old)
+	for v := from; v < l.Version; v++ {
+		next, err := l.Steps[v].Upgrade(val)
+		if err != nil {
+			return nil, fmt.Errorf("layout step %d → %d of %s: %w", v, v+1, typeName, err)
+		}
+		target, ok := current, true
+		if v+1 < l.Version {
+			if target, ok, err = l.Layout(typeName, v+1); err != nil || !ok {
+				return nil, fmt.Errorf("layout step %d → %d of %s: no frozen layout %d to check it against (%v)", v, v+1, typeName, v+1, err)
+			}
+		}
+		if err := conform(next, target); err != nil {
+			return nil, fmt.Errorf("layout step %d → %d of %s: %w", v, v+1, typeName, err)
+		}
+		val = copyAttrs(next)
+	}
+	return val, nil
+}
+
+// conform checks that v is a value of object type t with every value known.
+func conform(v map[string]any, t tftypes.Object) error {
+	var stray []string
+	for k, e := range v {
+		if _, ok := t.AttributeTypes[k]; !ok {
+			stray = append(stray, k)
+		} else if !known(e) {
+			return fmt.Errorf("attribute %s is unknown: upgraded state holds only known values", k)
+		}
+	}
+	if len(stray) > 0 {
+		sort.Strings(stray)
+		return fmt.Errorf("the value has attributes %v that the target layout lacks (an intermediate or foreign shape)", stray)
+	}
+	_, err := fromGo(t, v)
+	return err
+}
+
+// UpgradeState registers one upgrader per earlier schema version that has
+// a frozen layout of this type; each decodes the old value with that
+// frozen layout (PriorSchema) and composes the steps to the current
+// layout (Lineage.Upgrade).
+func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+	l := r.spec.Lineage
+	out := map[int64]resource.StateUpgrader{}
+	for v := int64(0); v < l.Version; v++ {
+		layout, ok, err := l.Layout(r.spec.Name, v)
+		if err != nil || !ok {
+			continue // never released at v: state at v cannot exist
+		}
+		from := v
+		prior := priorSchema(layout, v)
+		out[v] = resource.StateUpgrader{PriorSchema: &prior,
+			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+				id := identity{Type: r.spec.Name, Code: "takoform.provider/state-upgrade"}
+				old, err := attrsOf(req.State.Raw)
+				if err == nil {
+					id.Space, id.Name = str(old, "space"), str(old, "name")
+					var next map[string]any
+					if next, err = l.Upgrade(r.spec.Name, from, old, r.tfType(ctx).(tftypes.Object)); err == nil {
+						resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+						return
+					}
+				}
+				resp.Diagnostics.Append(renderError(fmt.Sprintf("Cannot upgrade state written at schema version %d", from), err, id)...)
+			}}
+	}
+	return out
+}
+
+// priorSchema is the framework schema of a frozen layout: every attribute
+// Optional with exactly the frozen type, which is all decoding needs.
+func priorSchema(t tftypes.Object, version int64) schema.Schema {
+	s := schema.Schema{Version: version, Attributes: map[string]schema.Attribute{}}
+	for name, at := range t.AttributeTypes {
 		s.Attributes[name] = priorAttribute(at)
 	}
-	return &s, nil
+	return s
 }
 
 func priorAttribute(t tftypes.Type) schema.Attribute {
-	switch {
-	case t.Is(tftypes.String):
-		return schema.StringAttribute{Optional: true}
-	case t.Is(tftypes.Number):
-		return schema.NumberAttribute{Optional: true}
-	case t.Is(tftypes.Bool):
-		return schema.BoolAttribute{Optional: true}
-	case t.Is(tftypes.Set{}):
-		return schema.SetAttribute{Optional: true, ElementType: attrType(t.(tftypes.Set).ElementType)}
-	case t.Is(tftypes.List{}):
-		et := t.(tftypes.List).ElementType
-		if o, ok := et.(tftypes.Object); ok {
+	switch tt := t.(type) {
+	case tftypes.List:
+		if o, ok := tt.ElementType.(tftypes.Object); ok {
 			nested := map[string]schema.Attribute{}
 			for n, a := range o.AttributeTypes {
 				nested[n] = priorAttribute(a)
 			}
 			return schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: nested}}
 		}
-		return schema.ListAttribute{Optional: true, ElementType: attrType(et)}
+		return schema.ListAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
+	case tftypes.Set:
+		return schema.SetAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
+	case tftypes.Map:
+		return schema.MapAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
+	case tftypes.Object:
+		return schema.ObjectAttribute{Optional: true, AttributeTypes: attrType(tt).(types.ObjectType).AttrTypes}
+	}
+	switch {
+	case t.Is(tftypes.Number):
+		return schema.NumberAttribute{Optional: true}
+	case t.Is(tftypes.Bool):
+		return schema.BoolAttribute{Optional: true}
 	}
 	return schema.StringAttribute{Optional: true}
 }
 
-func attrType(tftypes.Type) attr.Type { return types.StringType }
+// attrType is the framework type of a frozen tftypes type.
+func attrType(t tftypes.Type) attr.Type {
+	switch tt := t.(type) {
+	case tftypes.List:
+		return types.ListType{ElemType: attrType(tt.ElementType)}
+	case tftypes.Set:
+		return types.SetType{ElemType: attrType(tt.ElementType)}
+	case tftypes.Map:
+		return types.MapType{ElemType: attrType(tt.ElementType)}
+	case tftypes.Object:
+		m := map[string]attr.Type{}
+		for n, a := range tt.AttributeTypes {
+			m[n] = attrType(a)
+		}
+		return types.ObjectType{AttrTypes: m}
+	}
+	switch {
+	case t.Is(tftypes.Number):
+		return types.NumberType
+	case t.Is(tftypes.Bool):
+		return types.BoolType
+	}
+	return types.StringType
+}

@@ -80,7 +80,15 @@ func fromGo(t tftypes.Type, v any) (tftypes.Value, error) {
 		return tftypes.NewValue(t, tftypes.UnknownValue), nil
 	}
 	switch {
-	case t.Is(tftypes.String), t.Is(tftypes.Bool):
+	case t.Is(tftypes.String):
+		if _, ok := v.(string); !ok {
+			return tftypes.Value{}, fmt.Errorf("string value of Go type %T", v)
+		}
+		return tftypes.NewValue(t, v), nil
+	case t.Is(tftypes.Bool):
+		if _, ok := v.(bool); !ok {
+			return tftypes.Value{}, fmt.Errorf("bool value of Go type %T", v)
+		}
 		return tftypes.NewValue(t, v), nil
 	case t.Is(tftypes.Number):
 		switch n := v.(type) {
