@@ -41,3 +41,52 @@ func TestParseImportID(t *testing.T) {
 		}
 	}
 }
+
+// TestImportIDFromIdentity: an import identity goes through the same
+// parser, member for member: name alone, space, all four FormRef members;
+// partial FormRef members, a bad space or name, an unknown member value
+// and invalid UTF-8 are refused — never defaulted.
+func TestImportIDFromIdentity(t *testing.T) {
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	ref := map[string]any{"api_version": "forms.example.com/v1alpha1", "kind": "Gizmo", "definition_version": "1.0.0", "schema_digest": digest}
+	with := func(m map[string]any, kv ...any) map[string]any {
+		out := map[string]any{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1]
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		members     map[string]any
+		space, name string
+		exact       bool
+	}{
+		{map[string]any{"name": "cache"}, "", "cache", false},
+		{map[string]any{"name": "cache", "space": "Prod North", "kind": nil}, "Prod North", "cache", false},
+		{with(ref, "name", "g1", "space", "lab"), "lab", "g1", true},
+	} {
+		got, err := ImportIDFromIdentity(tc.members)
+		if err != nil || got.Space != tc.space || got.Name != tc.name || (got.Ref != nil) != tc.exact {
+			t.Errorf("%v parsed as %+v, %v", tc.members, got, err)
+		}
+		if tc.exact && (got.Ref.DefinitionVersion != "1.0.0" || got.Ref.SchemaDigest != digest) {
+			t.Errorf("%v: ref %+v", tc.members, got.Ref)
+		}
+	}
+	for _, m := range []map[string]any{
+		{},
+		{"name": "Cache"},
+		{"name": "cache", "space": " prod"},
+		{"name": "g1", "api_version": "forms.example.com/v1alpha1", "kind": "Gizmo"},
+		with(ref, "name", "g1", "schema_digest", "sha256:zz"),
+		with(ref, "name", "g1", "kind", Unknown),
+		{"name": "cache", "space": "pro\xffd"},
+	} {
+		if got, err := ImportIDFromIdentity(m); err == nil {
+			t.Errorf("%v accepted as %+v", m, got)
+		}
+	}
+}

@@ -10,8 +10,9 @@ import (
 	"github.com/takoform/takoform/forms/edge"
 )
 
-// SchemaVersion is the state layout version of every resource type
-// (decision 0030: version 1 is the first numbered layout).
+// SchemaVersion is the current state layout version of this build's Edge
+// types (EdgeLineage; decision 0030: version 1 is the first numbered
+// layout). It never goes down.
 const SchemaVersion = 1
 
 // TypeDecl declares one resource type: its name, the FormRef it creates

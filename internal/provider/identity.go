@@ -1,0 +1,93 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+)
+
+// Resource identity (OpenTofu 1.12 `import { identity = {…} }`,
+// terraform-plugin-framework resource identity; brief §1.6, our decision
+// 0003): the exact address of one resource — its space, the four members
+// of the FormRef it is bound to, and its name. The framework admits only
+// lowercase attribute names, so the FormRef members are spelled
+// api_version, kind, definition_version and schema_digest; each maps 1:1
+// onto the JSON import ID's member.
+
+// identityMember maps one identity attribute to its JSON import ID member
+// and the state attribute that records it.
+type identityMember struct{ attr, json, state, doc string }
+
+var identityMembers = []identityMember{
+	{"space", "space", "space", "SpaceID of the resource; the provider's space when omitted on import."},
+	{"api_version", "apiVersion", "form_api_version", "FormRef apiVersion (Form group) the resource is bound to."},
+	{"kind", "kind", "form_kind", "FormRef kind."},
+	{"definition_version", "definitionVersion", "form_definition_version", "FormRef definitionVersion."},
+	{"schema_digest", "schemaDigest", "form_schema_digest", "FormRef schemaDigest."},
+	{"name", "name", "name", "metadata.name of the resource."},
+}
+
+var _ resource.ResourceWithIdentity = (*Resource)(nil)
+
+// IdentitySchema declares the identity: name is required on import; space
+// and the four FormRef members are optional there, the FormRef members all
+// or none (omitted: the type's default create ref). Create, Read, Update
+// and ImportState always record every member.
+func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	attrs := map[string]identityschema.Attribute{}
+	for _, m := range identityMembers {
+		attrs[m.attr] = identityschema.StringAttribute{RequiredForImport: m.attr == "name", OptionalForImport: m.attr != "name", Description: m.doc}
+	}
+	resp.IdentitySchema = identityschema.Schema{Attributes: attrs}
+}
+
+// setIdentity records in id the identity of the resource attrs describes
+// (a no-op when the framework passes no identity).
+func (r *Resource) setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, attrs map[string]any) diag.Diagnostics {
+	if id == nil {
+		return nil
+	}
+	m := map[string]any{}
+	for _, mem := range identityMembers {
+		m[mem.attr] = nilIfEmpty(str(attrs, mem.state))
+	}
+	v, err := fromGo(id.Schema.Type().TerraformType(ctx), m)
+	if err != nil {
+		return renderError("Cannot record the resource identity", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+	}
+	id.Raw = v
+	return nil
+}
+
+// ImportIDFromIdentity turns the members of an import identity (attribute
+// name → string or nil) into an ImportID through THE import parser: it
+// builds the equivalent JSON import ID object and calls ParseImportID, so
+// identities obey exactly the import ID rules (FormRef members all or none,
+// the SpaceID rule, the name rule). A member that is not a known string is
+// an error, never a default.
+func ImportIDFromIdentity(members map[string]any) (ImportID, error) {
+	obj := map[string]string{}
+	for _, m := range identityMembers {
+		switch v := members[m.attr].(type) {
+		case nil:
+		case string:
+			if !utf8.ValidString(v) {
+				return ImportID{}, fmt.Errorf("identity member %s is not valid UTF-8", m.attr)
+			}
+			obj[m.json] = v
+		default:
+			return ImportID{}, fmt.Errorf("identity member %s is not a known string", m.attr)
+		}
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return ImportID{}, err
+	}
+	return ParseImportID(string(b))
+}
