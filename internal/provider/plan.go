@@ -62,8 +62,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	if specErr == nil {
-		d.Append(r.planRules(c, spec, id)...)
-		d.Append(r.planSupport(ctx, c, spec, plan, id)...)
+		rules := r.planRules(c, spec, id)
+		d.Append(rules...)
+		if !rules.HasError() { // a value the schema refuses is not also a host limit
+			d.Append(r.planSupport(ctx, c, spec, plan, id)...)
+		}
 	}
 	if state != nil && specErr == nil && str(plan, "name") == str(state, "name") && str(plan, "space") == str(state, "space") {
 		if have, err := c.Encode(state); err == nil && canonicalText(have) == canonicalText(spec) {
@@ -196,15 +199,15 @@ func hexPrefix(digest string) string {
 func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Diagnostics {
 	var d diag.Diagnostics
 	full := c.Def.Materialize(jsonRoundTrip(spec))
-	for _, dg := range c.Def.ValidateSpec(full) {
-		id.Pointer = dg.Pointer
-		d.Append(renderError("Invalid "+r.spec.Name, errors.New(dg.Message), withCode(id, "takoform.provider/plan-rule"))...)
-	}
+	var semantic []form.Diagnostic
 	if c.Ref.APIVersion == edgeGroup {
 		for _, re := range edge.SpecRules(c.Ref.Kind, full.(map[string]any)) {
-			id.Pointer = re.Pointer
-			d.Append(renderError("Invalid "+r.spec.Name, errors.New(re.Message+" ["+re.Rule+"]"), withCode(id, "takoform.provider/plan-rule"))...)
+			semantic = append(semantic, form.Diagnostic{Pointer: re.Pointer, Message: re.Message + " [" + re.Rule + "]"})
 		}
+	}
+	for _, dg := range form.MergeDiagnostics(semantic, c.Def.ValidateSpec(full)) {
+		id.Pointer = dg.Pointer
+		d.Append(renderError("Invalid "+r.spec.Name, errors.New(dg.Message), withCode(id, "takoform.provider/plan-rule"))...)
 	}
 	return d
 }

@@ -178,6 +178,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 	if err != nil {
+		if d := r.alreadyExists(ctx, c, plan, err, id); d != nil {
+			resp.Diagnostics.Append(d...)
+			return
+		}
 		resp.Diagnostics.Append(r.mutationError("Cannot create "+r.spec.Name, err, id)...)
 		return
 	}
@@ -393,4 +397,23 @@ func operationID(of *client.OperationFailedError) string {
 		return ""
 	}
 	return of.Operation.ID
+}
+
+// alreadyExists turns a refused create into a clear "already exists"
+// diagnostic when the name is in fact taken (by another configuration, an
+// out-of-band change, a deposed object, or an earlier run whose create
+// answer was lost): the repair is to import it, never to adopt it silently.
+func (r *Resource) alreadyExists(ctx context.Context, c *Codec, plan map[string]any, err error, id identity) diag.Diagnostics {
+	var we *wire.Error
+	if !errors.As(err, &we) || (we.Code != wire.InvalidArgument && we.Code != wire.GenerationConflict) {
+		return nil
+	}
+	space, name := str(plan, "space"), str(plan, "name")
+	res, rerr := r.data.Client.Read(ctx, client.Address{Space: space, Ref: c.Ref, Name: name})
+	if rerr != nil {
+		return nil
+	}
+	id.CurrentUID, id.CurrentGeneration, id.Code = res.Metadata.UID, res.Metadata.Generation, "takoform.provider/already-exists"
+	return renderError(r.spec.Name+" already exists on the host",
+		fmt.Errorf("%s %q already exists in space %q (uid %s); the import ID is %q", c.Ref.Kind, name, space, res.Metadata.UID, space+"/"+name), id)
 }
