@@ -127,3 +127,68 @@ func frameworkType(t *testing.T, s string) string {
 	}
 	return b.String()
 }
+
+// TestEachRuleOnOurOwnSurface mutates a copy of this build's own surface
+// once per rule and expects exactly that rule (the unmutated copy passes).
+func TestEachRuleOnOurOwnSurface(t *testing.T) {
+	live := liveSurface(t, edgeRegistry(t))
+	base := func() *surface.Surface {
+		s, err := surface.Parse(live.JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if f := surface.Check(base(), base()); len(f) != 0 {
+		t.Fatalf("the unmutated surface has findings: %v", f)
+	}
+	attr := func(s *surface.Surface, typ, name string, f func(a *surface.Attribute)) {
+		a := s.Types[typ].Attributes[name]
+		f(&a)
+		s.Types[typ].Attributes[name] = a
+	}
+	cases := []struct {
+		rule   surface.Rule
+		mutate func(b, c *surface.Surface)
+	}{
+		{surface.TypeRemoved, func(b, c *surface.Surface) { delete(c.Types, "takoform_worker_endpoint") }},
+		{surface.AttributeRemoved, func(b, c *surface.Surface) { delete(c.Types["takoform_worker_cron_trigger"].Attributes, "cron") }},
+		{surface.TypeChanged, func(b, c *surface.Surface) {
+			attr(c, "takoform_worker_version", "handlers", func(a *surface.Attribute) { a.Type = "list(string)" })
+		}},
+		{surface.BecameRequired, func(b, c *surface.Surface) {
+			attr(c, "takoform_queue_consumer", "dead_letter_queue", func(a *surface.Attribute) { a.Optional, a.Required = false, true })
+		}},
+		{surface.NewRequired, func(b, c *surface.Surface) {
+			c.Types["takoform_module_worker"].Attributes["compatibility_date"] = surface.Attribute{Type: "string", Required: true}
+		}},
+		{surface.OptionalLost, func(b, c *surface.Surface) {
+			attr(c, "takoform_at_least_once_queue", "delivery_delay_seconds", func(a *surface.Attribute) { a.Optional = false })
+		}},
+		{surface.ComputedLost, func(b, c *surface.Surface) {
+			attr(c, "takoform_worker_endpoint", "url", func(a *surface.Attribute) { a.Computed, a.Optional = false, true })
+		}},
+		{surface.SensitiveLost, func(b, c *surface.Surface) {
+			attr(b, "takoform_worker_version", "vars_json", func(a *surface.Attribute) { a.Sensitive = true })
+		}},
+		{surface.VersionDecreased, func(b, c *surface.Surface) {
+			ty := c.Types["takoform_sqlite_database"]
+			ty.Version = 0
+			c.Types["takoform_sqlite_database"] = ty
+		}},
+		{surface.TombstoneReused, func(b, c *surface.Surface) {
+			ty := b.Types["takoform_worker_bundle"]
+			ty.Tombstones = []string{"entry_point"}
+			b.Types["takoform_worker_bundle"] = ty
+			c.Types["takoform_worker_bundle"].Attributes["entry_point"] = surface.Attribute{Type: "string", Optional: true}
+		}},
+	}
+	for _, k := range cases {
+		b, c := base(), base()
+		k.mutate(b, c)
+		got := surface.Check(b, c)
+		if len(got) != 1 || got[0].Rule != k.rule.ID {
+			t.Errorf("%s: findings %v", k.rule.ID, got)
+		}
+	}
+}
