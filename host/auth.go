@@ -55,6 +55,9 @@ func LoadTokens(path string) ([]Token, error) {
 		if err != nil || len(raw) != sha256.Size || strings.ToLower(t.SHA256) != t.SHA256 {
 			return nil, fmt.Errorf("tokens file %s: /tokens/%d/sha256 is not 64 lowercase hex digits (use `takoform host token-hash`)", path, i)
 		}
+		if t.SHA256 == HashToken("") {
+			return nil, fmt.Errorf("tokens file %s: /tokens/%d is the hash of the empty token, which no request can present; hash a real token", path, i)
+		}
 		if t.Tenant == "" || t.Principal == "" {
 			return nil, fmt.Errorf("tokens file %s: /tokens/%d needs a tenant and a principal", path, i)
 		}

@@ -50,7 +50,7 @@ func unknownRoute(r *http.Request) error {
 func segment(r *request, name string) (string, error) {
 	v := r.PathValue(name)
 	if v == "" || strings.Contains(v, "/") {
-		return "", wire.Errorf(wire.ResourceNotFound, "path segment %s %q is not a single segment; a namespaced group travels as two ordinary segments", name, v).WithHostCode("unknown_route")
+		return "", wire.Errorf(wire.ResourceNotFound, "path segment %s %q is empty or holds a '/' (a percent-encoded slash never travels in a segment; a namespaced group is two ordinary segments)", name, v).WithHostCode("unknown_route")
 	}
 	return v, nil
 }

@@ -69,6 +69,20 @@ func newHostServeCommand() *cobra.Command {
 func serve(cmd *cobra.Command, f serveFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--sync-budget", f.syncBudget}, {"--idempotency-ttl", f.idemTTL}} {
+		if d.v <= 0 {
+			return usage("%s must be a positive duration, got %s", d.flag, d.v)
+		}
+	}
+	if f.delay < 0 {
+		return usage("--provisioning-delay cannot be negative, got %s", f.delay)
+	}
+	if f.maxBody <= 0 {
+		return usage("--max-body-bytes must be positive, got %d", f.maxBody)
+	}
 	var tokens []host.Token
 	if f.tokens != "" {
 		t, err := host.LoadTokens(f.tokens)
@@ -81,6 +95,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		tokens = append(tokens, host.Token{SHA256: host.HashToken(f.devToken), Tenant: "dev", Principal: "dev"})
 	}
 	if len(tokens) == 0 {
+		if f.tokens != "" {
+			return usage("the tokens file %s lists no token; add one ({\"sha256\": \"<takoform host token-hash TOKEN>\", \"tenant\": …, \"principal\": …})", f.tokens)
+		}
 		return usage("no credentials: pass --tokens FILE (or --dev-token TOKEN for local development)")
 	}
 	var cat *form.Catalog
