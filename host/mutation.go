@@ -161,8 +161,10 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 			}
 		}
 	}
-	if err := tx.ReplacePins(res.UID, pins); err != nil {
-		return nil, err
+	if !creating || len(pins) > 0 { // a new incarnation holds no pins yet
+		if err := tx.ReplacePins(res.UID, pins); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.cfg.Family.Persist(tx, def, res); err != nil {
 		return nil, err

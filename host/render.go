@@ -114,7 +114,8 @@ func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool
 
 // derivedPass re-renders, once each, every resource in the same tenant and
 // space whose rendering the change to subject can affect: its relation
-// holders (by UID and by address) and the family's dependents (brief §5.4).
+// holders (by address, which covers every UID that lived there) and the
+// family's dependents (brief §5.4).
 func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, extra []store.Key, now time.Time) error {
 	seen := map[string]bool{subjectUID: true}
 	var uids []string
@@ -126,13 +127,8 @@ func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, 
 			}
 		}
 	}
-	if subjectUID != "" {
-		byUID, err := tx.PinsTo(subjectUID)
-		if err != nil {
-			return err
-		}
-		add(byUID)
-	}
+	// A UID lives at one address for ever and every pin records the address
+	// it resolved, so the holders by address include the holders by UID.
 	byName, err := tx.PinsToName(subject.Tenant, subject.Space, subject.APIVersion, subject.Kind, subject.Name)
 	if err != nil {
 		return err
