@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -304,15 +305,14 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// prepareDigest is a keyed MAC over the prepare binding document: tenant,
-// space, name, exact FormRef, spec digest, uid and generation (create
-// markers "" and 0). No row is stored for it (DESIGN "Storage").
+// prepareDigest is a keyed MAC over the prepare binding: tenant, space,
+// name, exact FormRef, spec digest, uid and generation (create markers ""
+// and 0). The construction is host-private (brief §3.4 (4): only equality
+// matters): HMAC-SHA-256 over the JSON array of those strings, which is
+// unambiguous. No row is stored for it (DESIGN "Storage").
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
-	doc, _ := ijson.Canonical(mustJSON(map[string]any{
-		"plan": "takoform-host/v1", "tenant": k.Tenant, "space": k.Space, "group": ref.APIVersion, "kind": ref.Kind,
-		"definitionVersion": ref.DefinitionVersion, "schemaDigest": ref.SchemaDigest, "name": k.Name,
-		"specDigest": specDigest, "uid": uid, "generation": formatCounter(generation),
-	}))
+	doc, _ := json.Marshal([]string{"takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
+		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation)})
 	mac := hmac.New(sha256.New, s.secret)
 	mac.Write(doc)
 	return ijson.DigestPrefix + hex.EncodeToString(mac.Sum(nil))
