@@ -33,6 +33,7 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/invalid-config":             "Correct the attribute the message names.",
 	"takoform.provider/revision-owner-missing":     "Set name, or set revision_owner (usually the worker's name) so the provider can derive one.",
 	"takoform.provider/revision-replaced-in-place": "Remove the pinned name so the new revision gets a derived name, or give the new revision a new name.",
+	"takoform.provider/space-missing":              "Set space on the resource, or space in the provider block (or TAKOFORM_SPACE).",
 	"takoform.provider/already-exists":             "Import it (tofu import ADDRESS 'SPACE/NAME', or an import block) to manage it here, or choose another name; it may be what an earlier run created before its answer was lost.",
 	"takoform.provider/uid-mismatch":               "Import the resource now under this name, restore the recorded one, or delete the replacement; state was kept.",
 	"takoform.provider/unknown-form-ref":           "Use a provider build that supports this FormRef, or import the resource under a FormRef this build knows.",
@@ -50,6 +51,16 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/endpoint-missing":           "Set endpoint in the provider block or TAKOFORM_ENDPOINT to the host's origin, e.g. http://127.0.0.1:8080.",
 	"takoform.provider/host-unreachable":           "Check that the host is running and reachable at the endpoint, then apply again; a change whose answer was lost replays safely.",
 	"takoform.provider/internal":                   "Report this message to the provider's maintainers; nothing in the configuration explains it.",
+}
+
+// HostReasonRepairs refine a host code's repair where the host's reason
+// (hostCode) shows what a configuration author can change: mostly an
+// ordering OpenTofu cannot infer from the references alone.
+var HostReasonRepairs = map[string]string{
+	"service_target_not_serving": "Add depends_on = [<the target worker's takoform_worker_deployment>] to this version, so the target serves fetch before the version is created and is deleted after it.",
+	"no_active_deployment":       "Add depends_on = [<the worker's takoform_worker_deployment>] to this resource, so the deployment exists before it is created and is deleted after it.",
+	"handler_not_served":         "Export and declare the handler in every version the worker's deployment weights, or remove this resource.",
+	"deployment_has_dependents":  "Delete the dependents first: give each of them depends_on = [this deployment] so OpenTofu orders the teardown.",
 }
 
 // renderError is THE renderer: summary, detail prose, Host:/Cause:, the
@@ -94,6 +105,9 @@ func renderDetail(err error, id identity) string {
 		info, ok := wire.Taxonomy[we.Code]
 		code = fmt.Sprintf("%s (host, HTTP %d)", we.Code, info.Status)
 		repair = info.Repair
+		if r, ok := HostReasonRepairs[we.HostCode]; ok {
+			repair = r
+		}
 		retry = yesNo(info.Retryable)
 		if p, ok := we.Details["pointer"].(string); ok && id.Pointer == "" {
 			// the host points into the request document; the identity

@@ -128,3 +128,17 @@ func TestEveryProviderCodeIsUsedOrDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestHostReasonRefinesTheRepair(t *testing.T) {
+	for reason, repair := range HostReasonRepairs {
+		err := wire.Errorf(wire.UnsupportedCapability, "refused").WithHostCode(reason)
+		detail := renderError("Refused", err, identity{Type: "takoform_x"})[0].Detail()
+		if !strings.HasSuffix(detail, repair) || !strings.Contains(detail, "Host reason: "+reason) {
+			t.Errorf("%s: detail does not end in its repair:\n%s", reason, detail)
+		}
+	}
+	plain := renderError("Refused", wire.Errorf(wire.UnsupportedCapability, "refused").WithHostCode("something_else"), identity{})[0].Detail()
+	if !strings.HasSuffix(plain, wire.Taxonomy[wire.UnsupportedCapability].Repair) {
+		t.Errorf("an unrefined host reason must keep the code's repair:\n%s", plain)
+	}
+}

@@ -42,7 +42,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			c = sc
 		}
 	}
-	d := r.planSpace(plan, config, state)
+	d := r.planSpace(plan, config, state, resp)
 	id := r.ident(plan, &c.Ref) // after the space is settled: the identity block names it
 	if r.spec.LocalModules {
 		d.Append(r.planBundle(plan, config, id)...)
@@ -117,18 +117,26 @@ func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanRespons
 
 // planSpace: an unset space is the recorded one, else the provider's; it
 // is validated before any host call (decision 0003).
-func (r *Resource) planSpace(plan, config, state map[string]any) diag.Diagnostics {
+func (r *Resource) planSpace(plan, config, state map[string]any, resp *resource.ModifyPlanResponse) diag.Diagnostics {
 	if config["space"] == nil {
 		switch {
-		case state != nil:
+		case r.data == nil && state != nil:
 			plan["space"] = state["space"]
 		case r.data == nil:
 			plan["space"] = Unknown
 		case r.data.Space != "":
+			// The provider's space is the default of every resource that
+			// sets none: changing it moves (replaces) them, as changing a
+			// resource's own space does.
 			plan["space"] = r.data.Space
+			if state != nil && str(state, "space") != r.data.Space {
+				resp.RequiresReplace = append(resp.RequiresReplace, path.Root("space"))
+			}
+		case state != nil:
+			plan["space"] = state["space"]
 		default:
 			return renderError("No space for "+r.spec.Name, errors.New("the resource sets no space and the provider has none"),
-				identity{Type: r.spec.Name, Name: str(plan, "name"), Code: "takoform.provider/invalid-space"})
+				identity{Type: r.spec.Name, Name: str(plan, "name"), Code: "takoform.provider/space-missing"})
 		}
 	}
 	if s, ok := plan["space"].(string); ok {
