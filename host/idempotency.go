@@ -67,6 +67,9 @@ func fingerprint(r *request) string {
 // retryable and internal ones, which would otherwise replay forever.
 func (s *Server) idempotent(space func(*request) string, h route) route {
 	return func(r *request) (answer, error) {
+		if len(r.Header.Values(wire.HeaderIdempotency)) > 1 {
+			return answer{}, wire.Errorf(wire.InvalidArgument, "send exactly one Idempotency-Key header")
+		}
 		key := r.Header.Get(wire.HeaderIdempotency)
 		if key == "" || len(key) > 255 || strings.ContainsAny(key, "\x00\r\n") {
 			return answer{}, wire.Errorf(wire.InvalidArgument, "the Idempotency-Key header is required on this route (1..255 characters)")

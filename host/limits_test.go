@@ -88,3 +88,31 @@ func TestIdempotencyRecordsExpireByAge(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestMalformedRequestsAreNamed: a broken query string and a repeated
+// Idempotency-Key are refused in the envelope, saying which.
+func TestMalformedRequestsAreNamed(t *testing.T) {
+	h := hosttest.Start(t, hosttest.Options{})
+	req, _ := http.NewRequest(http.MethodGet, h.URL+wire.APIBase+"/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/x?space=%zz", nil)
+	req.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if e := envelopeOf(t, resp); e.Code != wire.InvalidArgument || e.HostCode != "query_encoding" {
+		t.Fatalf("broken query: %+v", e)
+	}
+	del, _ := http.NewRequest(http.MethodDelete, h.URL+wire.APIBase+"/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/x", nil)
+	del.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
+	del.Header.Add(wire.HeaderIdempotency, "k1")
+	del.Header.Add(wire.HeaderIdempotency, "k2")
+	resp2, err := http.DefaultClient.Do(del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp2.Body.Close()
+	if e := envelopeOf(t, resp2); e.Code != wire.InvalidArgument || !strings.Contains(e.Message, "exactly one Idempotency-Key") {
+		t.Fatalf("two keys: %+v", e)
+	}
+}

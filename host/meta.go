@@ -58,7 +58,11 @@ func (s *Server) discovery(r *request) (answer, error) {
 
 // forms answers GET /forms: exact availability of one FormRef (brief §3.4 (1)).
 func (s *Server) forms(r *request) (answer, error) {
-	_, ref, err := exactQuery(r.URL.Query(), "", "")
+	q, err := query(r)
+	if err != nil {
+		return answer{}, err
+	}
+	_, ref, err := exactQuery(q, "", "")
 	if err != nil {
 		return answer{}, err
 	}
@@ -84,7 +88,11 @@ func (s *Server) formDefinition(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	_, ref, err := exactQuery(r.URL.Query(), apiVersion, kind)
+	q, err := query(r)
+	if err != nil {
+		return answer{}, err
+	}
+	_, ref, err := exactQuery(q, apiVersion, kind)
 	if err != nil {
 		return answer{}, err
 	}

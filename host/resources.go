@@ -16,6 +16,16 @@ import (
 // exactQueryKeys is the closed query vocabulary of exact reads (brief §3.3).
 var exactQueryKeys = []string{"space", "group", "kind", "definitionVersion", "schemaDigest"}
 
+// query parses the raw query string, refusing one that is not valid URL
+// encoding (url.Values would silently drop the broken pair).
+func query(r *request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, wire.Errorf(wire.InvalidArgument, "the query string is not valid URL encoding: %v; percent-encode each value", err).WithHostCode("query_encoding")
+	}
+	return q, nil
+}
+
 // exactQuery reads the exact-FormRef query: each key exactly once, no
 // other key; group and kind must equal the path's when one is given.
 func exactQuery(q url.Values, pathAPIVersion, pathKind string) (space string, ref form.FormRef, err error) {
@@ -56,7 +66,11 @@ func (s *Server) addressed(r *request) (store.Key, form.FormRef, error) {
 	if err != nil {
 		return store.Key{}, form.FormRef{}, err
 	}
-	space, ref, err := exactQuery(r.URL.Query(), apiVersion, kind)
+	q, err := query(r)
+	if err != nil {
+		return store.Key{}, form.FormRef{}, err
+	}
+	space, ref, err := exactQuery(q, apiVersion, kind)
 	if err != nil {
 		return store.Key{}, ref, err
 	}

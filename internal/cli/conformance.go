@@ -36,6 +36,9 @@ func newConformanceCommand() *cobra.Command {
 					return usage("missing credential: set --token-a1, --token-a2 and --token-b (or %s)", t.env)
 				}
 			}
+			if creds.A1 == creds.A2 || creds.A1 == creds.B || creds.A2 == creds.B {
+				return usage("the three credentials must be three different tokens: two principals of one tenant (--token-a1, --token-a2) and one of another tenant (--token-b)")
+			}
 			if endpoint == "" {
 				return usage("--endpoint is required (e.g. http://127.0.0.1:8080)")
 			}

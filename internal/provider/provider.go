@@ -102,6 +102,10 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		resp.Diagnostics.Append(renderError("Missing host endpoint", errors.New("the provider block sets no endpoint and TAKOFORM_ENDPOINT is empty"), identity{Code: "takoform.provider/endpoint-missing"})...)
 		return
 	}
+	if _, err := client.ParseEndpoint(endpoint); err != nil {
+		resp.Diagnostics.Append(renderError("Invalid host endpoint", err, identity{Code: "takoform.provider/invalid-config"})...)
+		return
+	}
 	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version, KeyScope: newRunScope()})
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: "takoform.provider/lane-unavailable"})...)
