@@ -16,13 +16,14 @@ import (
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/wire"
 )
 
 // EdgeGroup is the Form group the checks exercise; the exact FormRefs are
 // read from the host's support profiles, so any installed definition of
 // the Edge family (ours or the reference one) is checked.
-const EdgeGroup = "edge.forms.takoform.com/v1alpha1"
+const EdgeGroup = edge.Group
 
 // Credentials are the three callers every run needs.
 type Credentials struct {

@@ -44,11 +44,8 @@ func (e *Env) lcDeleted(ctx context.Context, r *Raw, err error, res *wire.Resour
 }
 
 func deleteGenerationFence(ctx context.Context, e *Env) error {
-	res, err := e.Create(ctx, e.A1, "AtLeastOnceQueue", e.Name("queue"), lcQueue(3600))
+	res, err := lcQueueAtGeneration2(ctx, e)
 	if err != nil {
-		return err
-	}
-	if res, err = e.Update(ctx, e.A1, res, lcQueue(7200)); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -75,11 +72,8 @@ func deleteGenerationFence(ctx context.Context, e *Env) error {
 }
 
 func deleteRevisionFence(ctx context.Context, e *Env) error {
-	res, err := e.Create(ctx, e.A1, "AtLeastOnceQueue", e.Name("queue"), lcQueue(3600))
+	res, err := lcQueueAtGeneration2(ctx, e)
 	if err != nil {
-		return err
-	}
-	if res, err = e.Update(ctx, e.A1, res, lcQueue(7200)); err != nil {
 		return err
 	}
 	h := lcUpdateHeaders(lcKey(), res.Metadata.Generation)

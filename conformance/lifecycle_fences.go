@@ -102,11 +102,8 @@ func updateGenerationFence(ctx context.Context, e *Env) error {
 }
 
 func staleGenerationRejected(ctx context.Context, e *Env) error {
-	res, err := e.Create(ctx, e.A1, "AtLeastOnceQueue", e.Name("queue"), lcQueue(3600))
+	res, err := lcQueueAtGeneration2(ctx, e)
 	if err != nil {
-		return err
-	}
-	if res, err = e.Update(ctx, e.A1, res, lcQueue(7200)); err != nil {
 		return err
 	}
 	req := e.RequestIn(e.Space, res.Form.FormRef, res.Metadata.Name, lcQueue(9000))
@@ -188,11 +185,8 @@ func revisionETagExact(ctx context.Context, e *Env) error {
 }
 
 func observeFenceExact(ctx context.Context, e *Env) error {
-	res, err := e.Create(ctx, e.A1, "AtLeastOnceQueue", e.Name("queue"), lcQueue(3600))
+	res, err := lcQueueAtGeneration2(ctx, e)
 	if err != nil {
-		return err
-	}
-	if res, err = e.Update(ctx, e.A1, res, lcQueue(7200)); err != nil {
 		return err
 	}
 	for _, c := range []struct {

@@ -162,3 +162,13 @@ func fmSchemaAgrees(raw json.RawMessage, p wire.SupportProfile) error {
 	}
 	return nil
 }
+
+// lcQueueAtGeneration2 creates a queue and updates it once, so fences have
+// a stale generation (1) and a current one (2) to tell apart.
+func lcQueueAtGeneration2(ctx context.Context, e *Env) (*wire.Resource, error) {
+	res, err := e.Create(ctx, e.A1, "AtLeastOnceQueue", e.Name("queue"), lcQueue(3600))
+	if err != nil {
+		return nil, err
+	}
+	return e.Update(ctx, e.A1, res, lcQueue(7200))
+}

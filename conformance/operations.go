@@ -182,6 +182,18 @@ func rxPoll(ctx context.Context, e *Env, token string, accepted *Raw) (*wire.Ope
 
 // rxAsyncCreate prepares a create of name under ref as A1 and sends it
 // with the async probe; it returns the 202 answer and the apply body.
+// rxAsyncWorker asks for a probe-forced asynchronous create of a fresh
+// ModuleWorker and returns its ref, name and the 202 answer.
+func rxAsyncWorker(ctx context.Context, e *Env) (form.FormRef, string, *Raw, error) {
+	ref, err := e.Ref("ModuleWorker")
+	if err != nil {
+		return ref, "", nil, err
+	}
+	name := e.Name("worker")
+	accepted, _, _, err := rxAsyncCreate(ctx, e, ref, name, map[string]any{})
+	return ref, name, accepted, err
+}
+
 func rxAsyncCreate(ctx context.Context, e *Env, ref form.FormRef, name string, spec any) (*Raw, []byte, map[string]string, error) {
 	h, err := rxProbeHeaders(e, nil)
 	if err != nil {
@@ -215,12 +227,7 @@ func rxResultResource(op *wire.Operation, a client.Address, uid string) (*wire.R
 }
 
 func asyncOperationFlow(ctx context.Context, e *Env) error {
-	ref, err := e.Ref("ModuleWorker")
-	if err != nil {
-		return err
-	}
-	name := e.Name("worker")
-	accepted, _, _, err := rxAsyncCreate(ctx, e, ref, name, map[string]any{})
+	ref, name, accepted, err := rxAsyncWorker(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -278,12 +285,7 @@ func asyncOperationFlow(ctx context.Context, e *Env) error {
 }
 
 func operationReplayTerminal(ctx context.Context, e *Env) error {
-	ref, err := e.Ref("ModuleWorker")
-	if err != nil {
-		return err
-	}
-	name := e.Name("worker")
-	accepted, _, _, err := rxAsyncCreate(ctx, e, ref, name, map[string]any{})
+	ref, name, accepted, err := rxAsyncWorker(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -394,12 +396,7 @@ func operationResumable(ctx context.Context, e *Env) error {
 }
 
 func operationCancel(ctx context.Context, e *Env) error {
-	ref, err := e.Ref("ModuleWorker")
-	if err != nil {
-		return err
-	}
-	name := e.Name("worker")
-	accepted, _, _, err := rxAsyncCreate(ctx, e, ref, name, map[string]any{})
+	ref, name, accepted, err := rxAsyncWorker(ctx, e)
 	if err != nil {
 		return err
 	}

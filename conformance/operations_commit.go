@@ -136,12 +136,7 @@ func asyncCommitBindsIdentity(ctx context.Context, e *Env) error {
 }
 
 func operationBoundToPrincipal(ctx context.Context, e *Env) error {
-	ref, err := e.Ref("ModuleWorker")
-	if err != nil {
-		return err
-	}
-	name := e.Name("worker")
-	accepted, _, _, err := rxAsyncCreate(ctx, e, ref, name, map[string]any{})
+	ref, name, accepted, err := rxAsyncWorker(ctx, e)
 	if err != nil {
 		return err
 	}

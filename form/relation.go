@@ -49,7 +49,7 @@ func deriveRelations(v *verifier, root map[string]any) []Relation {
 			return
 		}
 		if ref, ok := node["$ref"].(string); ok {
-			if target := resolveLocalRef(root, ref); target != nil {
+			if target := ResolveLocalRef(root, ref); target != nil {
 				walk(target, schemaAt, ptr, binding, bindingList, depth+1)
 			}
 		}

@@ -320,7 +320,7 @@ func asList(v any) []any {
 func schemaHasPath(schema map[string]any, ptr string) bool {
 	node := schema
 	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapePointer(tok)
 		if tok == "*" {
 			items, ok := node["items"].(map[string]any)
 			if !ok {

@@ -23,7 +23,7 @@ func walkSchema(v *verifier, at string, root, node map[string]any, isRoot bool) 
 	}
 	if ref, ok := node["$ref"]; ok {
 		s, _ := ref.(string)
-		if !strings.HasPrefix(s, "#") || resolveLocalRef(root, s) == nil {
+		if !strings.HasPrefix(s, "#") || ResolveLocalRef(root, s) == nil {
 			v.add(at+"/$ref", "$ref %q must point inside this schema (#/$defs/...)", s)
 		}
 	}
@@ -138,7 +138,9 @@ func schemaTypes(node map[string]any) map[string]bool {
 	return out
 }
 
-func resolveLocalRef(root map[string]any, ref string) map[string]any {
+// ResolveLocalRef resolves a document-local $ref ("#", "#/$defs/x") inside
+// the schema root; nil when it points nowhere or outside the document.
+func ResolveLocalRef(root map[string]any, ref string) map[string]any {
 	if ref == "#" {
 		return root
 	}
@@ -147,7 +149,7 @@ func resolveLocalRef(root map[string]any, ref string) map[string]any {
 	}
 	var cur any = root
 	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapePointer(tok)
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil

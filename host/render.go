@@ -170,19 +170,6 @@ func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, 
 	return nil
 }
 
-// toWire renders a stored resource as its wire representation.
-func toWire(res *store.Resource) wire.Resource {
-	var st wire.Status
-	_ = json.Unmarshal(res.Status, &st)
-	return wire.Resource{
-		APIVersion: res.APIVersion, Kind: res.Kind,
-		Form:     wire.FormReference{FormRef: res.FormRef, PackageDigest: res.PackageDigest},
-		Metadata: wire.Metadata{Name: res.Name, Space: res.Space, UID: res.UID, Generation: formatCounter(res.Generation), Revision: formatCounter(res.Revision)},
-		Spec:     json.RawMessage(res.Spec),
-		Status:   st,
-	}
-}
-
 func etag(res *store.Resource) string { return `"` + formatCounter(res.Revision) + `"` }
 
 // wireResource is wire.Resource with the stored status bytes spliced in

@@ -83,5 +83,6 @@ func (s *Server) commitObserve(tx store.Tx, def *form.Definition, m *mutation, e
 	if _, err := s.rerender(tx, &res, now); err != nil {
 		return nil, err
 	}
-	return &outcome{ans: answer{status: 200, etag: etag(&res), body: mustJSON(wire.ResourceEnvelope{Resource: toWire(&res)})}, uid: res.UID}, nil
+	body := append(append([]byte(`{"resource":`), resourceAnswer(200, &res).body...), '}')
+	return &outcome{ans: answer{status: 200, etag: etag(&res), body: body}, uid: res.UID}, nil
 }

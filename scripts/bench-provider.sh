@@ -18,36 +18,13 @@ n="${BENCH_RESOURCES:-500}"
 rounds="${BENCH_ROUNDS:-3}"
 bin="$root/bin"
 work="$(mktemp -d "${TMPDIR:-/tmp}/takoform-bench.XXXXXX")"
-host_pid=""
-ok=0
-
-cleanup() {
-  if [ -n "$host_pid" ] && kill -0 "$host_pid" 2>/dev/null; then
-    kill -TERM "$host_pid" 2>/dev/null || true
-    wait "$host_pid" 2>/dev/null || true
-  fi
-  if [ "$ok" = 1 ]; then
-    rm -rf "$work"
-  else
-    echo "bench-provider: FAILED; logs kept in $work" >&2
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+label=bench-provider
+# shellcheck source=lib.sh
+. "$root/scripts/lib.sh"
 
 # Both providers come from bin/ through dev_overrides: no registry, no init.
-cat >"$work/tofu.rc" <<RC
-provider_installation {
-  dev_overrides {
-    "registry.opentofu.org/takoform/takoform" = "$bin"
-    "registry.opentofu.org/takoform/noop"     = "$bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE="$work/tofu.rc"
-export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
-unset TF_CLI_ARGS TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_WORKSPACE TF_DATA_DIR TF_LOG
+use_dev_overrides "registry.opentofu.org/takoform/takoform" "registry.opentofu.org/takoform/noop"
+unset TF_LOG
 
 echo "building providers and takoform into bin/"
 mkdir -p "$bin"
@@ -56,18 +33,7 @@ mkdir -p "$bin"
 (cd "$root" && "$GO" build -o "$bin/takoform" ./cmd/takoform)
 tofu="$("$root/scripts/opentofu.sh")"
 
-token="bench-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-"$bin/takoform" host serve --listen 127.0.0.1:0 --data "$work/host.db" --dev-token "$token" \
-  >"$work/host.log" 2>&1 &
-host_pid=$!
-endpoint=""
-for _ in $(seq 1 200); do
-  endpoint="$(sed -n 's/^takoform host serving \(http:\/\/[^ ]*\) .*/\1/p' "$work/host.log")"
-  [ -n "$endpoint" ] && break
-  kill -0 "$host_pid" 2>/dev/null || { cat "$work/host.log" >&2; exit 1; }
-  sleep 0.05
-done
-[ -n "$endpoint" ] || { cat "$work/host.log" >&2; echo "bench-provider: the host did not start" >&2; exit 1; }
+start_host
 export TAKOFORM_ENDPOINT="$endpoint" TAKOFORM_SPACE="bench" TAKOFORM_TOKEN="$token"
 
 mkdir -p "$work/noop" "$work/takoform"

@@ -10,22 +10,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 GO="${GO:-go}"
 bin="$root/bin"
 work="$(mktemp -d "${TMPDIR:-/tmp}/takoform-demo.XXXXXX")"
-host_pid=""
-ok=0
-
-cleanup() {
-  if [ -n "$host_pid" ] && kill -0 "$host_pid" 2>/dev/null; then
-    kill -TERM "$host_pid" 2>/dev/null || true
-    wait "$host_pid" 2>/dev/null || true
-  fi
-  if [ "$ok" = 1 ]; then
-    rm -rf "$work"
-  else
-    echo "demo: FAILED; host log and working files kept in $work" >&2
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+label=demo
+# shellcheck source=lib.sh
+. "$root/scripts/lib.sh"
 
 timings=()
 step_start=0
@@ -42,19 +29,7 @@ done_step() {
 }
 demo_start=$EPOCHREALTIME
 
-# The provider comes from bin/, never from a registry. Our own CLI config
-# replaces whatever TF_CLI_CONFIG_FILE the environment names.
-cat >"$work/tofu.rc" <<RC
-provider_installation {
-  dev_overrides {
-    "registry.opentofu.org/takoform/takoform" = "$bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE="$work/tofu.rc"
-export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
-unset TF_CLI_ARGS TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_WORKSPACE TF_DATA_DIR
+use_dev_overrides "registry.opentofu.org/takoform/takoform"
 
 step "build terraform-provider-takoform and takoform into bin/"
 mkdir -p "$bin"
@@ -68,18 +43,7 @@ tofu="$("$root/scripts/opentofu.sh")"
 done_step
 
 step "start takoform host serve on a fresh SQLite file"
-token="demo-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-"$bin/takoform" host serve --listen 127.0.0.1:0 --data "$work/host.db" --dev-token "$token" \
-  >"$work/host.log" 2>&1 &
-host_pid=$!
-endpoint=""
-for _ in $(seq 1 200); do
-  endpoint="$(sed -n 's/^takoform host serving \(http:\/\/[^ ]*\) .*/\1/p' "$work/host.log")"
-  [ -n "$endpoint" ] && break
-  kill -0 "$host_pid" 2>/dev/null || { cat "$work/host.log" >&2; echo "demo: the host exited" >&2; exit 1; }
-  sleep 0.05
-done
-[ -n "$endpoint" ] || { cat "$work/host.log" >&2; echo "demo: the host did not start" >&2; exit 1; }
+start_host
 echo "host $endpoint (pid $host_pid, data $work/host.db)"
 done_step
 

@@ -2,6 +2,10 @@ package edge
 
 import "errors"
 
+// Group is the Edge family's Form group (apiVersion); its rules apply to
+// every definition version of it.
+const Group = "edge.forms.takoform.com/v1alpha1"
+
 // SpecRules applies every rule of an Edge kind that is decidable from the
 // desired spec alone (brief §3.4 (3)): cron grammar (WorkerCronTrigger),
 // hostname canonical form and U-label refusal (WorkerCustomDomain),

@@ -19,8 +19,8 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Group is the Edge family's Form group.
-const Group = "edge.forms.takoform.com/v1alpha1"
+// Group is the Edge family's Form group (forms/edge.Group).
+const Group = edge.Group
 
 // Edge kinds.
 const (

@@ -146,17 +146,14 @@ func hasType(n map[string]any, t string) bool {
 	return false
 }
 
+// deref follows document-local $refs (form.ResolveLocalRef), at most 8.
 func deref(root, n map[string]any) map[string]any {
 	for i := 0; i < 8; i++ {
 		ref, ok := n["$ref"].(string)
-		if !ok || !strings.HasPrefix(ref, "#/") {
+		if !ok {
 			return n
 		}
-		cur := any(root)
-		for _, tok := range strings.Split(ref[2:], "/") {
-			cur = mapOf(cur)[tok]
-		}
-		n = mapOf(cur)
+		n = form.ResolveLocalRef(root, ref)
 	}
 	return n
 }

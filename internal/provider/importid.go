@@ -133,11 +133,5 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.Append(renderError("Cannot import "+r.spec.Name, err, ident)...)
 		return
 	}
-	state := map[string]any{}
-	if err := r.decode(c, res, state, nil); err != nil {
-		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(ident, "takoform.provider/host-response-invalid"))...)
-		return
-	}
-	resp.Diagnostics.Append(r.setState(ctx, &resp.State, state)...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state)...)
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, map[string]any{}, nil, ident)...)
 }

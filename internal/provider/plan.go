@@ -222,7 +222,7 @@ func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Di
 
 // edgeGroup is the Edge family's group, whose spec rules the provider
 // applies at plan time.
-const edgeGroup = "edge.forms.takoform.com/v1alpha1"
+const edgeGroup = edge.Group
 
 // planRecordedRef refuses configuring an attribute that the FormRef
 // recorded in state has no member for: the type's schema comes from its

@@ -109,6 +109,34 @@ func (r *Resource) decode(c *Codec, res *wire.Resource, attrs, prior map[string]
 	return nil
 }
 
+// record decodes a host answer into attrs and writes state and identity:
+// the last step of every create, update, read and import.
+func (r *Resource) record(ctx context.Context, st *tfsdk.State, ident *tfsdk.ResourceIdentity, c *Codec, res *wire.Resource, attrs, prior map[string]any, id identity) diag.Diagnostics {
+	if err := r.decode(c, res, attrs, prior); err != nil {
+		return renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))
+	}
+	d := r.setState(ctx, st, attrs)
+	if ident != nil {
+		d.Append(r.setIdentity(ctx, ident, attrs)...)
+	}
+	return d
+}
+
+// recorded reads the state of an existing resource and the codec of the
+// FormRef it records (failing closed, stateCodec), once the provider is
+// configured.
+func (r *Resource) recorded(raw tftypes.Value) (map[string]any, *Codec, form.FormRef, identity, diag.Diagnostics) {
+	state, err := attrsOf(raw)
+	if err != nil {
+		return nil, nil, form.FormRef{}, identity{}, renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+	}
+	c, ref, d := r.stateCodec(state)
+	if d.HasError() || !r.configured(&d) {
+		return nil, nil, ref, identity{}, d
+	}
+	return state, c, ref, r.ident(state, &ref), d
+}
+
 func timeout(attrs map[string]any, key string, def time.Duration) time.Duration {
 	if s := str(attrs, key); s != "" {
 		if d, err := time.ParseDuration(s); err == nil && d > 0 {
@@ -185,27 +213,16 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		resp.Diagnostics.Append(r.mutationError("Cannot create "+r.spec.Name, err, id)...)
 		return
 	}
-	if err := r.decode(c, res, plan, plan); err != nil {
-		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
-		return
-	}
-	resp.Diagnostics.Append(r.setState(ctx, &resp.State, plan)...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan)...)
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, plan, plan, id)...)
 }
 
 // Read refreshes from the host under the FormRef recorded in state.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, err := attrsOf(req.State.Raw)
-	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
-		return
-	}
-	c, ref, d := r.stateCodec(state)
-	if d.HasError() || !r.configured(&d) {
+	state, c, ref, id, d := r.recorded(req.State.Raw)
+	if state == nil {
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	id := r.ident(state, &ref)
 	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state)...) // state written before identity existed gains it
 	res, running, err := r.current(ctx, state, ref, false)
 	if running && err == nil {
@@ -230,15 +247,12 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	next := copyAttrs(state)
-	if err := r.decode(c, res, next, state); err != nil {
-		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
-		return
-	}
-	if reason := str(next, "relation_drift_reason"); reason != "" {
-		resp.Diagnostics.Append(renderWarning("A referenced resource was replaced or removed ("+reason+")",
+	d = r.record(ctx, &resp.State, nil, c, res, next, state, id)
+	if reason := str(next, "relation_drift_reason"); reason != "" && !d.HasError() {
+		d.Append(renderWarning("A referenced resource was replaced or removed ("+reason+")",
 			errors.New(readyHostReason(res)), withCode(id, "takoform.provider/relation-target-changed"))...)
 	}
-	resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+	resp.Diagnostics.Append(d...)
 }
 
 // Update applies an in-place change under the recorded FormRef; a change
@@ -303,27 +317,16 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		resp.Diagnostics.Append(r.mutationError("Cannot update "+r.spec.Name, err, id)...)
 		return
 	}
-	if err := r.decode(c, res, next, plan); err != nil {
-		resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
-		return
-	}
-	resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, next)...)
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, next, plan, id)...)
 }
 
 // Delete deletes under the recorded FormRef, fenced on generation and uid.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, err := attrsOf(req.State.Raw)
-	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
-		return
-	}
-	c, ref, d := r.stateCodec(state)
-	if d.HasError() || !r.configured(&d) {
+	state, c, ref, id, d := r.recorded(req.State.Raw)
+	if state == nil {
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	id := r.ident(state, &ref)
 	ctx, cancel := context.WithTimeout(ctx, timeout(state, "delete_timeout", 30*time.Minute))
 	defer cancel()
 	if str(state, "pending_operation_id") != "" {
@@ -337,7 +340,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		}
 		state = settled
 	}
-	err = r.data.Client.DeleteAndWait(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")},
+	err := r.data.Client.DeleteAndWait(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")},
 		client.Precondition{Generation: str(state, "generation"), UID: str(state, "uid")})
 	if err != nil && !client.IsNotFound(err) {
 		id.ExpectedGeneration, id.ExpectedUID = str(state, "generation"), str(state, "uid")
