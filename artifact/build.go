@@ -10,7 +10,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// VerifyBlob checks bytes received for a manifest entry (brief §3.6 step 2,
+// VerifyBlob checks bytes received for a manifest entry (spec/host-api-v1alpha3.md §3.6 step 2,
 // re-checked at commit): entryDigest must have the digest grammar
 // (RuleDigest), len(data) must equal entrySize in bytes (RuleBlobSize) and
 // ijson.SumDigest(data) must equal entryDigest (RuleBlobDigest). Errors are
@@ -38,7 +38,7 @@ type ModuleFile struct {
 	Data      []byte
 }
 
-// Build makes a WorkerBundle manifest for a client upload (brief §6.4: a
+// Build makes a WorkerBundle manifest for a client upload (spec/host-api-v1alpha3.md §6.4: a
 // bundle "can upload local module files"): one module per file with its
 // size in bytes and digest (ijson.SumDigest of the bytes), sorted by name in
 // byte order so the same files always give the same manifest and

@@ -2,7 +2,7 @@ package artifact
 
 import "fmt"
 
-// Rule IDs: stable names of the artifact rules (brief §3.6, §6.4). A host
+// Rule IDs: stable names of the artifact rules (spec/host-api-v1alpha3.md §3.6, §6.4). A host
 // answers every one of them with `artifact_invalid` (400), except the
 // handler rules, which back `invalid_argument` on WorkerVersion.
 const (

@@ -13,7 +13,7 @@ import (
 	"github.com/tdewolff/parse/v2/js"
 )
 
-// The runtime handler vocabulary of worker.runtime@1.0.0 (brief §6.4, §7.1).
+// The runtime handler vocabulary of worker.runtime@1.0.0 (spec/host-api-v1alpha3.md §6.4, §7.1).
 const (
 	HandlerFetch     = "fetch"
 	HandlerScheduled = "scheduled"
@@ -28,7 +28,7 @@ const maxAliasDepth = 16
 // ExportedHandlers parses source as an ES module (JavaScript parser, not
 // pattern matching) and returns which of fetch, scheduled, queue (in that
 // order, each once) are own properties of its default export object: the
-// check behind `handler_not_exported` (brief §6.4, §6.5).
+// check behind `handler_not_exported` (spec/host-api-v1alpha3.md §6.4, §6.5).
 //
 // The default export may be written `export default { ... }` (parentheses
 // allowed), `export default worker` or `export { worker as default }` where

@@ -1,8 +1,8 @@
 // Package artifact holds the rules of Takoform's content-addressed artifacts
-// (brief §3.6): the manifest (artifacts.takoform.com/v1alpha1) and its
+// (spec/host-api-v1alpha3.md §3.6): the manifest (artifacts.takoform.com/v1alpha1) and its
 // verification, the manifest digest, blob checks on receipt, building a
 // WorkerBundle manifest from local module files, and reading which runtime
-// handlers a main module's default export carries (brief §6.4, §6.5).
+// handlers a main module's default export carries (spec/host-api-v1alpha3.md §6.4, §6.5).
 //
 // Refusals are *Error values with a stable Rule ID and a JSON pointer into
 // the manifest; a host maps every manifest and blob refusal to
@@ -23,14 +23,14 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Manifest kinds (brief §3.6).
+// Manifest kinds (spec/host-api-v1alpha3.md §3.6).
 const (
 	KindWorkerBundle      = "WorkerBundle"
 	KindStaticAssetBundle = "StaticAssetBundle"
 	KindMigrationBundle   = "MigrationBundle"
 )
 
-// The five admitted module media types (brief §3.6). All but
+// The five admitted module media types (spec/host-api-v1alpha3.md §3.6). All but
 // MediaTypeSourceMap are loadable; a source map is auxiliary: it may be
 // carried but never be the main module. application/json is not admitted.
 const (
@@ -66,7 +66,7 @@ var (
 )
 
 // Limits are a host's own bounds on a manifest, beyond the schema's
-// (advertised as support-profile limits, brief §8.1). Zero means no host
+// (advertised as support-profile limits, spec/host-api-v1alpha3.md §8.1). Zero means no host
 // bound.
 type Limits struct {
 	MaximumBundleBytes int64 // total of all entry sizes, bytes (`maximumBundleBytes`)
@@ -78,7 +78,7 @@ type Limits struct {
 // required member present and non-null, sizes written as integer literals
 // (1024; a schema-valid but non-canonical 1024.0 or 1.024e3 is refused as
 // RuleDecode); then it applies Verify with no host Limits. The returned manifest thus
-// satisfies every rule of brief §3.6 except host limits, and re-encodes to
+// satisfies every rule of spec/host-api-v1alpha3.md §3.6 except host limits, and re-encodes to
 // the same canonical document (Digest of it equals ijson.Digest(data)).
 // Errors are *Error: RuleDecode (with the *ijson.Error as cause),
 // RuleRequired, or any rule Verify reports.
@@ -150,7 +150,7 @@ func checkPresence(data []byte, kind string) error {
 	return nil
 }
 
-// Verify checks m against every manifest rule of brief §3.6 and the host
+// Verify checks m against every manifest rule of spec/host-api-v1alpha3.md §3.6 and the host
 // limits lim, and returns the first violation as an *Error (pointers index
 // m as given): RuleRequired, RuleAPIVersion, RuleKind, RuleKindExclusive,
 // RuleCount, RulePath, RuleMediaType, RuleSize, RuleDigest, RuleDuplicate,
@@ -252,7 +252,7 @@ func Verify(m *wire.Manifest, lim Limits) error {
 }
 
 // Digest returns the manifestDigest of m: ijson.DigestValue of the manifest
-// (RFC 8785 canonical JSON, SHA-256, "sha256:<64 hex>"; brief §3.6 step 3).
+// (RFC 8785 canonical JSON, SHA-256, "sha256:<64 hex>"; spec/host-api-v1alpha3.md §3.6 step 3).
 // It does not verify m; call Verify first. Errors come from encoding.
 func Digest(m *wire.Manifest) (string, error) {
 	if m == nil {

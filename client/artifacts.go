@@ -9,11 +9,11 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Artifact manifest kinds (brief §3.6).
+// Artifact manifest kinds (spec/host-api-v1alpha3.md §3.6).
 var manifestKinds = map[string]bool{"WorkerBundle": true, "StaticAssetBundle": true, "MigrationBundle": true}
 
 // ManifestDigest is the manifest's content address: ijson.DigestValue of
-// the manifest (RFC 8785 + SHA-256, brief §3.6).
+// the manifest (RFC 8785 + SHA-256, spec/host-api-v1alpha3.md §3.6).
 func ManifestDigest(m wire.Manifest) (string, error) {
 	return ijson.DigestValue(m)
 }
@@ -48,7 +48,7 @@ func manifestBlobs(m wire.Manifest) (map[string]int64, error) {
 }
 
 // StartUpload opens an upload session for manifest (route 12, POST
-// {api}/artifacts/uploads {"manifest": …}; brief §3.6). The key is
+// {api}/artifacts/uploads {"manifest": …}; spec/host-api-v1alpha3.md §3.6). The key is
 // DeriveKey(KeyUploadStart, manifestDigest, random nonce), so every start
 // is a fresh session answering the blobs this tenant still lacks. Every
 // missing blob must be one the manifest names.
@@ -104,7 +104,7 @@ func uploadPath(id, suffix string) (string, error) {
 }
 
 // PutBlob uploads one blob's bytes (route 13, PUT
-// {api}/artifacts/uploads/{uploadId}/blobs/{sha256}; brief §3.6). digest
+// {api}/artifacts/uploads/{uploadId}/blobs/{sha256}; spec/host-api-v1alpha3.md §3.6). digest
 // must be ijson.SumDigest(data); it is checked before sending. The answer
 // is 201 or 204 with an empty body. No Idempotency-Key: the upload is
 // content-addressed.
@@ -145,7 +145,7 @@ type Commit struct {
 
 // CommitUpload commits an upload (route 14, POST
 // {api}/artifacts/uploads/{uploadId}/commit, Idempotency-Key
-// DeriveKey(KeyCommit, uploadID, manifestDigest); brief §3.6). The answer
+// DeriveKey(KeyCommit, uploadID, manifestDigest); spec/host-api-v1alpha3.md §3.6). The answer
 // (201 first time, 200 again, or 202) must name manifestDigest.
 func (c *Client) CommitUpload(ctx context.Context, uploadID, manifestDigest string) (*Commit, error) {
 	if !ijson.ValidDigest(manifestDigest) {
@@ -181,7 +181,7 @@ func (c *Client) CommitUpload(ctx context.Context, uploadID, manifestDigest stri
 }
 
 // Manifest reads a committed manifest (route 15, GET
-// {api}/artifacts/{manifestDigest}; brief §3.6). The body must digest to
+// {api}/artifacts/{manifestDigest}; spec/host-api-v1alpha3.md §3.6). The body must digest to
 // manifestDigest: a content address cannot be substituted.
 func (c *Client) Manifest(ctx context.Context, manifestDigest string) (*wire.Manifest, error) {
 	if !ijson.ValidDigest(manifestDigest) {
@@ -207,7 +207,7 @@ func (c *Client) Manifest(ctx context.Context, manifestDigest string) (*wire.Man
 }
 
 // HeadBlob reports whether the caller's tenant holds a blob (route 16,
-// HEAD {api}/artifacts/blobs/{sha256}; brief §3.6): 200 true, a bare 404
+// HEAD {api}/artifacts/blobs/{sha256}; spec/host-api-v1alpha3.md §3.6): 200 true, a bare 404
 // false. Any other status is a *ProtocolError (a HEAD answer carries no
 // envelope); it is never retried.
 func (c *Client) HeadBlob(ctx context.Context, digest string) (bool, error) {
@@ -234,7 +234,7 @@ func (c *Client) HeadBlob(ctx context.Context, digest string) (bool, error) {
 
 // AbandonUpload discards an upload session (route 17, DELETE
 // {api}/artifacts/uploads/{uploadId}, Idempotency-Key
-// DeriveKey(KeyAbandon, uploadID); brief §3.6): 204, empty body.
+// DeriveKey(KeyAbandon, uploadID); spec/host-api-v1alpha3.md §3.6): 204, empty body.
 func (c *Client) AbandonUpload(ctx context.Context, uploadID string) error {
 	path, err := uploadPath(uploadID, "")
 	if err != nil {
@@ -251,7 +251,7 @@ func (c *Client) AbandonUpload(ctx context.Context, uploadID string) error {
 	return err
 }
 
-// UploadArtifact uploads a manifest and its blobs (brief §3.6): start,
+// UploadArtifact uploads a manifest and its blobs (spec/host-api-v1alpha3.md §3.6): start,
 // put each blob the host reports missing, commit, and wait when the commit
 // answers 202. blobs maps each digest ("sha256:…") to its bytes; every
 // supplied blob must digest to its key and have the size the manifest

@@ -1,8 +1,8 @@
 // Package client is the public Go client of the Takoform Host API lane
-// forms.takoform.com/v1alpha3 (host API brief §2–§5, §8.1).
+// forms.takoform.com/v1alpha3 (host API spec/host-api-v1alpha3.md §2–§5, §8.1).
 //
-// A Client negotiates the lane once (New, brief §2.1), then speaks every
-// route of the endpoint table (brief §3.3) with one keep-alive http.Client.
+// A Client negotiates the lane once (New, spec/host-api-v1alpha3.md §2.1), then speaks every
+// route of the endpoint table (spec/host-api-v1alpha3.md §3.3) with one keep-alive http.Client.
 // It never trusts an answer it cannot check:
 //
 //   - every identity is validated before any HTTP call (SpaceID with
@@ -11,15 +11,15 @@
 //     valid envelope of the closed taxonomy (a *wire.Error), and anything
 //     else is a *ProtocolError, never "absent" (IsNotFound);
 //   - every resource answer must echo the exact identity that was asked
-//     for, with the ETag equal to the quoted revision (brief §5.1);
+//     for, with the ETag equal to the quoted revision (spec/host-api-v1alpha3.md §5.1);
 //   - mutations carry deterministic idempotency keys (IdempotencyKey,
-//     brief §3.5); only complete retryable envelopes are retried, and a
+//     spec/host-api-v1alpha3.md §3.5); only complete retryable envelopes are retried, and a
 //     transport failure on a mutation is reported as an unknown outcome
 //     (*TransportError) rather than retried.
 //
 // Transport failures are not retried for reads either (a conservative
 // choice): the lane allows automatic retries only for the four retryable
-// envelope codes (brief §3.5), and a caller that wants more can re-issue a
+// envelope codes (spec/host-api-v1alpha3.md §3.5), and a caller that wants more can re-issue a
 // read. The replays left to net/http are its re-send of a GET or HEAD
 // whose reused keep-alive connection turned out to be closed, and of a
 // request the server provably never received; it never re-sends a
@@ -55,7 +55,7 @@ const (
 // default.
 type Options struct {
 	// Token is the bearer credential sent as "Authorization: Bearer <token>"
-	// on every request, discovery included (brief §2.3). Empty sends no
+	// on every request, discovery included (spec/host-api-v1alpha3.md §2.3). Empty sends no
 	// Authorization header (the host then answers unauthenticated).
 	Token string
 	// HTTPClient, when set, is copied and used instead of the client's own;
@@ -102,7 +102,7 @@ type Client struct {
 
 // New validates endpoint (a bare origin, see ParseEndpoint), negotiates the
 // lane with GET /.well-known/takoform/v1alpha3 under opts.DiscoveryTimeout
-// (brief §2.1) and returns a Client bound to that origin. Errors: a plain
+// (spec/host-api-v1alpha3.md §2.1) and returns a Client bound to that origin. Errors: a plain
 // error for an invalid endpoint or token, a *wire.Error if discovery is
 // refused with a valid envelope, a *ProtocolError if the discovery answer or
 // document is invalid, a *TransportError if the host cannot be reached.
@@ -190,7 +190,7 @@ func (c *Client) Discovery() wire.Discovery {
 }
 
 // redirectError is what CheckRedirect answers: redirects are refused so the
-// bearer token never leaves the negotiated origin (brief §2.1).
+// bearer token never leaves the negotiated origin (spec/host-api-v1alpha3.md §2.1).
 type redirectError struct {
 	status   int
 	location string
@@ -236,7 +236,7 @@ type response struct {
 	body   []byte
 }
 
-// send performs r, retrying only complete retryable envelopes (brief
+// send performs r, retrying only complete retryable envelopes (spec/host-api-v1alpha3.md
 // §3.5). A 2xx answer is returned as is; any other answer becomes a
 // *wire.Error or a *ProtocolError.
 func (c *Client) send(ctx context.Context, r *request) (*response, error) {
@@ -290,7 +290,7 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 		// as replayable and silently re-sends it when a reused keep-alive
 		// connection fails after the request was written. A mutation
 		// whose answer was lost must surface as an unknown outcome instead
-		// (brief §3.5). Header names are case-insensitive on the wire.
+		// (spec/host-api-v1alpha3.md §3.5). Header names are case-insensitive on the wire.
 		req.Header[strings.ToLower(wire.HeaderIdempotency)] = []string{r.key}
 	}
 	resp, err := c.hc.Do(req)
@@ -330,7 +330,7 @@ func (c *Client) expectEmpty(r *request, resp *response) error {
 	return nil
 }
 
-// negotiate fetches and validates the discovery document (brief §2.1).
+// negotiate fetches and validates the discovery document (spec/host-api-v1alpha3.md §2.1).
 func (c *Client) negotiate(ctx context.Context) error {
 	r := &request{op: "discovery", method: http.MethodGet, path: wire.DiscoveryPath}
 	resp, err := c.send(ctx, r)

@@ -10,7 +10,7 @@ import (
 )
 
 // decodeAnswer strictly decodes a 2xx JSON answer into v (closed, strict
-// I-JSON, brief §3.1) and checks that the members at the given JSON
+// I-JSON, spec/host-api-v1alpha3.md §3.1) and checks that the members at the given JSON
 // pointers are present and not null — members whose zero value would read
 // as a legitimate answer (booleans, lists). Failures are *ProtocolError.
 func (c *Client) decodeAnswer(r *request, resp *response, v any, what string, required ...string) error {

@@ -37,7 +37,7 @@ func (o origin) same(p origin) bool {
 }
 
 // ParseEndpoint checks a configured endpoint and returns its canonical
-// origin "scheme://host[:port]" (brief §2.1). The endpoint must be a bare
+// origin "scheme://host[:port]" (spec/host-api-v1alpha3.md §2.1). The endpoint must be a bare
 // origin: http or https, a host, an optional port 1..65535, and no path
 // (not even "/"), query, fragment, userinfo or percent-encoding. Plain
 // http is accepted only for a loopback host: 127.0.0.0/8, ::1 or
@@ -128,7 +128,7 @@ func loopback(host string) bool {
 }
 
 // ValidateDiscovery checks a discovery document (host-discovery-v1alpha3,
-// brief §2.1) fetched from the configured endpoint (see ParseEndpoint):
+// spec/host-api-v1alpha3.md §2.1) fetched from the configured endpoint (see ParseEndpoint):
 // strict I-JSON, closed, no null member; api_versions exactly
 // ["forms.takoform.com/v1alpha3"]; the seven wire.RequiredFeatures true and
 // any other feature a boolean; endpoints.api present; every advertised

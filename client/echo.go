@@ -22,7 +22,7 @@ var (
 
 // CanonicalPositive reports whether s is a canonical positive decimal in
 // 1..9223372036854775807 with no sign and no leading zero: the grammar of
-// generation and revision (brief §1.5).
+// generation and revision (spec/host-api-v1alpha3.md §1.5).
 func CanonicalPositive(s string) bool {
 	if len(s) == 0 || len(s) > 19 || s[0] < '1' || s[0] > '9' || !allDigits(s) {
 		return false
@@ -32,7 +32,7 @@ func CanonicalPositive(s string) bool {
 }
 
 // VerifyResource checks that a resource answer is the one asked for
-// (brief §5.1): apiVersion, kind, all four form.formRef members,
+// (spec/host-api-v1alpha3.md §5.1): apiVersion, kind, all four form.formRef members,
 // metadata.name and metadata.space exactly as in addr; uid in the UID
 // grammar (and equal to expectedUID when that is non-empty);
 // generation, revision and status.observedGeneration canonical positive
@@ -114,7 +114,7 @@ func rfc3339(s string) bool {
 }
 
 // checkETag checks the answer's ETag against the resource revision: it
-// must be exactly one strong ETag "<revision>" (brief §1.5, §5.1). An
+// must be exactly one strong ETag "<revision>" (spec/host-api-v1alpha3.md §1.5, §5.1). An
 // absent ETag is accepted only when required is false (observe).
 func checkETag(h http.Header, revision string, required bool) error {
 	vals := h.Values("ETag")

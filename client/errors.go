@@ -9,7 +9,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// ProtocolError is an answer the client cannot trust (brief §3.1, §3.7,
+// ProtocolError is an answer the client cannot trust (spec/host-api-v1alpha3.md §3.1, §3.7,
 // §5.1): a non-2xx answer that is not a valid error envelope (unknown code,
 // a code with another HTTP status, retryable:true on a non-retryable code,
 // missing members, non-JSON, a router 404 without an envelope), a 2xx
@@ -52,7 +52,7 @@ func (e *ProtocolError) Unwrap() error { return e.Err }
 
 // TransportError is a request that got no complete answer (connection
 // refused or reset, context ended, body cut short). It is never retried
-// automatically (brief §3.5). When Mutation is set the outcome is unknown:
+// automatically (spec/host-api-v1alpha3.md §3.5). When Mutation is set the outcome is unknown:
 // the request may or may not have taken effect, and replaying it with the
 // same IdempotencyKey is safe and tells which.
 type TransportError struct {
@@ -80,7 +80,7 @@ func (e *TransportError) Unwrap() error { return e.Err }
 // OutcomeUnknown reports whether the request may have changed host state.
 func (e *TransportError) OutcomeUnknown() bool { return e.Mutation }
 
-// OperationFailedError is an operation that settled with an error (brief
+// OperationFailedError is an operation that settled with an error (spec/host-api-v1alpha3.md
 // §4), including cancellation (code operation_cancelled). Err holds the
 // terminal error as a *wire.Error; it is deliberately not unwrapped: an
 // operation's error is not an HTTP answer, so it never means "absent" —
@@ -97,7 +97,7 @@ func (e *OperationFailedError) Error() string {
 // OperationWaitError is a wait that stopped before the operation settled:
 // the context ended (or its deadline could not fit the next poll), a poll
 // got no complete answer, or the host refused a poll (e.g.
-// operation_not_found). ID is what a caller persists to resume (brief §4,
+// operation_not_found). ID is what a caller persists to resume (spec/host-api-v1alpha3.md §4,
 // decision 0017); Last is the last state seen, if any.
 type OperationWaitError struct {
 	ID   string
@@ -113,7 +113,7 @@ func (e *OperationWaitError) Unwrap() error { return e.Err }
 
 // IsNotFound reports whether err is the host's valid resource_not_found
 // envelope answered with HTTP 404 — the only answer that means "absent"
-// (brief §3.4 (6)). It is false for a *ProtocolError, for an operation's
+// (spec/host-api-v1alpha3.md §3.4 (6)). It is false for a *ProtocolError, for an operation's
 // terminal error and for any error met while waiting for an operation, and
 // for every other code. It is meaningful on resource routes.
 func IsNotFound(err error) bool {
@@ -138,7 +138,7 @@ func (c *Client) protocolError(r *request, status int, reason string, err error)
 }
 
 // hostError decodes a non-2xx answer into a *wire.Error after
-// wire.CheckEnvelope (brief §3.7), reporting whether the lane lets the
+// wire.CheckEnvelope (spec/host-api-v1alpha3.md §3.7), reporting whether the lane lets the
 // client retry it: retryable:true and a retryable code. Anything else is a
 // *ProtocolError.
 func (c *Client) hostError(r *request, resp *response) (*wire.Error, bool, error) {
@@ -165,7 +165,7 @@ func (c *Client) hostError(r *request, resp *response) (*wire.Error, bool, error
 	return we, body.Retryable && wire.Taxonomy[body.Code].Retryable, nil
 }
 
-// decodeEnvelope strictly decodes and checks an error envelope (brief
+// decodeEnvelope strictly decodes and checks an error envelope (spec/host-api-v1alpha3.md
 // §3.7); the returned body is usable (for its requestId) even on error.
 func decodeEnvelope(status int, data []byte) (wire.ErrorBody, error) {
 	var env wire.ErrorEnvelope

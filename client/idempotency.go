@@ -9,7 +9,7 @@ import (
 	"github.com/takoform/takoform/ijson"
 )
 
-// Operation words bound into idempotency keys (brief §3.5). Resource keys
+// Operation words bound into idempotency keys (spec/host-api-v1alpha3.md §3.5). Resource keys
 // use KeyApply, KeyImport, KeyObserve and KeyDelete with IdempotencyKey;
 // handle keys use the others with DeriveKey.
 const (
@@ -46,7 +46,7 @@ func DeriveKey(parts ...string) string {
 	return KeyPrefix + hex.EncodeToString(sum[:])
 }
 
-// IdempotencyKey is the deterministic key of a resource mutation (brief
+// IdempotencyKey is the deterministic key of a resource mutation (spec/host-api-v1alpha3.md
 // §3.5): DeriveKey(op, apiVersion, kind, name, space, uid, generation,
 // bodySha256Hex), where op is KeyApply, KeyImport, KeyObserve or KeyDelete,
 // apiVersion and kind are the FormRef's, uid and generation are the fence

@@ -13,7 +13,7 @@ import (
 
 var phasePattern = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`)
 
-// accepted reads a 202 {"operation": …} answer (brief §4).
+// accepted reads a 202 {"operation": …} answer (spec/host-api-v1alpha3.md §4).
 func (c *Client) accepted(r *request, resp *response, exp expectation) (*Mutation, error) {
 	var env wire.OperationEnvelope
 	if err := c.decodeAnswer(r, resp, &env, "operation envelope", "/operation", "/operation/done"); err != nil {
@@ -26,7 +26,7 @@ func (c *Client) accepted(r *request, resp *response, exp expectation) (*Mutatio
 }
 
 // checkOperation checks an Operation (operations.takoform.com/v1alpha1,
-// brief §4): identity, id grammar (and equality with wantID when set),
+// spec/host-api-v1alpha3.md §4): identity, id grammar (and equality with wantID when set),
 // target and metadata grammars, and the done/result/error states. body
 // and at locate the operation in the answer for presence checks.
 func checkOperation(op *wire.Operation, body []byte, at, wantID string) error {
@@ -75,7 +75,7 @@ func checkOperation(op *wire.Operation, body []byte, at, wantID string) error {
 }
 
 // Operation reads an operation (route 10, GET {api}/operations/{id};
-// brief §4). Only the creating tenant and principal can read it; everyone
+// spec/host-api-v1alpha3.md §4). Only the creating tenant and principal can read it; everyone
 // else gets operation_not_found.
 func (c *Client) Operation(ctx context.Context, id string) (*wire.Operation, error) {
 	op, _, err := c.getOperation(ctx, id)
@@ -120,7 +120,7 @@ func (c *Client) bareOperation(r *request, resp *response, id string) (*wire.Ope
 
 // CancelOperation asks the host to cancel an operation (route 11, POST
 // {api}/operations/{id}/cancel, Idempotency-Key DeriveKey(KeyCancel, id);
-// brief §4). It answers the bare operation; a settled one replays its
+// spec/host-api-v1alpha3.md §4). It answers the bare operation; a settled one replays its
 // terminal state.
 func (c *Client) CancelOperation(ctx context.Context, id string) (*wire.Operation, error) {
 	path, err := operationPath(id, "/cancel")
@@ -135,7 +135,7 @@ func (c *Client) CancelOperation(ctx context.Context, id string) (*wire.Operatio
 	return c.bareOperation(r, resp, id)
 }
 
-// WaitOperation polls an operation until it settles (brief §4): at once,
+// WaitOperation polls an operation until it settles (spec/host-api-v1alpha3.md §4): at once,
 // then after each answer's Retry-After or the PollPolicy's full-jitter
 // backoff. A wait that cannot fit before ctx's deadline is not started.
 // It returns the settled operation; a failed or cancelled one also returns
@@ -237,7 +237,7 @@ func (c *Client) ImportAndWait(ctx context.Context, req wire.ImportRequest, pre 
 }
 
 // DeleteAndWait is Delete followed, on 202, by WaitOperation. A delete
-// operation's result shape is unspecified (brief §12.4); only success
+// operation's result shape is unspecified (spec/host-api-v1alpha3.md §12.4); only success
 // matters.
 func (c *Client) DeleteAndWait(ctx context.Context, a Address, pre Precondition) error {
 	m, err := c.Delete(ctx, a, pre)

@@ -11,7 +11,7 @@ import (
 )
 
 // Address names one resource: the space, the exact FormRef it is recorded
-// under, and its metadata.name (brief §1.6). Every resource route
+// under, and its metadata.name (spec/host-api-v1alpha3.md §1.6). Every resource route
 // addresses exactly this triple; nothing is trimmed or normalised.
 type Address struct {
 	Space string
@@ -34,7 +34,7 @@ func (a Address) Validate() error {
 
 // segment escapes one path segment with url.PathEscape, refusing a value
 // that is empty, "." or "..", or contains '/': no segment ever carries a
-// percent-encoded slash (brief §2.2).
+// percent-encoded slash (spec/host-api-v1alpha3.md §2.2).
 func segment(what, s string) (string, error) {
 	switch {
 	case s == "" || s == "." || s == "..":
@@ -46,7 +46,7 @@ func segment(what, s string) (string, error) {
 }
 
 // groupPath renders a Form apiVersion "group/version" as the two escaped
-// path segments "{formGroup}/{formVersion}" (brief §2.2).
+// path segments "{formGroup}/{formVersion}" (spec/host-api-v1alpha3.md §2.2).
 func groupPath(apiVersion string) (string, error) {
 	if err := form.ValidateAPIVersion(apiVersion); err != nil {
 		return "", err
@@ -101,7 +101,7 @@ func resourcePath(ref form.FormRef, name, suffix string) (string, error) {
 	return wire.APIBase + "/resources/" + g + "/" + k + "/" + n + suffix, nil
 }
 
-// exactQuery is the exact query of brief §3.3: space, group, kind,
+// exactQuery is the exact query of spec/host-api-v1alpha3.md §3.3: space, group, kind,
 // definitionVersion and schemaDigest, each exactly once, in that order;
 // group is the FormRef's full apiVersion. Values are percent-encoded
 // (a space as %20, never '+') and decode to the identical string.

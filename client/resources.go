@@ -16,7 +16,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Precondition is the fence of a mutation (brief §1.5, §3.2).
+// Precondition is the fence of a mutation (spec/host-api-v1alpha3.md §1.5, §3.2).
 type Precondition struct {
 	// Generation is sent as Takoform-Expected-Generation (canonical positive
 	// decimal). On Apply and Import, "" means create intent: If-None-Match: *
@@ -28,7 +28,7 @@ type Precondition struct {
 	// when set, must equal it, and only then is the answer's uid required
 	// to equal it. Elsewhere (update without expectedUid, fenced import,
 	// observe) compare the answer's metadata.uid yourself: another UID is
-	// another incarnation under the same name (brief §1.4, §5.5).
+	// another incarnation under the same name (spec/host-api-v1alpha3.md §1.4, §5.5).
 	UID string
 	// Revision, Delete only and optional, is sent as If-Match: "<revision>".
 	Revision string
@@ -122,7 +122,7 @@ func jsonRequest(op, method, path string, body []byte) *request {
 }
 
 // Forms asks whether the host serves the exact FormRef ref in space
-// (route 1, GET {api}/forms with the exact query; brief §3.4 (1)). The
+// (route 1, GET {api}/forms with the exact query; spec/host-api-v1alpha3.md §3.4 (1)). The
 // answer holds at most one entry, about exactly ref.
 func (c *Client) Forms(ctx context.Context, space string, ref form.FormRef) (*wire.FormsResponse, error) {
 	if err := checkScope("forms", space, ref); err != nil {
@@ -174,7 +174,7 @@ func checkForms(out *wire.FormsResponse, body []byte, ref form.FormRef) error {
 
 // FormDefinition fetches the desired contract of the exact FormRef ref
 // (route 2, GET {api}/form-definitions/{formGroup}/{formVersion}/{kind}
-// with the exact query; brief §3.4 (2)). DesiredSchema is the installed
+// with the exact query; spec/host-api-v1alpha3.md §3.4 (2)). DesiredSchema is the installed
 // definition's own bytes.
 func (c *Client) FormDefinition(ctx context.Context, space string, ref form.FormRef) (*wire.FormDefinitionResponse, error) {
 	if err := checkScope("form-definition", space, ref); err != nil {
@@ -229,7 +229,7 @@ func (c *Client) sendOK(ctx context.Context, r *request) (*response, error) {
 }
 
 // Validate checks a desired state without minting any digest (route 3,
-// POST {api}/resources/validate; brief §3.4 (3)). Spec problems are a
+// POST {api}/resources/validate; spec/host-api-v1alpha3.md §3.4 (3)). Spec problems are a
 // 200 with valid:false and diagnostics; identity problems are errors.
 func (c *Client) Validate(ctx context.Context, req wire.ResourceRequest) (*wire.ValidateResponse, error) {
 	if _, err := checkCore("validate", req.APIVersion, req.Kind, req.Form, req.Metadata, req.Spec); err != nil {
@@ -260,7 +260,7 @@ func (c *Client) Validate(ctx context.Context, req wire.ResourceRequest) (*wire.
 }
 
 // Prepare binds a desired state for review (route 4, POST
-// {api}/resources/prepare; brief §3.4 (4)). expectedGeneration ("" for a
+// {api}/resources/prepare; spec/host-api-v1alpha3.md §3.4 (4)). expectedGeneration ("" for a
 // resource that does not exist yet) is sent as Takoform-Expected-Generation.
 // The echo must be the exact identity asked for, and review.specDigest must
 // be the digest of the echoed (materialised) spec.
@@ -317,7 +317,7 @@ func checkPrepared(out *wire.PrepareResponse, a Address) error {
 }
 
 // Apply creates or updates a resource (route 5, PUT
-// {api}/resources/{formGroup}/{formVersion}/{kind}/{name}; brief §3.4 (5)).
+// {api}/resources/{formGroup}/{formVersion}/{kind}/{name}; spec/host-api-v1alpha3.md §3.4 (5)).
 // With pre.Generation empty it is a create (If-None-Match: *; no
 // expectedUid or expectedGeneration in req); otherwise an update fenced by
 // Takoform-Expected-Generation (req.ExpectedGeneration, if set, must agree)
@@ -351,7 +351,7 @@ func (c *Client) Apply(ctx context.Context, req wire.ApplyRequest, pre Precondit
 	return c.mutate(ctx, KeyApply, http.MethodPut, "", req, pre, create, exp)
 }
 
-// Import adopts a native resource (route 7, POST …/{name}/import; brief
+// Import adopts a native resource (route 7, POST …/{name}/import; spec/host-api-v1alpha3.md
 // §3.4 (7)). With pre.Generation empty it is a new adoption (If-None-Match:
 // *); otherwise it is fenced by Takoform-Expected-Generation and pre.UID is
 // bound into the key. req.NativeID is required (1..4096 characters). A new
@@ -419,7 +419,7 @@ func (c *Client) mutate(ctx context.Context, op, method, suffix string, req any,
 	return &Mutation{Status: resp.status, Resource: &res, ETag: resp.header.Get("ETag"), IdempotencyKey: r.key, exp: exp}, nil
 }
 
-// verify checks a resource answer against exp (brief §5.1).
+// verify checks a resource answer against exp (spec/host-api-v1alpha3.md §5.1).
 func (c *Client) verify(r *request, resp *response, res *wire.Resource, exp expectation) error {
 	err := checkResource(res, exp.addr, exp.uid)
 	if err == nil {
@@ -439,7 +439,7 @@ func (c *Client) verify(r *request, resp *response, res *wire.Resource, exp expe
 }
 
 // Read fetches a resource under its exact recorded FormRef (route 6, GET
-// …/{name} with the exact query; brief §3.4 (6)). The answer is verified
+// …/{name} with the exact query; spec/host-api-v1alpha3.md §3.4 (6)). The answer is verified
 // (VerifyResource) and its ETag must be the quoted revision. Absence is
 // only a *wire.Error with IsNotFound true.
 func (c *Client) Read(ctx context.Context, a Address) (*wire.Resource, error) {
@@ -467,7 +467,7 @@ func (c *Client) Read(ctx context.Context, a Address) (*wire.Resource, error) {
 
 // Observe re-observes a resource without changing its desired state
 // (route 8, POST …/{name}/observe with the exact query, empty body;
-// brief §3.4 (8)). pre.Generation and pre.UID are required; the answer's
+// spec/host-api-v1alpha3.md §3.4 (8)). pre.Generation and pre.UID are required; the answer's
 // generation must equal the fence; an ETag, when sent, must be the quoted
 // revision. The Idempotency-Key is IdempotencyKey(KeyObserve, …, no body).
 func (c *Client) Observe(ctx context.Context, a Address, pre Precondition) (*wire.Resource, error) {
@@ -499,7 +499,7 @@ func (c *Client) Observe(ctx context.Context, a Address, pre Precondition) (*wir
 }
 
 // Delete deletes a resource (route 9, DELETE …/{name} with the exact
-// query, empty body; brief §3.4 (9)). pre.Generation and pre.UID are
+// query, empty body; spec/host-api-v1alpha3.md §3.4 (9)). pre.Generation and pre.UID are
 // required; pre.Revision, when set, is sent as If-Match. The answer is 204
 // (Mutation with neither Resource nor Operation) or 202. The
 // Idempotency-Key is IdempotencyKey(KeyDelete, …, no body).

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Policy defaults (brief §3.5, §4).
+// Policy defaults (spec/host-api-v1alpha3.md §3.5, §4).
 const (
 	DefaultRetryAttempts = 3
 	DefaultRetryBase     = 25 * time.Millisecond
@@ -21,7 +21,7 @@ const (
 
 // RetryPolicy governs automatic retries of complete, valid error envelopes
 // with retryable:true and a retryable code (resource_busy,
-// backend_unavailable, rate_limited, deadline_exceeded; brief §3.5). Every
+// backend_unavailable, rate_limited, deadline_exceeded; spec/host-api-v1alpha3.md §3.5). Every
 // retry repeats the identical request, Idempotency-Key included. The wait
 // is Retry-After when the answer carries one (honoured in full), else a
 // full-jitter exponential backoff; a wait that would pass the context
@@ -54,7 +54,7 @@ func (p RetryPolicy) delay(n int, retryAfter string, r func() float64) time.Dura
 	return Backoff(p.Base, p.Max, n, r)
 }
 
-// PollPolicy governs operation polling (brief §4): Retry-After when the
+// PollPolicy governs operation polling (spec/host-api-v1alpha3.md §4): Retry-After when the
 // poll answer carries one (honoured in full, bounded by the context
 // deadline), else full-jitter exponential backoff from Base doubling up to
 // Max. No fixed-interval polling.

@@ -11,7 +11,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Support profile kinds (brief §8.1).
+// Support profile kinds (spec/host-api-v1alpha3.md §8.1).
 const (
 	FormSupport      = "FormSupport"
 	InterfaceSupport = "InterfaceSupport"
@@ -21,7 +21,7 @@ const (
 var profileKeyPattern = regexp.MustCompile(`^[a-z][a-zA-Z0-9]{0,63}$`)
 
 // SupportForms lists one profile per installed exact FormRef (route 18,
-// GET {api}/support/forms; brief §8.1); at most 1024, each a FormSupport
+// GET {api}/support/forms; spec/host-api-v1alpha3.md §8.1); at most 1024, each a FormSupport
 // profile.
 func (c *Client) SupportForms(ctx context.Context) (*wire.SupportProfilesResponse, error) {
 	r := &request{op: "support-forms", method: http.MethodGet, path: wire.APIBase + "/support/forms"}
@@ -47,7 +47,7 @@ func (c *Client) SupportForms(ctx context.Context) (*wire.SupportProfilesRespons
 // SupportForm reads the profile of the definition installed as
 // apiVersion/kind at definitionVersion (route 19, GET
 // {api}/support/forms/{formGroup}/{formVersion}/{kind}/{definitionVersion};
-// brief §8.1). The profile's formRef must name exactly that line and
+// spec/host-api-v1alpha3.md §8.1). The profile's formRef must name exactly that line and
 // version. An unknown one is form_unknown.
 func (c *Client) SupportForm(ctx context.Context, apiVersion, kind, definitionVersion string) (*wire.SupportProfile, error) {
 	if err := form.ValidateKind(kind); err != nil {
@@ -73,7 +73,7 @@ func (c *Client) SupportForm(ctx context.Context, apiVersion, kind, definitionVe
 }
 
 // SupportInterface reads an Interface profile (route 20, GET
-// {api}/support/interfaces/{name}/{version}; brief §8.1). Its interfaceRef
+// {api}/support/interfaces/{name}/{version}; spec/host-api-v1alpha3.md §8.1). Its interfaceRef
 // must name exactly name and version. An unknown one is a refusal
 // (resource_not_found at the reference host).
 func (c *Client) SupportInterface(ctx context.Context, name, version string) (*wire.SupportProfile, error) {
@@ -81,7 +81,7 @@ func (c *Client) SupportInterface(ctx context.Context, name, version string) (*w
 }
 
 // SupportBinding reads a Binding profile (route 21, GET
-// {api}/support/bindings/{name}/{version}; brief §8.1). Its bindingRef
+// {api}/support/bindings/{name}/{version}; spec/host-api-v1alpha3.md §8.1). Its bindingRef
 // must name exactly name and version.
 func (c *Client) SupportBinding(ctx context.Context, name, version string) (*wire.SupportProfile, error) {
 	return c.contractProfile(ctx, "support-binding", "/support/bindings", BindingSupport, name, version)
@@ -124,7 +124,7 @@ func (c *Client) profile(ctx context.Context, r *request, kind string) (*wire.Su
 	return &p, nil
 }
 
-// checkProfile checks a Host Support Profile (brief §8.1): apiVersion,
+// checkProfile checks a Host Support Profile (spec/host-api-v1alpha3.md §8.1): apiVersion,
 // kind, exactly the one reference its kind names (valid), operations for
 // FormSupport, and lowerCamel keys.
 func checkProfile(p *wire.SupportProfile, kind string) error {

@@ -1,5 +1,5 @@
 // Package conformance holds black-box Host API v1alpha3 checks, one per
-// required check ID of the brief's Appendix A. Every check drives a host
+// required check ID of spec/host-api-v1alpha3.md Appendix A. Every check drives a host
 // over HTTP — through package client where the request is well-formed, and
 // through raw HTTP where a check must send what a client never would —
 // with three credentials: two principals of one tenant and one principal
@@ -76,7 +76,7 @@ func RunCheck(ctx context.Context, e *Env, c Check) Result {
 	return Result{ID: c.ID, Group: c.Group, Err: err, Skipped: errors.Is(err, ErrSkip), Duration: time.Since(start)}
 }
 
-// RequiredIDs is the brief's Appendix A: the 114 required check IDs.
+// RequiredIDs is spec/host-api-v1alpha3.md Appendix A: the 114 required check IDs.
 var RequiredIDs = []string{
 	"discovery-exact", "unauthenticated-request-refused", "forms-exact-availability", "form-definition-exact",
 	"exact-form-ref-fails-closed-on-unknown-definition", "two-definition-versions-answer-independently",

@@ -18,7 +18,7 @@ func init() {
 }
 
 // edgeAttachmentKinds are the four attachment kinds and the handler each
-// needs (brief §6.5).
+// needs (spec/host-api-v1alpha3.md §6.5).
 var edgeAttachmentKinds = []struct{ kind, handler string }{
 	{"WorkerEndpoint", "fetch"}, {"WorkerCustomDomain", "fetch"}, {"WorkerCronTrigger", "scheduled"}, {"QueueConsumer", "queue"},
 }
@@ -53,7 +53,7 @@ func attachmentRequiresDeployment(ctx context.Context, e *Env) error {
 		return err
 	}
 	if e.Probe {
-		// A deployment an accepted delete targets is being removed (brief §4):
+		// A deployment an accepted delete targets is being removed (spec/host-api-v1alpha3.md §4):
 		// it serves no new attachment.
 		op, err := e.edgeAcceptDelete(ctx, d)
 		if err != nil {
@@ -159,7 +159,7 @@ func handlerGatedAttachments(ctx context.Context, e *Env) error {
 	return nil
 }
 
-// edgeBadCrons are expressions the cron grammar refuses (brief §6.5).
+// edgeBadCrons are expressions the cron grammar refuses (spec/host-api-v1alpha3.md §6.5).
 var edgeBadCrons = []string{
 	"61 * * * *", "* 24 * * *", "* * 0 * *", "* * 32 * *", "* * * 13 *", "* * * 0 *", "* * * * 7",
 	"* * * * MON", "* * * JAN *", "0 0 * * * *", "* * * *", "", "@hourly",

@@ -162,7 +162,7 @@ func deploymentDeleteBlockedByInbound(ctx context.Context, e *Env) error {
 		return err
 	}
 	if e.Probe {
-		// A deployment an accepted delete targets is being removed (brief §4).
+		// A deployment an accepted delete targets is being removed (spec/host-api-v1alpha3.md §4).
 		op, err := e.edgeAcceptDelete(ctx, d)
 		if err != nil {
 			return err

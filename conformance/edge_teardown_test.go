@@ -15,7 +15,7 @@ import (
 // TestEdgeTeardownOrder builds a whole worker app, deletes its parts in
 // the wrong order — each refusal must be dependency_in_use naming what
 // still depends on the target — and then in the order the refusals teach
-// (brief §6.5): attachments and inbound callers, deployment, versions,
+// (spec/host-api-v1alpha3.md §6.5): attachments and inbound callers, deployment, versions,
 // bundle, worker.
 func TestEdgeTeardownOrder(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})
@@ -60,7 +60,7 @@ func TestEdgeTeardownOrder(t *testing.T) {
 
 	// Wrong order: each delete is refused naming every dependent. Fresh
 	// idempotency keys keep the refusals from replaying to the later,
-	// legitimate deletes (a refusal record keeps replaying, brief §3.5).
+	// legitimate deletes (a refusal record keeps replaying, spec/host-api-v1alpha3.md §3.5).
 	refused := func(target *wire.Resource, dependents ...*wire.Resource) {
 		t.Helper()
 		path := conformance.ResourcePath(target.Form.FormRef, target.Metadata.Name, "") + conformance.ExactQuery(target.Metadata.Space, target.Form.FormRef)

@@ -271,7 +271,7 @@ func edgeMentions(err error, words ...string) error {
 
 // edgeTryDelete deletes res as token under a fresh Idempotency-Key, so a
 // refusal it earns is never replayed to a later, legitimate delete (a
-// client's deterministic key would replay it, brief §3.5). headers add
+// client's deterministic key would replay it, spec/host-api-v1alpha3.md §3.5). headers add
 // preconditions; the generation fence is res's unless headers set one.
 // It returns nil on 204, the refusal as a *wire.Error, or an
 // *client.OperationFailedError when an accepted delete failed.

@@ -496,7 +496,7 @@ func spaceIDGrammar(ctx context.Context, e *Env) error {
 }
 
 // fmConditions reads a resource raw and checks its conditions against
-// the closed vocabularies (brief §5.2); it returns the Ready condition.
+// the closed vocabularies (spec/host-api-v1alpha3.md §5.2); it returns the Ready condition.
 func (e *Env) fmConditions(ctx context.Context, res *wire.Resource) (*wire.Condition, error) {
 	r, err := e.lcRead(ctx, e.Creds.A1, Addr(res))
 	if err != nil {

@@ -112,7 +112,7 @@ func (e *Env) fmCreateIn(ctx context.Context, space string, ref form.FormRef, na
 	return e.fmCreate(ctx, e.A1, space, ref, name)
 }
 
-// lcUIDGrammar is the UID pattern (brief §1.4).
+// lcUIDGrammar is the UID pattern (spec/host-api-v1alpha3.md §1.4).
 var lcUIDGrammar = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // fmOperations is the closed operation vocabulary of a v1alpha3 Form.

@@ -92,7 +92,7 @@ func rxStrict(b []byte, v any) error {
 }
 
 // rxCheckOperation checks an Operation's identity and done/result/error
-// states (brief §4).
+// states (spec/host-api-v1alpha3.md §4).
 func rxCheckOperation(op *wire.Operation) error {
 	switch {
 	case op.APIVersion != wire.OperationsAPI || op.Kind != wire.OperationKind:

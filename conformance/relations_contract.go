@@ -18,7 +18,7 @@ func init() {
 	)
 }
 
-// rxEdgeKVBinding is the Binding contract kvBindings carries (brief §7.3).
+// rxEdgeKVBinding is the Binding contract kvBindings carries (spec/host-api-v1alpha3.md §7.3).
 const rxEdgeKVBinding, rxEdgeBindingVersion = "module-worker.edge-kv", "1.0.0"
 
 func bindingContractVerified(ctx context.Context, e *Env) error {

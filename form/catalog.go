@@ -7,7 +7,7 @@ import (
 
 // Installed is one installed Form Definition with its optional package
 // digest: audit evidence of the Form Package it came from, never part of
-// any key (brief §1.3).
+// any key (spec/host-api-v1alpha3.md §1.3).
 type Installed struct {
 	Definition    *Definition
 	PackageDigest string
@@ -28,7 +28,7 @@ type versionKey struct{ apiVersion, kind, definitionVersion string }
 
 // ConflictError refuses a second definition under one (group, kind,
 // definition version): a host installs one digest per definition version
-// (brief §8.1, form_identity_conflict).
+// (spec/host-api-v1alpha3.md §8.1, form_identity_conflict).
 type ConflictError struct {
 	Installed, Refused FormRef
 }
@@ -117,7 +117,7 @@ func (c *Catalog) Form(ref FormRef) (Installed, bool) {
 }
 
 // FormByVersion returns the one definition installed for a group, kind and
-// definition version (the support-form route, brief §8.1).
+// definition version (the support-form route, spec/host-api-v1alpha3.md §8.1).
 func (c *Catalog) FormByVersion(apiVersion, kind, definitionVersion string) (Installed, bool) {
 	if c == nil {
 		return Installed{}, false

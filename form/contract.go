@@ -13,7 +13,7 @@ var operationNamePattern = regexp.MustCompile(`^[a-z][a-zA-Z0-9]{0,63}$`)
 
 var consistencies = map[string]bool{"eventual": true, "read_after_write": true, "per_key_linearizable": true, "serializable": true}
 
-// Operation is one operation of an Interface Definition (brief §7.1); its
+// Operation is one operation of an Interface Definition (spec/host-api-v1alpha3.md §7.1); its
 // schemas and error vocabulary stay raw.
 type Operation struct {
 	Name         string          `json:"name"`
@@ -32,7 +32,7 @@ type Semantics struct {
 	Ordering    string `json:"ordering,omitempty"`
 }
 
-// InterfaceDefinition is a parsed Interface contract (brief §7.1),
+// InterfaceDefinition is a parsed Interface contract (spec/host-api-v1alpha3.md §7.1),
 // identified by its InterfaceRef.
 type InterfaceDefinition struct {
 	doc struct {
@@ -124,7 +124,7 @@ type GroupKind struct {
 	Kind       string `json:"kind"`
 }
 
-// BindingDefinition is a parsed Binding contract (brief §7.3).
+// BindingDefinition is a parsed Binding contract (spec/host-api-v1alpha3.md §7.3).
 type BindingDefinition struct {
 	doc struct {
 		APIVersion         string       `json:"apiVersion"`

@@ -10,7 +10,7 @@ import (
 	"github.com/takoform/takoform/ijson"
 )
 
-// Role is a Form's closed lifecycle role (brief §6.1).
+// Role is a Form's closed lifecycle role (spec/host-api-v1alpha3.md §6.1).
 type Role string
 
 // The five roles.
@@ -22,7 +22,7 @@ const (
 	RolePolicy     Role = "policy"
 )
 
-// Capability is a lifecycle capability (brief §6.1).
+// Capability is a lifecycle capability (spec/host-api-v1alpha3.md §6.1).
 type Capability string
 
 // Lifecycle capabilities; v1alpha3 Forms never use CapRefresh.
@@ -54,7 +54,7 @@ type NegativeFixture struct {
 }
 
 // document is the closed wire shape of a Form Definition
-// (form-definition v1alpha3, brief §6.1).
+// (form-definition v1alpha3, spec/host-api-v1alpha3.md §6.1).
 type document struct {
 	APIVersion                  string            `json:"apiVersion"`
 	Kind                        string            `json:"kind"`
@@ -93,8 +93,8 @@ type Definition struct {
 }
 
 // Parse strictly decodes a Form Definition document, computes its schema
-// digest (JCS + SHA-256 of the whole document, brief §1.3), verifies its
-// structure (brief §6.1, §5.3, §5.5), compiles its desired schema (Draft
+// digest (JCS + SHA-256 of the whole document, spec/host-api-v1alpha3.md §1.3), verifies its
+// structure (spec/host-api-v1alpha3.md §6.1, §5.3, §5.5), compiles its desired schema (Draft
 // 2020-12) and derives its relations. The error is an *ijson.Error for
 // undecodable JSON or a *DefinitionError listing every problem found.
 func Parse(data []byte) (*Definition, error) {
@@ -135,14 +135,14 @@ func (d *Definition) Description() string { return deref(d.doc.Description) }
 func (d *Definition) Role() Role { return d.doc.Role }
 
 // DesiredSchemaJSON is the desiredSchema member exactly as the document
-// carries it; a host serves these bytes (brief §3.4 (2)).
+// carries it; a host serves these bytes (spec/host-api-v1alpha3.md §3.4 (2)).
 func (d *Definition) DesiredSchemaJSON() json.RawMessage { return d.doc.DesiredSchema }
 
 // DesiredSchema is the decoded desiredSchema (do not modify).
 func (d *Definition) DesiredSchema() map[string]any { return d.desired }
 
 // OutputSchemaJSON is the outputSchema member, nil when the Form declares
-// no outputs (brief §5.3).
+// no outputs (spec/host-api-v1alpha3.md §5.3).
 func (d *Definition) OutputSchemaJSON() json.RawMessage { return d.doc.OutputSchema }
 
 // OutputNames lists the declared output members, sorted; nil without outputs.
@@ -186,7 +186,7 @@ func (d *Definition) NegativeFixtures() []NegativeFixture {
 }
 
 // Relations lists the relations derived from the desired schema, sorted by
-// pointer (brief §5.5).
+// pointer (spec/host-api-v1alpha3.md §5.5).
 func (d *Definition) Relations() []Relation { return append([]Relation(nil), d.relations...) }
 
 // Properties lists the desired schema's top-level property names, sorted.

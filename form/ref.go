@@ -2,7 +2,7 @@
 // Interface and Binding references, Form Definition parsing and structural
 // verification, the definition digest, desired-spec validation, top-level
 // default materialisation, relation derivation and the installed set
-// (Catalog). Brief §1.3, §5.5, §5.6, §6.1, §7.
+// (Catalog). See spec/host-api-v1alpha3.md §1.3, §5.5, §5.6, §6.1, §7.
 package form
 
 import (
@@ -13,7 +13,7 @@ import (
 	"github.com/takoform/takoform/ijson"
 )
 
-// Grammars of the identity members (brief §1.2, §1.3, §7.1, §7.3).
+// Grammars of the identity members (spec/host-api-v1alpha3.md §1.2, §1.3, §7.1, §7.3).
 var (
 	apiVersionPattern       = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$`)
 	kindPattern             = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`)
@@ -31,7 +31,7 @@ var (
 	bindingDefinitionKind   = "BindingDefinition"
 )
 
-// FormRef is the exact identity of one Form Definition (brief §1.3). It is
+// FormRef is the exact identity of one Form Definition (spec/host-api-v1alpha3.md §1.3). It is
 // comparable and is the whole key of the installed set; a package digest is
 // never part of it.
 type FormRef struct {
@@ -47,7 +47,7 @@ func (r FormRef) String() string {
 	return fmt.Sprintf("%s %s %s %s", r.APIVersion, r.Kind, r.DefinitionVersion, r.SchemaDigest)
 }
 
-// Validate checks each member's grammar (brief §1.3) and returns a
+// Validate checks each member's grammar (spec/host-api-v1alpha3.md §1.3) and returns a
 // *RefError naming the first member that is wrong, or nil.
 func (r FormRef) Validate() error {
 	if err := ValidateAPIVersion(r.APIVersion); err != nil {
@@ -66,7 +66,7 @@ func (r FormRef) Validate() error {
 }
 
 // ValidateAPIVersion checks a Form group + version such as
-// "edge.forms.takoform.com/v1alpha1" (brief §1.3); the frozen
+// "edge.forms.takoform.com/v1alpha1" (spec/host-api-v1alpha3.md §1.3); the frozen
 // forms.takoform.com/v1alpha1 and /v1alpha2 epochs are refused.
 func ValidateAPIVersion(s string) error {
 	if len(s) > maxAPIVersionLen || !apiVersionPattern.MatchString(s) {
@@ -87,7 +87,7 @@ func ValidateKind(s string) error {
 }
 
 // ValidateName checks a resource metadata.name, also the name member of a
-// relation: ^[a-z][a-z0-9-]{0,62}$ (brief §1.2). It is not a SpaceID rule.
+// relation: ^[a-z][a-z0-9-]{0,62}$ (spec/host-api-v1alpha3.md §1.2). It is not a SpaceID rule.
 func ValidateName(s string) error {
 	if !resourceNamePattern.MatchString(s) {
 		return &RefError{Member: "name", Value: s, Want: "1-63 characters: a lowercase letter, then lowercase letters, digits or hyphens"}
@@ -95,7 +95,7 @@ func ValidateName(s string) error {
 	return nil
 }
 
-// InterfaceRef is the exact identity of an Interface Definition (brief §7.1).
+// InterfaceRef is the exact identity of an Interface Definition (spec/host-api-v1alpha3.md §7.1).
 type InterfaceRef struct {
 	APIVersion   string `json:"apiVersion"`
 	Name         string `json:"name"`
@@ -111,7 +111,7 @@ func (r InterfaceRef) Validate() error {
 	return validateContractRef(r.APIVersion, interfaceRefAPIVersion, r.Name, interfaceNamePattern, r.Version, r.SchemaDigest)
 }
 
-// BindingRef is the exact identity of a Binding Definition (brief §7.3).
+// BindingRef is the exact identity of a Binding Definition (spec/host-api-v1alpha3.md §7.3).
 type BindingRef struct {
 	APIVersion   string `json:"apiVersion"`
 	Name         string `json:"name"`

@@ -12,7 +12,7 @@ import (
 	"github.com/takoform/takoform/internal/testref"
 )
 
-// Digests the brief pins in Appendix B.
+// Digests spec/host-api-v1alpha3.md Appendix B pins.
 var appendixB = map[string]string{
 	"ModuleWorker":       "sha256:cea859e4a2c295dea985e0b26bbc70309d296e210b805facf4b5592e5f635616",
 	"WorkerBundle":       "sha256:d7fd1bfc966a90b9f15ebfc6530c2465ee19b14fed3fef91c72502e799539f74",

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Relation is one reference field derived from a desired schema (brief
+// Relation is one reference field derived from a desired schema (spec/host-api-v1alpha3.md
 // §5.5): a closed object node requiring exactly apiVersion, kind and name,
 // with apiVersion and kind const. Pointer uses "*" for array elements,
 // e.g. "/versions/*/workerVersion".

@@ -17,7 +17,7 @@ var messagePrinter = message.NewPrinter(language.English)
 
 // Diagnostic is one reason a desired spec is refused: the JSON pointer into
 // the spec ("" for the spec itself) and a message. It is the shape of
-// validate's diagnostics (brief §3.4 (3)).
+// validate's diagnostics (spec/host-api-v1alpha3.md §3.4 (3)).
 type Diagnostic struct {
 	Pointer string `json:"field,omitempty"`
 	Message string `json:"message"`
@@ -65,7 +65,7 @@ func compileSchemaAt(name string, doc map[string]any, fragment string) (*jsonsch
 // ValidateSpec validates a decoded desired spec (as returned by
 // ijson.Decode: numbers as json.Number) against the desired schema. It
 // returns nil when valid, else the leaf diagnostics sorted by pointer. It
-// does not materialise defaults; call Materialize first (brief §5.6).
+// does not materialise defaults; call Materialize first (spec/host-api-v1alpha3.md §5.6).
 func (d *Definition) ValidateSpec(spec any) []Diagnostic {
 	err := d.schema.Validate(spec)
 	if err == nil {
@@ -82,7 +82,7 @@ func (d *Definition) ValidateSpec(spec any) []Diagnostic {
 }
 
 // ValidateOutputs validates a decoded status.outputs document against the
-// declared output schema (brief §5.3); a Form without outputs accepts only
+// declared output schema (spec/host-api-v1alpha3.md §5.3); a Form without outputs accepts only
 // a nil document.
 func (d *Definition) ValidateOutputs(outputs any) []Diagnostic {
 	if d.outSchema == nil {
@@ -154,7 +154,7 @@ func (d *Definition) Defaults() map[string]any {
 }
 
 // Materialize returns a copy of spec with every declared top-level default
-// filled in where the property is absent (brief §5.6). A spec that is not
+// filled in where the property is absent (spec/host-api-v1alpha3.md §5.6). A spec that is not
 // an object is returned unchanged (validation refuses it).
 func (d *Definition) Materialize(spec any) any {
 	m, ok := spec.(map[string]any)
@@ -192,7 +192,7 @@ func deepCopy(v any) any {
 	}
 }
 
-// SpecDigest is the digest of a materialised spec (brief §3.4 (4)):
+// SpecDigest is the digest of a materialised spec (spec/host-api-v1alpha3.md §3.4 (4)):
 // ijson.DigestValue of the spec.
 func SpecDigest(spec any) (string, error) {
 	dg, err := ijson.DigestValue(spec)

@@ -11,17 +11,17 @@ import (
 	"github.com/takoform/takoform/ijson"
 )
 
-// Draft202012 is the only $schema an embedded schema may name (brief §6.1).
+// Draft202012 is the only $schema an embedded schema may name (spec/host-api-v1alpha3.md §6.1).
 const Draft202012 = "https://json-schema.org/draft/2020-12/schema"
 
 // FieldPolicy is the only x-takoform-fieldPolicy value: the keys of an open
-// typed map are portable data, never credentials (brief §6.1).
+// typed map are portable data, never credentials (spec/host-api-v1alpha3.md §6.1).
 const FieldPolicy = "portable-data-only-v1"
 
 // OpenMapKeyPattern is the propertyNames pattern an open typed map must carry.
 const OpenMapKeyPattern = `^[A-Za-z][A-Za-z0-9._-]{0,63}$`
 
-// The annotations a desired schema may carry (brief §6.1).
+// The annotations a desired schema may carry (spec/host-api-v1alpha3.md §6.1).
 const (
 	AnnotationBinding           = "x-takoform-binding"
 	AnnotationTargetFormRefs    = "x-takoform-target-formrefs"
@@ -36,7 +36,7 @@ var (
 	dotSegmentPattern      = regexp.MustCompile(`(^|/)\.\.?($|/)`)
 	pointerPattern         = regexp.MustCompile(`^(?:/(?:[^~/]|~0|~1)*)+$`)
 	// Keywords that would make a schema depend on something outside its
-	// own document (brief §6.1).
+	// own document (spec/host-api-v1alpha3.md §6.1).
 	forbiddenKeywords = []string{"$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary"}
 	// Subschema-bearing keywords the verifier walks: single schemas, then
 	// maps of schemas, then lists of schemas.

@@ -11,7 +11,7 @@ import (
 // objects at every node (or an open typed map with the field policy),
 // arrays with items, only document-local $ref, no identity keywords, only
 // known x-takoform annotations, and the data-only field vocabulary
-// (brief §6.1).
+// (spec/host-api-v1alpha3.md §6.1).
 func walkSchema(v *verifier, at string, root, node map[string]any, isRoot bool) {
 	for _, k := range forbiddenKeywords {
 		if _, ok := node[k]; ok {
@@ -171,7 +171,7 @@ func sortedKeys(m map[string]any) []string {
 
 // forbiddenWords are the words of the data-only vocabulary policy: a
 // desired field meaning one of these is never portable desired state
-// (brief §6.1). Matched against the lower-cased words of a field name.
+// (spec/host-api-v1alpha3.md §6.1). Matched against the lower-cased words of a field name.
 var forbiddenWords = map[string]string{
 	"secret": "a secret", "password": "a password", "passphrase": "a password",
 	"credential": "a credential", "token": "a token", "apikey": "a credential",

@@ -44,7 +44,7 @@ func manifestEntries(m *wire.Manifest) (digests []string, sizes map[string]int64
 	return digests, sizes
 }
 
-// startUpload answers POST /artifacts/uploads (brief §3.6 step 1).
+// startUpload answers POST /artifacts/uploads (spec/host-api-v1alpha3.md §3.6 step 1).
 func (s *Server) startUpload(r *request) (answer, error) {
 	var req wire.UploadRequest
 	if err := decodeBody(r.body, &req); err != nil {
@@ -152,7 +152,7 @@ func (s *Server) putBlob(r *request) (answer, error) {
 }
 
 // commitUpload answers POST /artifacts/uploads/{id}/commit: every manifest
-// rule is re-verified and every blob must be held (brief §3.6 step 3).
+// rule is re-verified and every blob must be held (spec/host-api-v1alpha3.md §3.6 step 3).
 func (s *Server) commitUpload(r *request) (answer, error) {
 	if len(r.body) > 0 {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "commit takes an empty body")

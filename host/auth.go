@@ -13,7 +13,7 @@ import (
 
 // Caller is the authenticated identity of one request: the tenant is part
 // of every address and handle; some handles also bind the principal
-// (brief §1.7, §2.3).
+// (spec/host-api-v1alpha3.md §1.7, §2.3).
 type Caller struct {
 	Tenant    string
 	Principal string

@@ -8,7 +8,7 @@ import (
 )
 
 // Family is the semantics of a Form family beyond its schemas (the Edge
-// rules of brief §6.5); the host calls it at fixed points of every
+// rules of spec/host-api-v1alpha3.md §6.5); the host calls it at fixed points of every
 // mutation. Every method must be a pure function of its arguments and the
 // store as the transaction sees it.
 type Family interface {

@@ -14,7 +14,7 @@ import (
 )
 
 // idemContext is the replay namespace and fingerprint of one request
-// (brief §3.5): (tenant, principal, space, key) and a digest of method,
+// (spec/host-api-v1alpha3.md §3.5): (tenant, principal, space, key) and a digest of method,
 // request target, preconditions and body bytes.
 type idemContext struct {
 	space       string

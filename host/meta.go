@@ -38,7 +38,7 @@ func (s *Server) loadSecret(ctx context.Context) ([]byte, error) {
 }
 
 // discovery answers the lane's discovery document with absolute URLs of
-// the origin the request reached (brief §2.1).
+// the origin the request reached (spec/host-api-v1alpha3.md §2.1).
 func (s *Server) discovery(r *request) (answer, error) {
 	scheme := "http"
 	if r.TLS != nil {
@@ -56,7 +56,7 @@ func (s *Server) discovery(r *request) (answer, error) {
 	}), nil
 }
 
-// forms answers GET /forms: exact availability of one FormRef (brief §3.4 (1)).
+// forms answers GET /forms: exact availability of one FormRef (spec/host-api-v1alpha3.md §3.4 (1)).
 func (s *Server) forms(r *request) (answer, error) {
 	q, err := query(r)
 	if err != nil {
@@ -82,7 +82,7 @@ func (s *Server) forms(r *request) (answer, error) {
 }
 
 // formDefinition answers the installed definition's own desiredSchema
-// bytes (brief §3.4 (2)).
+// bytes (spec/host-api-v1alpha3.md §3.4 (2)).
 func (s *Server) formDefinition(r *request) (answer, error) {
 	apiVersion, kind, _, err := pathIdentity(r, false)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 )
 
 // apply answers PUT /resources/…/{name}: create under If-None-Match: *,
-// else a generation-fenced update (brief §3.4 (5)).
+// else a generation-fenced update (spec/host-api-v1alpha3.md §3.4 (5)).
 func (s *Server) apply(r *request) (answer, error) {
 	var req wire.ApplyRequest
 	it, err := s.pathIntake(r, &req, func() core {
@@ -44,7 +44,7 @@ func (s *Server) apply(r *request) (answer, error) {
 
 // importResource answers POST /resources/…/{name}/import: adoption with a
 // native identity claim; the same gauntlet as apply without a prepare
-// (brief §3.4 (7)).
+// (spec/host-api-v1alpha3.md §3.4 (7)).
 func (s *Server) importResource(r *request) (answer, error) {
 	var req wire.ImportRequest
 	it, err := s.pathIntake(r, &req, func() core {
@@ -73,7 +73,7 @@ func (s *Server) importResource(r *request) (answer, error) {
 	})
 }
 
-// observe answers POST /resources/…/{name}/observe (brief §3.4 (8)).
+// observe answers POST /resources/…/{name}/observe (spec/host-api-v1alpha3.md §3.4 (8)).
 func (s *Server) observe(r *request) (answer, error) {
 	if len(r.body) > 0 {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "observe takes an empty body")
@@ -92,7 +92,7 @@ func (s *Server) observe(r *request) (answer, error) {
 	return s.run(r, &mutation{Action: "observe", Key: k, Ref: ref, Generation: gen})
 }
 
-// delete answers DELETE /resources/…/{name} (brief §3.4 (9)).
+// delete answers DELETE /resources/…/{name} (spec/host-api-v1alpha3.md §3.4 (9)).
 func (s *Server) delete(r *request) (answer, error) {
 	if len(r.body) > 0 {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "delete takes an empty body")
@@ -118,7 +118,7 @@ func (s *Server) delete(r *request) (answer, error) {
 		}
 	}
 	// The test-only probe external-change simulates the backend losing the
-	// resource: no dependency protection applies (brief §3.2, §5.5).
+	// resource: no dependency protection applies (spec/host-api-v1alpha3.md §3.2, §5.5).
 	return s.run(r, &mutation{Action: "delete", Key: k, Ref: ref, Generation: gen, IfMatch: ifMatch, OutOfBand: s.probe(r) == "external-change"})
 }
 

@@ -45,7 +45,7 @@ type outcome struct {
 }
 
 // commit runs every check of a mutation against the store as the
-// transaction sees it and, unless dry, writes it. Order (brief §3.4 (5)):
+// transaction sees it and, unless dry, writes it. Order (spec/host-api-v1alpha3.md §3.4 (5)):
 // incarnation binding, relations and family rules, fences, capability,
 // prepare binding, then the write and the derived rendering pass.
 func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*outcome, error) {
@@ -181,7 +181,7 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 }
 
 // fence applies the create or update preconditions and the role and
-// capability rules (brief §3.4 (5) steps 5–6).
+// capability rules (spec/host-api-v1alpha3.md §3.4 (5) steps 5–6).
 func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resource) error {
 	if m.Create {
 		if existing != nil {
@@ -213,7 +213,7 @@ func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resour
 
 // changedImmutable returns the first immutableFields pointer whose value
 // differs between the stored spec and the mutation's, "" when none
-// (brief §6.1: an immutable field cannot change in place).
+// (spec/host-api-v1alpha3.md §6.1: an immutable field cannot change in place).
 func changedImmutable(def *form.Definition, existing *store.Resource, m *mutation) string {
 	if existing.SpecDigest == m.SpecDigest {
 		return ""
@@ -307,7 +307,7 @@ func randomHex(n int) string {
 
 // prepareDigest is a keyed MAC over the prepare binding: tenant, space,
 // name, exact FormRef, spec digest, uid and generation (create markers ""
-// and 0). The construction is host-private (brief §3.4 (4): only equality
+// and 0). The construction is host-private (spec/host-api-v1alpha3.md §3.4 (4): only equality
 // matters): HMAC-SHA-256 over the JSON array of those strings, which is
 // unambiguous. No row is stored for it (DESIGN "Storage").
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {

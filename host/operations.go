@@ -17,7 +17,7 @@ import (
 const probeAsyncDelay = 300 * time.Millisecond
 
 // probe returns the test-only Takoform-Conformance-Probe directive, or ""
-// when probe mode is off (brief §3.2).
+// when probe mode is off (spec/host-api-v1alpha3.md §3.2).
 func (s *Server) probe(r *request) string {
 	if !s.cfg.Probe {
 		return ""
@@ -26,7 +26,7 @@ func (s *Server) probe(r *request) string {
 }
 
 // accept checks a mutation against the store as it is now and records it
-// as an operation the worker commits after delay (brief §4). It answers
+// as an operation the worker commits after delay (spec/host-api-v1alpha3.md §4). It answers
 // 202 with the operation.
 func (s *Server) accept(tx store.Tx, m *mutation, now time.Time, delay time.Duration) (answer, string, error) {
 	if _, err := s.commit(tx, m, true, now); err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // resolvePins resolves every relation in spec within the caller's tenant
-// and space, verifies each target's contract and binding rules 1–5 (brief
+// and space, verifies each target's contract and binding rules 1–5 (spec/host-api-v1alpha3.md
 // §5.5, §7.3), and returns the pins to store. sourceUID may be "" for a
 // resource not created yet.
 func (s *Server) resolvePins(tx store.Tx, def *form.Definition, spec map[string]any, src store.Key, sourceUID string) ([]store.Pin, error) {
@@ -56,7 +56,7 @@ func (s *Server) resolvePins(tx store.Tx, def *form.Definition, spec map[string]
 	return pins, nil
 }
 
-// verifyBinding applies binding verification rules 1–5 (brief §7.3) and
+// verifyBinding applies binding verification rules 1–5 (spec/host-api-v1alpha3.md §7.3) and
 // returns the binding contract as name@version#digest.
 func (s *Server) verifyBinding(src, targetDef *form.Definition, ref form.Reference, target *store.Resource) (string, error) {
 	rel := ref.Relation

@@ -14,7 +14,7 @@ import (
 )
 
 // renderStatus computes a resource's status from its stored spec, pins and
-// the family rules (brief §5.2–§5.4). It is a pure function of stored
+// the family rules (spec/host-api-v1alpha3.md §5.2–§5.4). It is a pure function of stored
 // specs, relations and UIDs; lastTransitionTime is carried over from the
 // previous status while a condition's status and reason hold.
 func (s *Server) renderStatus(tx store.Tx, def *form.Definition, res *store.Resource, pins []store.Pin, now time.Time) ([]byte, error) {
@@ -115,7 +115,7 @@ func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool
 // derivedPass re-renders, once each, every resource in the same tenant and
 // space whose rendering the change to subject can affect: its relation
 // holders (by address, which covers every UID that lived there) and the
-// family's dependents (brief §5.4).
+// family's dependents (spec/host-api-v1alpha3.md §5.4).
 func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, extra []store.Key, now time.Time) error {
 	seen := map[string]bool{subjectUID: true}
 	var uids []string

@@ -13,7 +13,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// exactQueryKeys is the closed query vocabulary of exact reads (brief §3.3).
+// exactQueryKeys is the closed query vocabulary of exact reads (spec/host-api-v1alpha3.md §3.3).
 var exactQueryKeys = []string{"space", "group", "kind", "definitionVersion", "schemaDigest"}
 
 // query parses the raw query string, refusing one that is not valid URL
@@ -83,7 +83,7 @@ func (s *Server) addressed(r *request) (store.Key, form.FormRef, error) {
 	return store.Key{Tenant: r.caller.Tenant, Space: space, APIVersion: apiVersion, Kind: kind, Name: name}, ref, nil
 }
 
-// read answers GET /resources/…/{name} (brief §3.4 (6)).
+// read answers GET /resources/…/{name} (spec/host-api-v1alpha3.md §3.4 (6)).
 func (s *Server) read(r *request) (answer, error) {
 	k, ref, err := s.addressed(r)
 	if err != nil {
@@ -108,7 +108,7 @@ func notFound(k store.Key, ref form.FormRef) error {
 }
 
 // validate answers POST /resources/validate: identity problems are
-// envelopes, spec problems a 200 with diagnostics (brief §3.4 (3)).
+// envelopes, spec problems a 200 with diagnostics (spec/host-api-v1alpha3.md §3.4 (3)).
 func (s *Server) validate(r *request) (answer, error) {
 	var req wire.ResourceRequest
 	if err := decodeBody(r.body, &req); err != nil {
@@ -128,7 +128,7 @@ func (s *Server) validate(r *request) (answer, error) {
 	return jsonAnswer(200, resp), nil
 }
 
-// prepare answers POST /resources/prepare: the review binding (brief §3.4 (4)).
+// prepare answers POST /resources/prepare: the review binding (spec/host-api-v1alpha3.md §3.4 (4)).
 func (s *Server) prepare(r *request) (answer, error) {
 	var req wire.ResourceRequest
 	if err := decodeBody(r.body, &req); err != nil {
@@ -216,7 +216,7 @@ func coreOf(req wire.ResourceRequest) core {
 }
 
 // run commits a mutation now, or accepts it as an operation when it cannot
-// finish within the synchronous budget (brief §4).
+// finish within the synchronous budget (spec/host-api-v1alpha3.md §4).
 func (s *Server) run(r *request, m *mutation) (answer, error) {
 	m.Principal = r.caller.Principal
 	delay := s.cfg.ProvisioningDelay
@@ -235,7 +235,7 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 		return answer{}, wire.Errorf(code, "forced by the conformance probe").WithHostCode("probe")
 	}
 	if m.Action == "observe" {
-		// Observe answers 200 only; it is never an operation (brief §4).
+		// Observe answers 200 only; it is never an operation (spec/host-api-v1alpha3.md §4).
 		async, delay = false, 0
 	}
 	if !async && delay > 0 {

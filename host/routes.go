@@ -46,7 +46,7 @@ func unknownRoute(r *http.Request) error {
 }
 
 // segment returns a path value, refusing one that decodes to contain "/"
-// (a percent-encoded slash never travels in a segment, brief §2.2).
+// (a percent-encoded slash never travels in a segment, spec/host-api-v1alpha3.md §2.2).
 func segment(r *request, name string) (string, error) {
 	v := r.PathValue(name)
 	if v == "" || strings.Contains(v, "/") {

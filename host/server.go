@@ -1,4 +1,4 @@
-// Package host is the Takoform host: the Host API v1alpha3 server (brief
+// Package host is the Takoform host: the Host API v1alpha3 server (spec/host-api-v1alpha3.md
 // §2–§5, §8.1) over a transactional store. Server is an http.Handler;
 // Config holds every host setting.
 package host

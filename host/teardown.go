@@ -12,7 +12,7 @@ import (
 )
 
 // commitDelete checks and performs a delete: identity, fences, then the
-// dependency scan (brief §3.4 (9), §4 "a delete's order at commit").
+// dependency scan (spec/host-api-v1alpha3.md §3.4 (9), §4 "a delete's order at commit").
 func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, existing *store.Resource, dry bool, now time.Time) (*outcome, error) {
 	if existing == nil || existing.FormRef != m.Ref {
 		return nil, notFound(m.Key, m.Ref)
@@ -68,7 +68,7 @@ func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, ex
 }
 
 // commitObserve re-observes a resource: it may move the revision, never
-// the generation (brief §3.4 (8)).
+// the generation (spec/host-api-v1alpha3.md §3.4 (8)).
 func (s *Server) commitObserve(tx store.Tx, def *form.Definition, m *mutation, existing *store.Resource, dry bool, now time.Time) (*outcome, error) {
 	if existing == nil || existing.FormRef != m.Ref {
 		return nil, notFound(m.Key, m.Ref)

@@ -29,7 +29,7 @@ func Canonical(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-// Digest is THE Takoform digest (brief §1.3): "sha256:" followed by the
+// Digest is THE Takoform digest (spec/host-api-v1alpha3.md §1.3): "sha256:" followed by the
 // lowercase hex SHA-256 of the RFC 8785 canonical bytes of the document
 // data. Used for schema digests of Form, Interface and Binding definitions,
 // spec digests, manifest digests and package digests.

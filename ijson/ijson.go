@@ -5,9 +5,9 @@
 // Unmarshal, which call it): exactly one I-JSON document (RFC 7493) with no
 // duplicate member names, valid UTF-8, no lone surrogate escapes, only finite
 // numbers and no negative zero, at most MaxDepth nested containers, and no
-// trailing data (brief §3.1). Digest is the RFC 8785 (JCS) + SHA-256
+// trailing data (spec/host-api-v1alpha3.md §3.1). Digest is the RFC 8785 (JCS) + SHA-256
 // construction used for schema digests, spec digests and manifest digests
-// (brief §1.3).
+// (spec/host-api-v1alpha3.md §1.3).
 package ijson
 
 import (
@@ -24,7 +24,7 @@ import (
 )
 
 // MaxDepth is the deepest nesting of arrays and objects a document may have
-// (brief §3.1: 256 containers).
+// (spec/host-api-v1alpha3.md §3.1: 256 containers).
 const MaxDepth = 256
 
 // Rule names the I-JSON rule a document broke.

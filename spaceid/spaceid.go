@@ -1,5 +1,5 @@
 // Package spaceid validates SpaceID, the opaque, case-sensitive scope identity
-// of decision 0003 (host API brief §1.1).
+// of decision 0003 (host API spec/host-api-v1alpha3.md §1.1).
 //
 // A SpaceID is valid UTF-8 of 1..255 code points; it contains no C0 control,
 // '/', DEL or C1 control, and neither starts nor ends with Unicode White_Space
@@ -88,7 +88,7 @@ func quote(v string) string {
 	return fmt.Sprintf("%q", v)
 }
 
-// Validate reports whether s is a SpaceID (decision 0003, brief §1.1). It
+// Validate reports whether s is a SpaceID (decision 0003, spec/host-api-v1alpha3.md §1.1). It
 // returns nil or an *Error naming the rule broken at the earliest code-point
 // offset. It never modifies, trims or normalises s.
 func Validate(s string) error {

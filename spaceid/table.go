@@ -1,7 +1,7 @@
 package spaceid
 
 // The code-point table below is the single source of truth for decision 0003
-// (brief §1.1). Validate and JSONSchema are both derived from it.
+// (spec/host-api-v1alpha3.md §1.1). Validate and JSONSchema are both derived from it.
 
 // cpRange is an inclusive range of code points.
 type cpRange struct {

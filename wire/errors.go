@@ -6,7 +6,7 @@ import (
 	"sort"
 )
 
-// Code is an error code of the closed taxonomy (brief §3.7).
+// Code is an error code of the closed taxonomy (spec/host-api-v1alpha3.md §3.7).
 type Code string
 
 // The 26 codes of the closed taxonomy.
@@ -50,7 +50,7 @@ type CodeInfo struct {
 }
 
 // Taxonomy is THE error taxonomy table: every code a host may answer with
-// its fixed status and retry class (brief §3.7). A code absent here is
+// its fixed status and retry class (spec/host-api-v1alpha3.md §3.7). A code absent here is
 // protocol-invalid.
 var Taxonomy = map[Code]CodeInfo{
 	InvalidArgument:       {400, false, "the request is malformed or not true of the current state", "Correct the value the message names and apply again."},
@@ -157,7 +157,7 @@ func (e *Error) Envelope() ErrorEnvelope {
 	return ErrorEnvelope{Error: b}
 }
 
-// CheckEnvelope reports why an error answer is protocol-invalid (brief
+// CheckEnvelope reports why an error answer is protocol-invalid (spec/host-api-v1alpha3.md
 // §3.7): an unknown code, a known code with another HTTP status, a
 // retryable flag on a non-retryable code, or empty required members.
 func CheckEnvelope(status int, b ErrorBody) error {

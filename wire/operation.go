@@ -7,7 +7,7 @@ import (
 )
 
 // Operation is a long-running operation (operations.takoform.com/v1alpha1,
-// brief §4). done=false carries neither Result nor Error; done=true carries
+// spec/host-api-v1alpha3.md §4). done=false carries neither Result nor Error; done=true carries
 // exactly one.
 type Operation struct {
 	APIVersion string             `json:"apiVersion"`
@@ -45,7 +45,7 @@ type OperationEnvelope struct {
 	Operation Operation `json:"operation"`
 }
 
-// UploadRequest starts an artifact upload (brief §3.6).
+// UploadRequest starts an artifact upload (spec/host-api-v1alpha3.md §3.6).
 type UploadRequest struct {
 	Manifest json.RawMessage `json:"manifest"`
 }
@@ -87,7 +87,7 @@ type ManifestFile struct {
 }
 
 // SupportProfile is a Host Support Profile (support.takoform.com/v1alpha1,
-// brief §8.1); exactly one of FormRef, InterfaceRef, BindingRef is set.
+// spec/host-api-v1alpha3.md §8.1); exactly one of FormRef, InterfaceRef, BindingRef is set.
 type SupportProfile struct {
 	APIVersion        string                  `json:"apiVersion"`
 	Kind              string                  `json:"kind"`

@@ -1,4 +1,4 @@
-// Package wire holds the Host API v1alpha3 wire types (brief §2–§5, §8.1):
+// Package wire holds the Host API v1alpha3 wire types (spec/host-api-v1alpha3.md §2–§5, §8.1):
 // discovery, resource representations and requests, operations, artifact
 // upload messages, support profiles, and the closed error taxonomy. Hosts
 // and clients encode and decode through these types only.
@@ -10,7 +10,7 @@ import (
 	"github.com/takoform/takoform/form"
 )
 
-// Lane constants (brief §2.1, §2.2).
+// Lane constants (spec/host-api-v1alpha3.md §2.1, §2.2).
 const (
 	Lane               = "forms.takoform.com/v1alpha3"
 	DiscoveryPath      = "/.well-known/takoform/v1alpha3"
@@ -32,7 +32,7 @@ const (
 )
 
 // RequiredFeatures are the discovery features a v1alpha3 host must
-// advertise as true (brief §2.1).
+// advertise as true (spec/host-api-v1alpha3.md §2.1).
 var RequiredFeatures = []string{"service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"}
 
 // Discovery is the document at DiscoveryPath.
@@ -69,7 +69,7 @@ type Metadata struct {
 }
 
 // ResourceRequest is the body of validate and prepare, and the echoed
-// resource of a prepare response (brief §3.4 (3)(4)).
+// resource of a prepare response (spec/host-api-v1alpha3.md §3.4 (3)(4)).
 type ResourceRequest struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
@@ -83,7 +83,7 @@ type Review struct {
 	PrepareDigest string `json:"prepareDigest"`
 }
 
-// ApplyRequest is the body of apply (brief §3.4 (5)).
+// ApplyRequest is the body of apply (spec/host-api-v1alpha3.md §3.4 (5)).
 type ApplyRequest struct {
 	APIVersion         string          `json:"apiVersion"`
 	Kind               string          `json:"kind"`
@@ -95,7 +95,7 @@ type ApplyRequest struct {
 	ExpectedGeneration string          `json:"expectedGeneration,omitempty"`
 }
 
-// ImportRequest is the body of import (brief §3.4 (7)).
+// ImportRequest is the body of import (spec/host-api-v1alpha3.md §3.4 (7)).
 type ImportRequest struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
@@ -105,7 +105,7 @@ type ImportRequest struct {
 	NativeID   string          `json:"nativeId"`
 }
 
-// Resource is a resource representation (resourceResponse, brief §5.1).
+// Resource is a resource representation (resourceResponse, spec/host-api-v1alpha3.md §5.1).
 type Resource struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
@@ -116,7 +116,7 @@ type Resource struct {
 }
 
 // Status is a resource's status; Outputs is present iff the Form declares
-// an output schema (brief §5.3).
+// an output schema (spec/host-api-v1alpha3.md §5.3).
 type Status struct {
 	ObservedGeneration string          `json:"observedGeneration"`
 	Conditions         []Condition     `json:"conditions"`
@@ -124,7 +124,7 @@ type Status struct {
 	Outputs            json.RawMessage `json:"outputs,omitempty"`
 }
 
-// Condition is one status condition (brief §5.2).
+// Condition is one status condition (spec/host-api-v1alpha3.md §5.2).
 type Condition struct {
 	Type               string `json:"type"`
 	Status             string `json:"status"`
@@ -134,7 +134,7 @@ type Condition struct {
 	Message            string `json:"message,omitempty"`
 }
 
-// Closed condition vocabularies (brief §5.2).
+// Closed condition vocabularies (spec/host-api-v1alpha3.md §5.2).
 var (
 	ConditionTypes    = []string{"Ready", "Reconciling", "Degraded", "Drifted", "Blocked", "Deleting"}
 	ConditionStatuses = []string{"True", "False", "Unknown"}

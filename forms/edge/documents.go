@@ -1,5 +1,5 @@
 // Package edge is the Edge Platform Family edge.forms.takoform.com/v1alpha1
-// (host API brief §6.3–§6.5, §7): its generated documents and its semantic
+// (host API spec/host-api-v1alpha3.md §6.3–§6.5, §7): its generated documents and its semantic
 // rules.
 package edge
 
@@ -20,10 +20,10 @@ var familyFiles embed.FS
 // Family returns the generated documents rooted at the family directory:
 //
 //	family.json                              the index (see Index)
-//	forms/<kebab-kind>/definition.json       Form Definitions (brief §6.1)
+//	forms/<kebab-kind>/definition.json       Form Definitions (spec/host-api-v1alpha3.md §6.1)
 //	forms/<kebab-kind>/fixtures/*.json       desired.json and negative-*.json
-//	interfaces/<name>/definition.json        Interface Definitions (brief §7.1)
-//	bindings/<name>/definition.json          Binding Definitions (brief §7.3)
+//	interfaces/<name>/definition.json        Interface Definitions (spec/host-api-v1alpha3.md §7.1)
+//	bindings/<name>/definition.json          Binding Definitions (spec/host-api-v1alpha3.md §7.3)
 //
 // Fixture paths inside a Form Definition are relative to its directory.
 func Family() fs.FS {
@@ -35,7 +35,7 @@ func Family() fs.FS {
 }
 
 // FamilyIndex is family.json: every document of the family with the digest
-// the generator computed (JCS + SHA-256, brief §1.3). Slices keep index order.
+// the generator computed (JCS + SHA-256, spec/host-api-v1alpha3.md §1.3). Slices keep index order.
 type FamilyIndex struct {
 	Family     string          `json:"family"`
 	Forms      []FormEntry     `json:"forms"`
@@ -52,7 +52,7 @@ type FormEntry struct {
 }
 
 // IndexFormRef is the exact FormRef {apiVersion, kind, definitionVersion,
-// schemaDigest} of a Form (brief §1.3).
+// schemaDigest} of a Form (spec/host-api-v1alpha3.md §1.3).
 type IndexFormRef struct {
 	APIVersion        string `json:"apiVersion"`
 	Kind              string `json:"kind"`
@@ -61,7 +61,7 @@ type IndexFormRef struct {
 }
 
 // ContractEntry is one Interface or Binding: Path is its definition.json
-// within Family(); SchemaDigest completes its exact ref (brief §7.1, §7.3).
+// within Family(); SchemaDigest completes its exact ref (spec/host-api-v1alpha3.md §7.1, §7.3).
 type ContractEntry struct {
 	Name         string `json:"name"`
 	Version      string `json:"version"`

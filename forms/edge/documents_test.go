@@ -508,7 +508,7 @@ func docMetaSchemas(t *testing.T, root string) map[string]*jsonschema.Schema {
 }
 
 // TestFamilyDigestMethodMatchesReference: our digest function reproduces the
-// digests the reference publishes for its own documents (brief §1.3).
+// digests the reference publishes for its own documents (spec/host-api-v1alpha3.md §1.3).
 func TestFamilyDigestMethodMatchesReference(t *testing.T) {
 	root := docReferenceRoot(t)
 	var set struct {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Cron rule IDs (§6.5). Every cron refusal points at "/cron".
+// Cron rule IDs (spec/host-api-v1alpha3.md §6.5). Every cron refusal points at "/cron".
 const (
 	RuleCronEmpty         = "edge.cron.empty"
 	RuleCronLength        = "edge.cron.length"
@@ -39,7 +39,7 @@ var cronFieldDefs = [5]cronFieldDef{
 	{"day-of-week", 0, 6},
 }
 
-// Schedule is a parsed five-field UTC cron expression (§6.5). Each field is
+// Schedule is a parsed five-field UTC cron expression (spec/host-api-v1alpha3.md §6.5). Each field is
 // held as the expanded set of values it selects. The zero value is not
 // useful; obtain one from ParseCron.
 type Schedule struct {
@@ -48,7 +48,7 @@ type Schedule struct {
 }
 
 // ParseCron parses a portable five-field cron expression as WorkerCronTrigger
-// "cron" (§6.5) and returns its expanded schedule, or a *RuleError (pointer
+// "cron" (spec/host-api-v1alpha3.md §6.5) and returns its expanded schedule, or a *RuleError (pointer
 // "/cron") naming the field and item at fault.
 //
 // Grammar (every accepted expression also matches the Definition's schema
@@ -276,7 +276,7 @@ func (s *Schedule) DayOfMonthRestricted() bool { return s.sets[2] != cronFullSet
 // 0-6 (see DayOfMonthRestricted for how restriction is decided).
 func (s *Schedule) DayOfWeekRestricted() bool { return s.sets[4] != cronFullSet(cronFieldDefs[4]) }
 
-// Matches reports whether the UTC minute containing t is a match (§6.5).
+// Matches reports whether the UTC minute containing t is a match (spec/host-api-v1alpha3.md §6.5).
 // Seconds are ignored. When day-of-month and day-of-week are both restricted
 // a day matches if either selects it; otherwise the restricted one (if any)
 // alone decides.

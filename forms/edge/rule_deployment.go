@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// Deployment rule IDs (§6.3, §6.5). Pointers are into WorkerDeployment's
+// Deployment rule IDs (spec/host-api-v1alpha3.md §6.3, §6.5). Pointers are into WorkerDeployment's
 // desired spec.
 const (
 	RuleDeploymentVersionCount = "edge.deployment.version-count"
@@ -14,7 +14,7 @@ const (
 	RuleDeploymentDuplicate    = "edge.deployment.version-duplicate"
 )
 
-// Deployment limits (§6.3): weights are basis points.
+// Deployment limits (spec/host-api-v1alpha3.md §6.3): weights are basis points.
 const (
 	DeploymentMaxVersions = 8
 	DeploymentMinWeight   = 1
@@ -22,7 +22,7 @@ const (
 )
 
 // CheckDeploymentWeights checks the weights of WorkerDeployment "versions",
-// in entry order, as basis points (§6.3, §6.5): 1..8 entries, each 1..10000,
+// in entry order, as basis points (spec/host-api-v1alpha3.md §6.3, §6.5): 1..8 entries, each 1..10000,
 // summing to exactly 10000.
 // Errors: RuleDeploymentVersionCount at "/versions"; RuleDeploymentWeightRange
 // at "/versions/<index>/weight"; RuleDeploymentWeightSum at "/versions" with
@@ -51,7 +51,7 @@ func CheckDeploymentWeights(weights []int64) error {
 }
 
 // CheckDeploymentVersionNames refuses a deployment that names one
-// WorkerVersion twice (§6.5: each version appears once); names are the
+// WorkerVersion twice (spec/host-api-v1alpha3.md §6.5: each version appears once); names are the
 // versions' workerVersion relation names, in order. The host also decides
 // it on resolved UIDs; by name it is decidable at plan time.
 func CheckDeploymentVersionNames(names []string) error {

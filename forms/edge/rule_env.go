@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Environment rule IDs (§6.4).
+// Environment rule IDs (spec/host-api-v1alpha3.md §6.4).
 const (
 	// RuleEnvCollision: two declarations share one env name.
 	RuleEnvCollision = "edge.env.collision"
@@ -17,7 +17,7 @@ const (
 )
 
 // BindingList describes one binding-list field of WorkerVersion's desired
-// spec (§6.4).
+// spec (spec/host-api-v1alpha3.md §6.4).
 type BindingList struct {
 	Field      string // desired field, e.g. "kvBindings"
 	Binding    string // x-takoform-binding contract name, e.g. "module-worker.edge-kv"
@@ -34,11 +34,11 @@ var bindingLists = [...]BindingList{
 }
 
 // BindingLists is the table of WorkerVersion binding-list fields, in the
-// order §6.4 lists them. It is a copy: the rules here never read it back.
+// order spec/host-api-v1alpha3.md §6.4 lists them. It is a copy: the rules here never read it back.
 var BindingLists = slices.Clone(bindingLists[:])
 
 // CheckEnvironmentNamespace enforces WorkerVersion's single environment
-// namespace (§6.4) on a decoded desired spec (objects map[string]any, arrays
+// namespace (spec/host-api-v1alpha3.md §6.4) on a decoded desired spec (objects map[string]any, arrays
 // []any, strings string): every `vars` key, every `requiredSensitiveVars`
 // entry and every binding `name` across the BindingLists fields must be
 // distinct. Comparison is exact and case-sensitive (JavaScript identifiers).

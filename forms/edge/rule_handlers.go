@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-// Handler rule IDs (§6.4, §7.1). Pointers are into WorkerVersion's desired spec.
+// Handler rule IDs (spec/host-api-v1alpha3.md §6.4, §7.1). Pointers are into WorkerVersion's desired spec.
 const (
 	RuleHandlerEmpty      = "edge.handler.empty"
 	RuleHandlerUndeclared = "edge.handler.undeclared"
 	RuleHandlerDuplicate  = "edge.handler.duplicate"
 )
 
-// Handler names of the worker.runtime@1.0.0 vocabulary (§7.1).
+// Handler names of the worker.runtime@1.0.0 vocabulary (spec/host-api-v1alpha3.md §7.1).
 const (
 	HandlerFetch     = "fetch"
 	HandlerScheduled = "scheduled"
@@ -23,7 +23,7 @@ const (
 var handlerVocabulary = [...]string{HandlerFetch, HandlerScheduled, HandlerQueue}
 
 // HandlerVocabulary is the closed handler vocabulary of worker.runtime@1.0.0,
-// in the contract's order (§6.4, §7.1). It is a copy: the rules here never
+// in the contract's order (spec/host-api-v1alpha3.md §6.4, §7.1). It is a copy: the rules here never
 // read it back.
 var HandlerVocabulary = []string{HandlerFetch, HandlerScheduled, HandlerQueue}
 
@@ -35,7 +35,7 @@ func handlerKnown(h string) bool {
 	return false
 }
 
-// CheckHandlers checks WorkerVersion "handlers" (§6.4): at least one, each in
+// CheckHandlers checks WorkerVersion "handlers" (spec/host-api-v1alpha3.md §6.4): at least one, each in
 // the worker.runtime@1.0.0 vocabulary (exact, case-sensitive), none twice.
 // Errors: RuleHandlerEmpty at "/handlers"; RuleHandlerUndeclared and
 // RuleHandlerDuplicate at "/handlers/<index>" of the offending entry.
@@ -66,7 +66,7 @@ func handlerVocabularyText() string {
 }
 
 // AttachmentHandler returns the handler an attachment kind needs every
-// weighted version of the worker's active deployment to export (§6.5):
+// weighted version of the worker's active deployment to export (spec/host-api-v1alpha3.md §6.5):
 // WorkerCustomDomain and WorkerEndpoint → "fetch", WorkerCronTrigger →
 // "scheduled", QueueConsumer → "queue". ok is false for any other kind.
 func AttachmentHandler(kind string) (handler string, ok bool) {

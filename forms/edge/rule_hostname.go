@@ -7,7 +7,7 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// Hostname rule IDs (§5.6, §6.5). Every hostname refusal points at "/hostname".
+// Hostname rule IDs (spec/host-api-v1alpha3.md §5.6, §6.5). Every hostname refusal points at "/hostname".
 const (
 	RuleHostnameEmpty       = "edge.hostname.empty"
 	RuleHostnameULabel      = "edge.hostname.u-label"
@@ -31,7 +31,7 @@ const HostnameMaxLabelLength = 63
 const hostnamePointer = "/hostname"
 
 // CanonicalHostname canonicalizes and validates a WorkerCustomDomain
-// "hostname" (§5.6, §6.5) and returns the canonical form the host compares,
+// "hostname" (spec/host-api-v1alpha3.md §5.6, §6.5) and returns the canonical form the host compares,
 // digests and stores, or a *RuleError (pointer "/hostname").
 //
 // Canonicalization: strip exactly one trailing "." and lowercase ASCII A-Z.

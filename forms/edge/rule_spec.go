@@ -7,7 +7,7 @@ import "errors"
 const Group = "edge.forms.takoform.com/v1alpha1"
 
 // SpecRules applies every rule of an Edge kind that is decidable from the
-// desired spec alone (brief §3.4 (3)): cron grammar (WorkerCronTrigger),
+// desired spec alone (spec/host-api-v1alpha3.md §3.4 (3)): cron grammar (WorkerCronTrigger),
 // hostname canonical form and U-label refusal (WorkerCustomDomain),
 // handler vocabulary and the single environment namespace
 // (WorkerVersion), deployment weights (WorkerDeployment). The host calls

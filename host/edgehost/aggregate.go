@@ -14,7 +14,7 @@ import (
 )
 
 // CheckCommit applies the cross-resource Edge rules to res as it would be
-// stored (brief §6.5, §7.3, §3.6), on apply, import and at 202 commit.
+// stored (spec/host-api-v1alpha3.md §6.5, §7.3, §3.6), on apply, import and at 202 commit.
 func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error {
 	spec := specOf(res)
 	switch kindOf(def) {
@@ -51,7 +51,7 @@ func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resou
 }
 
 // resolveBundle resolves a bundle manifest the tenant holds and checks
-// every manifest rule (brief §3.6 "on apply/import of a bundle-shaped
+// every manifest rule (spec/host-api-v1alpha3.md §3.6 "on apply/import of a bundle-shaped
 // revision").
 func (f *Family) resolveBundle(tx store.Tx, tenant, digest string) (*wire.Manifest, error) {
 	held, err := tx.Holds(tenant, digest)
@@ -146,7 +146,7 @@ func activeDeployment(tx store.Tx, worker *store.Resource) (*store.Resource, err
 }
 
 // beingDeleted reports whether an accepted delete targets r: it counts as
-// being removed (brief §4), so it serves no new attachment or binding.
+// being removed (spec/host-api-v1alpha3.md §4), so it serves no new attachment or binding.
 func beingDeleted(tx store.Tx, r *store.Resource) (bool, error) {
 	op, err := tx.PendingOperationFor(r.Key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -198,7 +198,7 @@ func versionsHandlers(tx store.Tx, d *store.Resource, spec map[string]any) ([]st
 }
 
 // gate: an attachment needs its handler exported by every weighted version
-// of its worker's active deployment (brief §6.5).
+// of its worker's active deployment (spec/host-api-v1alpha3.md §6.5).
 func gate(tx store.Tx, res *store.Resource, spec map[string]any, kind string) error {
 	need, _ := edge.AttachmentHandler(kind)
 	w, err := lookup(tx, key(res, ModuleWorker, relName(spec, "worker")))

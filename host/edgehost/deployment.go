@@ -11,7 +11,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// checkDeployment applies the worker aggregate rules (brief §6.5): one
+// checkDeployment applies the worker aggregate rules (spec/host-api-v1alpha3.md §6.5): one
 // deployment per worker; versions of this worker, each once, Ready and not
 // being deleted; and the reverse gate for live dependents.
 func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) error {
@@ -64,7 +64,7 @@ func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) erro
 }
 
 // reverseGate refuses a handler set that would strand a live attachment or
-// an inbound service binding of the worker (brief §6.5).
+// an inbound service binding of the worker (spec/host-api-v1alpha3.md §6.5).
 func reverseGate(tx store.Tx, w *store.Resource, served []string) error {
 	deps, err := dependents(tx, w)
 	if err != nil {
@@ -126,7 +126,7 @@ func ready(r *store.Resource) bool {
 }
 
 // CheckDelete refuses deleting a deployment while attachments or inbound
-// service bindings of its worker live (brief §3.4 (9)).
+// service bindings of its worker live (spec/host-api-v1alpha3.md §3.4 (9)).
 func (f *Family) CheckDelete(tx store.Tx, def *form.Definition, res *store.Resource) error {
 	if kindOf(def) != WorkerDeployment {
 		return nil
@@ -151,7 +151,7 @@ func (f *Family) CheckDelete(tx store.Tx, def *form.Definition, res *store.Resou
 }
 
 // workerReadiness renders a ModuleWorker's Ready condition: about service
-// (brief §5.2).
+// (spec/host-api-v1alpha3.md §5.2).
 func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 	served, d, err := servedHandlers(tx, w)
 	switch {
@@ -166,7 +166,7 @@ func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 }
 
 // checkHostnameClaim: a canonical hostname is claimed once per tenant,
-// across spaces (brief §6.5); other tenants' claims are invisible.
+// across spaces (spec/host-api-v1alpha3.md §6.5); other tenants' claims are invisible.
 func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) error {
 	h, _ := spec["hostname"].(string)
 	uid, err := tx.ClaimHolder(res.Tenant, hostnameClaim(h))

@@ -1,7 +1,7 @@
 // Package edgehost is the host side of the Edge family
 // (edge.forms.takoform.com/v1alpha1): it enforces the worker aggregate,
 // attachment gates, bindings, cron, hostnames, endpoints and handler
-// exports (brief §5.2, §6.4, §6.5, §7.3) by calling the pure rules of
+// exports (spec/host-api-v1alpha3.md §5.2, §6.4, §6.5, §7.3) by calling the pure rules of
 // forms/edge, and renders ModuleWorker readiness and endpoint outputs.
 // It implements host.Family for any definition version of the group.
 package edgehost
@@ -114,7 +114,7 @@ func holders(tx store.Tx, targetUID, kind string) ([]*store.Resource, error) {
 }
 
 // Limits advertises the bundle size limit on the bundle-shaped Forms
-// (brief §8.1).
+// (spec/host-api-v1alpha3.md §8.1).
 func (f *Family) Limits(def *form.Definition) map[string]int64 {
 	switch kindOf(def) {
 	case WorkerBundle, WorkerVersion:
@@ -124,7 +124,7 @@ func (f *Family) Limits(def *form.Definition) map[string]int64 {
 }
 
 // Canonicalize canonicalises a custom domain's hostname at the entry
-// point (brief §5.6); an invalid hostname is left for CheckSpec to refuse.
+// point (spec/host-api-v1alpha3.md §5.6); an invalid hostname is left for CheckSpec to refuse.
 func (f *Family) Canonicalize(def *form.Definition, spec map[string]any) map[string]any {
 	if kindOf(def) == WorkerCustomDomain {
 		if h, ok := spec["hostname"].(string); ok {
@@ -148,8 +148,8 @@ func (f *Family) CheckSpec(def *form.Definition, spec map[string]any) []form.Dia
 	return out
 }
 
-// Render renders ModuleWorker readiness (brief §5.2) and WorkerEndpoint
-// outputs (brief §6.5).
+// Render renders ModuleWorker readiness (spec/host-api-v1alpha3.md §5.2) and WorkerEndpoint
+// outputs (spec/host-api-v1alpha3.md §6.5).
 func (f *Family) Render(tx store.Tx, def *form.Definition, res *store.Resource) ([]wire.Condition, map[string]any, error) {
 	switch kindOf(def) {
 	case ModuleWorker:

@@ -52,7 +52,7 @@ type Resource struct {
 	UpdatedAt     time.Time
 }
 
-// Pin is one resolved relation of a source resource (brief §5.5).
+// Pin is one resolved relation of a source resource (spec/host-api-v1alpha3.md §5.5).
 type Pin struct {
 	SourceUID        string
 	Pointer          string // concrete, e.g. /versions/0/workerVersion
@@ -65,7 +65,7 @@ type Pin struct {
 	Binding          string // name@version#digest of the binding contract, or ""
 }
 
-// Idempotency is a replay record (brief §3.5), keyed by tenant,
+// Idempotency is a replay record (spec/host-api-v1alpha3.md §3.5), keyed by tenant,
 // principal, space and key. BoundUID / BoundOperation say what it
 // retires with.
 type Idempotency struct {
@@ -79,7 +79,7 @@ type Idempotency struct {
 	CreatedAt                     time.Time
 }
 
-// Operation is a durable operation record (brief §4).
+// Operation is a durable operation record (spec/host-api-v1alpha3.md §4).
 type Operation struct {
 	ID        string
 	Tenant    string
@@ -95,7 +95,7 @@ type Operation struct {
 	UpdatedAt time.Time
 }
 
-// Upload is an artifact upload session (brief §3.6).
+// Upload is an artifact upload session (spec/host-api-v1alpha3.md §3.6).
 type Upload struct {
 	ID             string
 	Tenant         string
@@ -154,7 +154,7 @@ type Tx interface {
 	DeleteUpload(id string) error
 
 	// Claims are tenant-wide unique names a resource holds across spaces
-	// (custom-domain hostnames, brief §6.5). PutClaim is ErrConflict when
+	// (custom-domain hostnames, spec/host-api-v1alpha3.md §6.5). PutClaim is ErrConflict when
 	// another uid holds the claim; DeleteResource releases a resource's
 	// claims.
 	ClaimHolder(tenant, claim string) (uid string, err error) // ErrNotFound
@@ -168,7 +168,7 @@ type Tx interface {
 	PutSetting(name string, value []byte) ([]byte, error)
 
 	// RebindIdempotency binds every record bound to operationID to uid
-	// (a settled 202 follows its operation's outcome, brief §3.5).
+	// (a settled 202 follows its operation's outcome, spec/host-api-v1alpha3.md §3.5).
 	RebindIdempotency(operationID, uid string) error
 
 	// Counter returns the next value of a named monotonic sequence

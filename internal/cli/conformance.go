@@ -53,7 +53,7 @@ func newConformanceCommand() *cobra.Command {
 			}
 			for _, id := range splitList(only) {
 				if !idsKnown[id] {
-					return usage("unknown check ID %q (see the brief's Appendix A)", id)
+					return usage("unknown check ID %q (see spec/host-api-v1alpha3.md Appendix A)", id)
 				}
 			}
 			env, err := conformance.NewEnv(cmd.Context(), endpoint, creds, probe)

@@ -14,7 +14,7 @@ import (
 	"github.com/takoform/takoform/spaceid"
 )
 
-// ImportID is a parsed import identifier (brief §1.6): NAME, SPACE/NAME,
+// ImportID is a parsed import identifier (spec/host-api-v1alpha3.md §1.6): NAME, SPACE/NAME,
 // or a JSON object with the four FormRef members all or none.
 type ImportID struct {
 	Space string        // "" = the provider's space

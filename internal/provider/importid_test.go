@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestParseImportID: the one import-ID parser (brief §1.6).
+// TestParseImportID: the one import-ID parser (spec/host-api-v1alpha3.md §1.6).
 func TestParseImportID(t *testing.T) {
 	digest := "sha256:" + strings.Repeat("ab", 32)
 	full := `{"space":"Prod North","apiVersion":"forms.example.com/v1alpha1","kind":"Gizmo","definitionVersion":"1.0.0","schemaDigest":"` + digest + `","name":"g1"}`

@@ -12,7 +12,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Client resumption (brief §4, decision 0017): an accepted mutation that
+// Client resumption (spec/host-api-v1alpha3.md §4, decision 0017): an accepted mutation that
 // does not settle within its deadline is recorded in state as
 // pending_operation_id; the next refresh consults the operation before
 // reading the resource.
@@ -58,7 +58,7 @@ func nullUnknown(v any) any {
 	return v
 }
 
-// current returns the resource as the host holds it now (brief §4
+// current returns the resource as the host holds it now (spec/host-api-v1alpha3.md §4
 // "Client resumption", decision 0017 rules 6–7). A pending operation is
 // consulted first: running (or unreadable) → running is true and absence
 // means nothing; succeeded → its result, verified against the exact

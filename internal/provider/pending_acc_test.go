@@ -17,7 +17,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// TestAccInterruptedApplyConverges (decision 0017 rules 6–7, brief §4
+// TestAccInterruptedApplyConverges (decision 0017 rules 6–7, spec/host-api-v1alpha3.md §4
 // "Client resumption"): the host holds every mutation longer than its
 // synchronous budget, and both creates' deadlines (create_timeout 1s) pass
 // while it does. The apply records pending_operation_id for each.

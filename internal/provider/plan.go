@@ -21,7 +21,7 @@ import (
 // hashes local bundle files, keeps host-reported attributes of unchanged
 // resources, and refuses at plan time what the host would refuse: schema
 // and family rules, revision replacement under a pinned name, and
-// capabilities the host's support profiles deny (brief §6.4, §8.2).
+// capabilities the host's support profiles deny (spec/host-api-v1alpha3.md §6.4, §8.2).
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -89,7 +89,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 }
 
 // planDriftRepair plans the recovery of an unchanged resource whose
-// relation target was replaced or removed (brief §5.5): a revision is
+// relation target was replaced or removed (spec/host-api-v1alpha3.md §5.5): a revision is
 // replaced; any other Form is re-applied spec-identically, which re-pins
 // its relations and renders a new representation.
 func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource.ModifyPlanResponse) {

@@ -58,7 +58,7 @@ func TestAccRefusalBadSpace(t *testing.T) {
 }
 
 // TestAccRefusalHostSupport: plan-time capability checks against the
-// host's support profiles (brief §8.2): a host whose catalog lacks
+// host's support profiles (spec/host-api-v1alpha3.md §8.2): a host whose catalog lacks
 // WorkerCronTrigger publishes no profile for it; a host lacking the
 // module-worker.sqlite Binding cannot take a version that uses it; a
 // bundle above maximumBundleBytes is refused before any upload.

@@ -66,7 +66,7 @@ type Exception struct {
 	NamePrefix   string // derived revision names
 	LocalModules bool   // main_module + modules authoring; manifest_digest becomes Optional+Computed
 	// Canonical names the family rule that canonicalises a top-level string
-	// member at the host's entry point (brief §5.6), by member. State keeps
+	// member at the host's entry point (spec/host-api-v1alpha3.md §5.6), by member. State keeps
 	// the configured spelling while the host's value is its canonical form.
 	Canonical map[string]func(string) (string, error)
 }

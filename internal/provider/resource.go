@@ -257,7 +257,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 
 // Update applies an in-place change under the recorded FormRef; a change
 // of provider-side attributes only (timeouts) makes no host call, unless
-// a relation drifted: then a spec-identical apply re-pins it (brief §5.5).
+// a relation drifted: then a spec-identical apply re-pins it (spec/host-api-v1alpha3.md §5.5).
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, err1 := attrsOf(req.Plan.Raw)
 	state, err2 := attrsOf(req.State.Raw)

@@ -15,7 +15,7 @@ import (
 )
 
 // profiles returns the host's support profiles, fetched at most once per
-// provider configuration (brief §8.2).
+// provider configuration (spec/host-api-v1alpha3.md §8.2).
 func (d *Data) profiles(ctx context.Context) (map[string]wire.SupportProfile, error) {
 	d.support.once.Do(func() {
 		resp, err := d.Client.SupportForms(ctx)
@@ -67,14 +67,14 @@ func (d *Data) contract(ctx context.Context, kind, name, version string) contrac
 }
 
 // explicitRefusal: only form_unknown or resource_not_found on a support
-// route says no; anything else is silence (brief §8.2).
+// route says no; anything else is silence (spec/host-api-v1alpha3.md §8.2).
 func explicitRefusal(err error) bool {
 	var we *wire.Error
 	return errors.As(err, &we) && (we.Code == wire.FormUnknown || we.Code == wire.ResourceNotFound)
 }
 
 // planSupport checks, at plan time, what the host's support profiles say
-// (brief §8.2): the exact FormRef with the operations the type needs, each
+// (spec/host-api-v1alpha3.md §8.2): the exact FormRef with the operations the type needs, each
 // Interface the Form provides and each Binding contract the planned spec
 // uses (at the digests the definition names), planned closed-enum values
 // and integer ranges, collection sizes within maximum<Field> limits, and

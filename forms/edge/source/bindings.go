@@ -1,6 +1,6 @@
 package source
 
-// The five module-worker Bindings (brief §7.3). Each is held by a revision
+// The five module-worker Bindings (spec/host-api-v1alpha3.md §7.3). Each is held by a revision
 // (WorkerVersion), targets one Form kind, and projects target operations.
 
 func bindingDoc(name, title, description, targetKind string, target InterfaceRef, operations ...string) Binding {

@@ -1,6 +1,6 @@
 // Package source is the one hand-written source of the Edge family documents
 // (edge.forms.takoform.com/v1alpha1): 12 Forms with their fixtures, 6
-// Interfaces and 5 Bindings (host API brief §6.3, §6.4, §7).
+// Interfaces and 5 Bindings (host API spec/host-api-v1alpha3.md §6.3, §6.4, §7).
 //
 // Documents are Go values (maps, slices, scalars). A document never spells a
 // digest: it names another document with InterfaceRef, BindingRef or FormRef,
@@ -21,15 +21,15 @@ const (
 type M = map[string]any
 
 // InterfaceRef names an Interface of this family. The generator replaces it
-// with {apiVersion, name, version, schemaDigest} (brief §7.1).
+// with {apiVersion, name, version, schemaDigest} (spec/host-api-v1alpha3.md §7.1).
 type InterfaceRef struct{ Name, Version string }
 
 // BindingRef names a Binding of this family. The generator replaces it with
-// {apiVersion, name, version, schemaDigest} (brief §7.3).
+// {apiVersion, name, version, schemaDigest} (spec/host-api-v1alpha3.md §7.3).
 type BindingRef struct{ Name, Version string }
 
 // FormRef names a Form of this family by kind. The generator replaces it with
-// {apiVersion, kind, definitionVersion, schemaDigest} (brief §1.3).
+// {apiVersion, kind, definitionVersion, schemaDigest} (spec/host-api-v1alpha3.md §1.3).
 type FormRef struct{ Kind string }
 
 // Interface is one Interface Definition document.

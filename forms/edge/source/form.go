@@ -3,7 +3,7 @@ package source
 import "unicode"
 
 // formSpec is everything that varies between the family's Forms; build turns
-// it into a Definition (brief §6.1) plus fixture files.
+// it into a Definition (spec/host-api-v1alpha3.md §6.1) plus fixture files.
 type formSpec struct {
 	kind, dir, role string
 	title           string // document title
@@ -87,7 +87,7 @@ func build(s formSpec) Form {
 	return Form{Kind: s.kind, Dir: s.dir, Role: s.role, Doc: doc, Fixtures: fixtures}
 }
 
-// Relations (brief §5.5): a closed {apiVersion, kind, name} node whose first
+// Relations (spec/host-api-v1alpha3.md §5.5): a closed {apiVersion, kind, name} node whose first
 // two members are const, annotated with exactly one target contract.
 
 func resourceName() M {

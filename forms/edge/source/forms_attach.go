@@ -1,6 +1,6 @@
 package source
 
-// Attachments (brief §6.3, §6.5): WorkerCustomDomain, WorkerEndpoint,
+// Attachments (spec/host-api-v1alpha3.md §6.3, §6.5): WorkerCustomDomain, WorkerEndpoint,
 // WorkerCronTrigger, QueueConsumer.
 
 func runtimeWorker(description string) M {
@@ -107,7 +107,7 @@ func workerEndpoint() Form {
 const cronField = `(?:\*(?:/[0-9]{1,2})?|[0-9]{1,2}(?:-[0-9]{1,2}(?:/[0-9]{1,2})?)?)`
 
 // cronPattern bounds the shape of five space-separated comma lists; the host
-// also parses values (brief §6.5).
+// also parses values (spec/host-api-v1alpha3.md §6.5).
 const cronPattern = `^` + cronField + `(?:,` + cronField + `)*(?: ` + cronField + `(?:,` + cronField + `)*){4}$`
 
 func workerCronTrigger() Form {

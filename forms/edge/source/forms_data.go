@@ -1,6 +1,6 @@
 package source
 
-// Identities that provide data Interfaces (brief §6.3): EdgeKVNamespace,
+// Identities that provide data Interfaces (spec/host-api-v1alpha3.md §6.3): EdgeKVNamespace,
 // ObjectBucket, SQLiteDatabase, AtLeastOnceQueue.
 
 // fieldless is an identity Form with no desired field providing one Interface.

@@ -2,14 +2,14 @@ package source
 
 import "fmt"
 
-// WorkerVersion (brief §6.4): relations, handlers, the open vars map and the
+// WorkerVersion (spec/host-api-v1alpha3.md §6.4): relations, handlers, the open vars map and the
 // five capability binding lists.
 
 // bindingNameGrammar is a JavaScript identifier: the grammar of every binding
 // instance name, in the Form and in each Binding.
 const bindingNameGrammar = "^[A-Za-z_$][A-Za-z0-9_$]*$"
 
-// varKeys is the typed key grammar of the open vars map (brief §6.1).
+// varKeys is the typed key grammar of the open vars map (spec/host-api-v1alpha3.md §6.1).
 func varKeys() M {
 	return M{
 		"type":                   "string",
@@ -44,7 +44,7 @@ func jsonValueDefs() M {
 }
 
 // bindingList is a binding-list property: instances {name, resource} whose
-// resource must provide the Binding's target Interface (brief §7.3).
+// resource must provide the Binding's target Interface (spec/host-api-v1alpha3.md §7.3).
 func bindingList(b BindingRef, targetKind string, target InterfaceRef, description string) M {
 	item := closed(M{
 		"name":     with(M{"type": "string", "maxLength": 64}, "pattern", bindingNameGrammar),

@@ -1,6 +1,6 @@
 package source
 
-// ModuleWorker, WorkerBundle and WorkerDeployment (brief §6.3).
+// ModuleWorker, WorkerBundle and WorkerDeployment (spec/host-api-v1alpha3.md §6.3).
 
 func moduleWorker() Form {
 	return build(formSpec{

@@ -1,6 +1,6 @@
 package source
 
-// edge.kv@1.0.0 (brief §7.1).
+// edge.kv@1.0.0 (spec/host-api-v1alpha3.md §7.1).
 
 func edgeKV() Interface {
 	key := text(1, 512)

@@ -1,6 +1,6 @@
 package source
 
-// edge.objects@1.0.0 (brief §7.1).
+// edge.objects@1.0.0 (spec/host-api-v1alpha3.md §7.1).
 
 const maxObjectBytes = 5368709120 // 5 GiB
 

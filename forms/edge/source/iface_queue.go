@@ -1,6 +1,6 @@
 package source
 
-// edge.queue@1.0.0 (brief §7.1).
+// edge.queue@1.0.0 (spec/host-api-v1alpha3.md §7.1).
 
 func queueMessageBody() M { return encodedBytes(174764) }
 

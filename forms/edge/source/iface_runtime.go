@@ -1,6 +1,6 @@
 package source
 
-// worker.runtime@1.0.0 (brief §7.1): the ES Module Worker runtime ABI.
+// worker.runtime@1.0.0 (spec/host-api-v1alpha3.md §7.1): the ES Module Worker runtime ABI.
 
 func workerRuntime() Interface {
 	handlers := array(choice("fetch", "scheduled", "queue"), "maxItems", 3, "uniqueItems", true)

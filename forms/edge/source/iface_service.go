@@ -1,6 +1,6 @@
 package source
 
-// worker.service@1.0.0 (brief §7.1).
+// worker.service@1.0.0 (spec/host-api-v1alpha3.md §7.1).
 
 func httpHeaders() M { return stringMap(256, 8192, 128) }
 

@@ -1,6 +1,6 @@
 package source
 
-// edge.sql@1.0.0 (brief §7.1).
+// edge.sql@1.0.0 (spec/host-api-v1alpha3.md §7.1).
 
 // sqlValue is one tagged SQLite value: one of the five storage classes.
 func sqlValue() M {

@@ -1,6 +1,6 @@
 package source
 
-// Interface Definition helpers (brief §7.1).
+// Interface Definition helpers (spec/host-api-v1alpha3.md §7.1).
 
 func interfaceDoc(name, title, description string, ops []any, semantics, limits M, fixtures []any) Interface {
 	return Interface{Name: name, Version: contractVersion, Doc: M{

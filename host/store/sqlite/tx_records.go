@@ -9,7 +9,7 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// --- Idempotency records (brief §3.5) ---
+// --- Idempotency records (spec/host-api-v1alpha3.md §3.5) ---
 
 // Idempotency returns the record keyed (tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
@@ -61,7 +61,7 @@ func (t *tx) ExpireIdempotency(before time.Time) (int, error) {
 
 // RebindIdempotency moves every record bound to operationID onto uid (""
 // binds them to nothing): a settled 202 follows its operation's outcome
-// (brief §3.5). The records are then no longer bound to the operation.
+// (spec/host-api-v1alpha3.md §3.5). The records are then no longer bound to the operation.
 func (t *tx) RebindIdempotency(operationID, uid string) error {
 	if operationID == "" {
 		return nil
@@ -72,7 +72,7 @@ func (t *tx) RebindIdempotency(operationID, uid string) error {
 	return nil
 }
 
-// --- Operations (brief §4) ---
+// --- Operations (spec/host-api-v1alpha3.md §4) ---
 
 func scanOperation(row scanner) (*store.Operation, error) {
 	var op store.Operation
@@ -151,7 +151,7 @@ func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
 	return op, nil
 }
 
-// --- Artifacts (brief §3.6) ---
+// --- Artifacts (spec/host-api-v1alpha3.md §3.6) ---
 
 // BlobSize returns the size in bytes of the blob with digest, or an error
 // wrapping store.ErrNotFound.

@@ -72,7 +72,7 @@ func testIdempotency(t *testing.T, s store.Store) {
 
 // Records are retired with the incarnation they are bound to, never by
 // name; records bound to nothing keep replaying; all expire by age
-// (brief §3.5).
+// (spec/host-api-v1alpha3.md §3.5).
 func testIdempotencyLifetime(t *testing.T, s store.Store) {
 	r1 := idem("alice", "prod", "k1", at(0))
 	r2 := idem("alice", "prod", "k2", at(time.Minute))

@@ -52,7 +52,7 @@ func testResourceNotFound(t *testing.T, s store.Store) {
 }
 
 // The Key has no definition version: a second resource with the same key
-// under another FormRef is the same name (brief §1.6).
+// under another FormRef is the same name (spec/host-api-v1alpha3.md §1.6).
 func testResourceKeyConflict(t *testing.T, s store.Store) {
 	first := kv("acme", "prod", "sessions", "uid-1")
 	create(t, s, first)
@@ -127,7 +127,7 @@ func testResourceUpdate(t *testing.T, s store.Store) {
 	})
 }
 
-// Delete + re-create of a name yields a new incarnation (brief §1.4).
+// Delete + re-create of a name yields a new incarnation (spec/host-api-v1alpha3.md §1.4).
 func testResourceDelete(t *testing.T, s store.Store) {
 	r := kv("acme", "prod", "sessions", "uid-1")
 	r.NativeID = "ns-1"
@@ -152,7 +152,7 @@ func testResourceDelete(t *testing.T, s store.Store) {
 }
 
 // A native id is claimed once per tenant, across spaces and kinds; the
-// same native id in another tenant is another claim (brief §1.7).
+// same native id in another tenant is another claim (spec/host-api-v1alpha3.md §1.7).
 func testNativeID(t *testing.T, s store.Store) {
 	a := kv("acme", "prod", "sessions", "uid-1")
 	a.NativeID = "ns-shared"
@@ -195,7 +195,7 @@ func testNativeID(t *testing.T, s store.Store) {
 }
 
 // A claim (e.g. a custom-domain hostname) is held by one UID per tenant,
-// across spaces (brief §6.5); deleting the holder releases it.
+// across spaces (spec/host-api-v1alpha3.md §6.5); deleting the holder releases it.
 func testClaims(t *testing.T, s store.Store) {
 	const host = "api.example.com"
 	create(t, s, kv("acme", "prod", "a", "uid-1"), kv("acme", "staging", "b", "uid-2"),

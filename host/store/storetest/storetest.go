@@ -1,7 +1,7 @@
 // Package storetest is the one behavioural test suite every store.Store
 // implementation must pass (SQLite now, PostgreSQL later). It asserts what
 // the host relies on: exact values read back, ErrNotFound and ErrConflict
-// where store.Tx documents them, uniqueness rules of brief §1.6–1.7,
+// where store.Tx documents them, uniqueness rules of spec/host-api-v1alpha3.md §1.6–1.7,
 // idempotency record lifetime (§3.5), the operation queue (§4), artifact
 // holdings (§3.6), sequences, and transaction isolation (an Update commits
 // all or nothing, concurrent Updates do not affect each other, a View sees

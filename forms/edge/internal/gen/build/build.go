@@ -1,6 +1,6 @@
 // Package build turns forms/edge/source into the generated family tree: it
 // resolves document references to exact refs, computing every schemaDigest
-// (JCS + SHA-256, brief §1.3) in dependency order, and encodes the files.
+// (JCS + SHA-256, spec/host-api-v1alpha3.md §1.3) in dependency order, and encodes the files.
 package build
 
 import (
@@ -239,7 +239,7 @@ func checkProse(key string, doc source.M) error {
 }
 
 // checkIdentities requires each document to repeat the identity it is
-// listed under (brief §1.3: a verifier rejects a mismatch).
+// listed under (spec/host-api-v1alpha3.md §1.3: a verifier rejects a mismatch).
 func checkIdentities(ifaces []source.Interface, binds []source.Binding, forms []source.Form) error {
 	for _, i := range ifaces {
 		if i.Doc["name"] != i.Name || i.Doc["version"] != i.Version {
