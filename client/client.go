@@ -79,8 +79,8 @@ type Options struct {
 	// idempotency key (DeriveKey(IdempotencyKey(…), KeyScope)): the same
 	// request repeats its key within one scope (a retry replays) but not
 	// across scopes, so a later run does not replay an earlier run's
-	// recorded refusal. The provider scopes keys to one provider process
-	// (decision 0005).
+	// recorded refusal. The provider scopes each logical mutation instead
+	// (WithKeyScope; spec/decisions/0006-idempotency-keys-per-mutation.md).
 	KeyScope string
 }
 

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -72,10 +73,33 @@ func nonce() string {
 	return hex.EncodeToString(b[:])
 }
 
-// scoped binds the client's KeyScope into a resource mutation key.
-func (c *Client) scoped(key string) string {
-	if c.keyScope == "" {
-		return key
+// callScopeKey carries a per-call key scope in a context (WithKeyScope).
+type callScopeKey struct{}
+
+// WithKeyScope returns ctx carrying scope, which every resource mutation
+// sent under it binds into its idempotency key (after the client's
+// KeyScope): DeriveKey(key, scope). The provider gives each logical
+// mutation (one Create, Update, Delete or Import call) a fresh random
+// scope, so that call's own retries replay while any other mutation, even
+// an identical request of another resource in the same run, executes
+// (spec/decisions/0006-idempotency-keys-per-mutation.md). An empty scope
+// is no scope.
+func WithKeyScope(ctx context.Context, scope string) context.Context {
+	return context.WithValue(ctx, callScopeKey{}, scope)
+}
+
+// NewKeyScope returns 128 random bits in hex: a fresh scope for
+// WithKeyScope.
+func NewKeyScope() string { return nonce() }
+
+// scoped binds the client's KeyScope, then ctx's call scope
+// (WithKeyScope), into a resource mutation key.
+func (c *Client) scoped(ctx context.Context, key string) string {
+	if c.keyScope != "" {
+		key = DeriveKey(key, c.keyScope)
 	}
-	return DeriveKey(key, c.keyScope)
+	if s, _ := ctx.Value(callScopeKey{}).(string); s != "" {
+		key = DeriveKey(key, s)
+	}
+	return key
 }

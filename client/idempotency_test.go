@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
@@ -89,14 +90,34 @@ func TestIdempotencyKeyDeterministicAndSensitive(t *testing.T) {
 }
 
 func TestKeyScopeSeparatesRuns(t *testing.T) {
+	ctx := context.Background()
 	a := &Client{}
 	b := &Client{keyScope: "run-1"}
 	c := &Client{keyScope: "run-2"}
 	k := IdempotencyKey(KeyDelete, "g.example.com/v1", "K", "n", "s", "u", "1", nil)
-	if a.scoped(k) != k {
+	if a.scoped(ctx, k) != k {
 		t.Fatal("an unscoped client changed the key")
 	}
-	if b.scoped(k) == k || b.scoped(k) != b.scoped(k) || b.scoped(k) == c.scoped(k) {
+	if b.scoped(ctx, k) == k || b.scoped(ctx, k) != b.scoped(ctx, k) || b.scoped(ctx, k) == c.scoped(ctx, k) {
 		t.Fatal("scoped keys must be stable within a scope and differ across scopes")
+	}
+}
+
+// TestCallScopeSeparatesMutations: two calls of one client, each under its
+// own WithKeyScope, send different keys for the same request; one call's
+// retries (the same context) repeat its key.
+func TestCallScopeSeparatesMutations(t *testing.T) {
+	b := &Client{keyScope: "run-1"}
+	k := IdempotencyKey(KeyApply, "g.example.com/v1", "K", "n", "s", "", "", []byte(`{}`))
+	one := WithKeyScope(context.Background(), NewKeyScope())
+	two := WithKeyScope(context.Background(), NewKeyScope())
+	if b.scoped(one, k) != b.scoped(one, k) {
+		t.Fatal("a call's retries must repeat its key")
+	}
+	if b.scoped(one, k) == b.scoped(two, k) || b.scoped(one, k) == b.scoped(context.Background(), k) {
+		t.Fatal("two calls must not share a key")
+	}
+	if b.scoped(WithKeyScope(context.Background(), ""), k) != b.scoped(context.Background(), k) {
+		t.Fatal("an empty call scope must be no scope")
 	}
 }

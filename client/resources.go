@@ -389,7 +389,7 @@ func (c *Client) mutate(ctx context.Context, op, method, suffix string, req any,
 	}
 	r := jsonRequest(op, method, path, body)
 	r.mutation = true
-	r.key = c.scoped(IdempotencyKey(op, a.Ref.APIVersion, a.Ref.Kind, a.Name, a.Space, pre.UID, pre.Generation, body))
+	r.key = c.scoped(ctx, IdempotencyKey(op, a.Ref.APIVersion, a.Ref.Kind, a.Name, a.Space, pre.UID, pre.Generation, body))
 	if create {
 		r.header.Set("If-None-Match", "*")
 	} else {
@@ -482,7 +482,7 @@ func (c *Client) Observe(ctx context.Context, a Address, pre Precondition) (*wir
 		return nil, fmt.Errorf("takoform: observe: %w", err)
 	}
 	r := &request{op: "observe", method: http.MethodPost, path: path, query: exactQuery(a.Space, a.Ref), header: http.Header{}}
-	r.key = c.scoped(IdempotencyKey(KeyObserve, a.Ref.APIVersion, a.Ref.Kind, a.Name, a.Space, pre.UID, pre.Generation, nil))
+	r.key = c.scoped(ctx, IdempotencyKey(KeyObserve, a.Ref.APIVersion, a.Ref.Kind, a.Name, a.Space, pre.UID, pre.Generation, nil))
 	r.header.Set(wire.HeaderGeneration, pre.Generation)
 	resp, err := c.sendOK(ctx, r)
 	if err != nil {
@@ -515,7 +515,7 @@ func (c *Client) Delete(ctx context.Context, a Address, pre Precondition) (*Muta
 		return nil, fmt.Errorf("takoform: delete: %w", err)
 	}
 	r := &request{op: "delete", method: http.MethodDelete, path: path, query: exactQuery(a.Space, a.Ref), header: http.Header{}, mutation: true}
-	r.key = c.scoped(IdempotencyKey(KeyDelete, a.Ref.APIVersion, a.Ref.Kind, a.Name, a.Space, pre.UID, pre.Generation, nil))
+	r.key = c.scoped(ctx, IdempotencyKey(KeyDelete, a.Ref.APIVersion, a.Ref.Kind, a.Name, a.Space, pre.UID, pre.Generation, nil))
 	r.header.Set(wire.HeaderGeneration, pre.Generation)
 	if pre.Revision != "" {
 		r.header.Set("If-Match", `"`+pre.Revision+`"`)

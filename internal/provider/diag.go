@@ -49,7 +49,9 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/operation-pending":          "Run apply again: the host accepted the change and is still working on it.",
 	"takoform.provider/bundle-files":               "Check main_module and modules: every content_file must be readable and main_module must name a listed module.",
 	"takoform.provider/endpoint-missing":           "Set endpoint in the provider block or TAKOFORM_ENDPOINT to the host's origin, e.g. http://127.0.0.1:8080.",
-	"takoform.provider/host-unreachable":           "Check that the host is running and reachable at the endpoint, then apply again; a change whose answer was lost replays safely.",
+	"takoform.provider/host-unreachable":           "Check that the host is running and reachable at the endpoint, then apply again: a change the host never received is made then, and a create whose answer was lost is refused as already existing, naming the import ID that adopts it.",
+	"takoform.provider/interrupted":                "Run apply again: nothing was sent for this resource, so the next run makes the change.",
+	"takoform.provider/duplicate-address":          "Rename one of the two resources (or give one another space): one host object is managed by one resource only, and importing it into the other would alias them again.",
 	"takoform.provider/internal":                   "Report this message to the provider's maintainers; nothing in the configuration explains it.",
 }
 

@@ -7,8 +7,6 @@ package provider
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -69,6 +67,7 @@ type Data struct {
 	Space    string
 	Registry *Registry
 	support  supportCache
+	claims   claims // addresses this run creates (mutation.go)
 }
 
 type supportCache struct {
@@ -106,7 +105,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		resp.Diagnostics.Append(renderError("Invalid host endpoint", err, identity{Code: "takoform.provider/invalid-config"})...)
 		return
 	}
-	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version, KeyScope: newRunScope()})
+	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version})
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: "takoform.provider/lane-unavailable"})...)
 		return
@@ -114,18 +113,6 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	data := &Data{Client: c, Space: space, Registry: p.registry}
 	resp.ResourceData = data
 	resp.DataSourceData = data
-}
-
-// newRunScope scopes idempotency keys to one provider configuration, that
-// is one OpenTofu run: retries within a run replay, while a later run's
-// identical request executes anew instead of replaying an earlier run's
-// recorded refusal (decision 0005). Per configuration rather than per
-// process, so providers served in-process across many runs (acceptance
-// tests) behave as separate runs do.
-func newRunScope() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 func pick(v types.String, env string) string {

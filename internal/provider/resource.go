@@ -153,7 +153,9 @@ func request(c *Codec, space, name string, spec map[string]any) wire.ResourceReq
 }
 
 // apply prepares and applies: a create when cur is nil, else an update
-// fenced on cur's generation and uid.
+// fenced on cur's generation and uid. Under a mutation context
+// (mutationContext) stopped before the apply is sent it sends nothing and
+// answers errInterrupted.
 func (r *Resource) apply(ctx context.Context, c *Codec, space, name string, spec map[string]any, cur map[string]any) (*wire.Resource, error) {
 	req := request(c, space, name, spec)
 	gen, pre := "", client.Precondition{}
@@ -163,7 +165,13 @@ func (r *Resource) apply(ctx context.Context, c *Codec, space, name string, spec
 		pre = client.Precondition{Generation: gen, UID: str(cur, "uid")}
 		ar.ExpectedUID = pre.UID
 	}
+	if interrupted(ctx) {
+		return nil, errInterrupted
+	}
 	p, err := r.data.Client.Prepare(ctx, req, gen)
+	if interrupted(ctx) {
+		return nil, errInterrupted // a prepare changes nothing; the apply is not sent
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +191,17 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	}
 	c := r.spec.Create
 	id := r.ident(plan, &c.Ref)
+	if !r.data.claims.claim(c.Ref, str(plan, "space"), str(plan, "name")) {
+		resp.Diagnostics.Append(r.duplicateAddress(c, id)...)
+		return
+	}
+	ctx, cancel := mutationContext(ctx, timeout(plan, "create_timeout", 20*time.Minute))
+	defer cancel()
 	if r.spec.LocalModules {
+		if interrupted(ctx) {
+			resp.Diagnostics.Append(interruptedError("Cannot create "+r.spec.Name, id)...)
+			return
+		}
 		if d := r.uploadBundle(ctx, plan, id); d.HasError() {
 			resp.Diagnostics.Append(d...)
 			return
@@ -194,8 +212,6 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "create_timeout", 20*time.Minute))
-	defer cancel()
 	res, err := r.apply(ctx, c, str(plan, "space"), str(plan, "name"), spec, nil)
 	if op := pendingOperation(err); op != "" {
 		plan["form_api_version"], plan["form_kind"] = c.Ref.APIVersion, c.Ref.Kind
@@ -203,6 +219,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		resp.Diagnostics.Append(r.pendingWarning(err, id, op)...)
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, withPending(plan, op))...)
 		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan)...)
+		return
+	}
+	if errors.Is(err, errInterrupted) {
+		resp.Diagnostics.Append(interruptedError("Cannot create "+r.spec.Name, id)...)
 		return
 	}
 	if err != nil {
@@ -271,7 +291,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	id := r.ident(state, &ref)
-	ctx, cancel := context.WithTimeout(ctx, timeout(plan, "update_timeout", 20*time.Minute))
+	ctx, cancel := mutationContext(ctx, timeout(plan, "update_timeout", 20*time.Minute))
 	defer cancel()
 	if str(state, "pending_operation_id") != "" {
 		settled, err := r.settled(ctx, state, ref, c)
@@ -312,6 +332,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, next)...)
 		return
 	}
+	if errors.Is(err, errInterrupted) {
+		resp.Diagnostics.Append(interruptedError("Cannot update "+r.spec.Name, id)...)
+		return
+	}
 	if err != nil {
 		id.ExpectedGeneration, id.ExpectedUID = str(state, "generation"), str(state, "uid")
 		resp.Diagnostics.Append(r.mutationError("Cannot update "+r.spec.Name, err, id)...)
@@ -327,7 +351,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout(state, "delete_timeout", 30*time.Minute))
+	ctx, cancel := mutationContext(ctx, timeout(state, "delete_timeout", 30*time.Minute))
 	defer cancel()
 	if str(state, "pending_operation_id") != "" {
 		settled, err := r.settled(ctx, state, ref, c)
@@ -339,6 +363,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 			return
 		}
 		state = settled
+	}
+	if interrupted(ctx) {
+		resp.Diagnostics.Append(interruptedError("Cannot delete "+r.spec.Name, id)...)
+		return
 	}
 	err := r.data.Client.DeleteAndWait(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")},
 		client.Precondition{Generation: str(state, "generation"), UID: str(state, "uid")})

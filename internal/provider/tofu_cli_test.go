@@ -1,0 +1,203 @@
+package provider_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/takoform/takoform/internal/provider"
+)
+
+// tofuDir drives the OpenTofu CLI directly in one working directory, for
+// what terraform-plugin-testing cannot do: signals (SIGINT, SIGKILL),
+// -parallelism, and commands of our own between runs. Each command gets a
+// fresh in-process provider server attached through TF_REATTACH_PROVIDERS,
+// as terraform-plugin-testing does, so a stop reaches only that command's
+// provider.
+type tofuDir struct {
+	t   *testing.T
+	dir string
+	reg *provider.Registry
+}
+
+const providerAddr = "registry.opentofu.org/takoform/takoform"
+
+// newTofuDir writes main.tf and runs tofu init.
+func newTofuDir(t *testing.T, reg *provider.Registry, config string) *tofuDir {
+	t.Helper()
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		t.Skip("needs OpenTofu: run scripts/opentofu.sh (make test does) or set TF_ACC_TERRAFORM_PATH")
+	}
+	d := &tofuDir{t: t, dir: t.TempDir(), reg: reg}
+	d.write(config)
+	if out, err := d.run("init", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("tofu init: %v\n%s", err, out)
+	}
+	return d
+}
+
+func (d *tofuDir) write(config string) {
+	d.t.Helper()
+	if err := os.WriteFile(filepath.Join(d.dir, "main.tf"), []byte(config), 0o644); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// serve starts one provider server and returns the reattach environment
+// and a stop function that waits for the server to close.
+func (d *tofuDir) serve() (string, func()) {
+	d.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfgCh := make(chan *plugin.ReattachConfig, 1)
+	closeCh := make(chan struct{})
+	factory := providerserver.NewProtocol6(provider.New("test", d.reg)())
+	go func() {
+		_ = tf6server.Serve(providerAddr, func() tfprotov6.ProviderServer { return factory() },
+			tf6server.WithDebug(ctx, cfgCh, closeCh), tf6server.WithLoggingSink(d.t), tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
+	}()
+	rc := <-cfgCh
+	b, err := json.Marshal(map[string]any{providerAddr: map[string]any{
+		"Protocol": string(rc.Protocol), "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": true,
+		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
+	}})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return "TF_REATTACH_PROVIDERS=" + string(b), func() { cancel(); <-closeCh }
+}
+
+// command is one tofu command with its own provider server.
+type command struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	stop func()
+}
+
+func (d *tofuDir) start(args ...string) *command {
+	d.t.Helper()
+	env, stop := d.serve()
+	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
+	cmd.Dir = d.dir
+	cmd.Env = append(os.Environ(), env, "TF_IN_AUTOMATION=1", "TF_LOG=")
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		stop()
+		d.t.Fatal(err)
+	}
+	return &command{cmd: cmd, out: out, stop: stop}
+}
+
+// wait waits for the command and its provider server.
+func (c *command) wait() (string, error) {
+	err := c.cmd.Wait()
+	c.stop()
+	return c.out.String(), err
+}
+
+func (c *command) signal(s syscall.Signal) { _ = c.cmd.Process.Signal(s) }
+
+// run runs one command to its end.
+func (d *tofuDir) run(args ...string) (string, error) {
+	return d.start(args...).wait()
+}
+
+// must runs one command that must succeed.
+func (d *tofuDir) must(args ...string) string {
+	d.t.Helper()
+	out, err := d.run(args...)
+	if err != nil {
+		d.t.Fatalf("tofu %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// planEmpty requires `tofu plan -detailed-exitcode` to report no changes.
+func (d *tofuDir) planEmpty() {
+	d.t.Helper()
+	out, err := d.run("plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if err != nil {
+		d.t.Fatalf("the plan is not empty (%v):\n%s", err, out)
+	}
+}
+
+// stateEntry is one managed resource instance in the local state.
+type stateEntry struct {
+	Address string
+	Type    string
+	Attrs   map[string]any
+}
+
+// state reads terraform.tfstate (empty when none was written).
+func (d *tofuDir) state() []stateEntry {
+	d.t.Helper()
+	b, err := os.ReadFile(filepath.Join(d.dir, "terraform.tfstate"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	var st struct {
+		Resources []struct {
+			Mode, Type, Name string
+			Instances        []struct {
+				IndexKey   any            `json:"index_key"`
+				Attributes map[string]any `json:"attributes"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		d.t.Fatalf("terraform.tfstate: %v", err)
+	}
+	var out []stateEntry
+	for _, r := range st.Resources {
+		if r.Mode != "managed" {
+			continue
+		}
+		for _, in := range r.Instances {
+			addr := r.Type + "." + r.Name
+			switch k := in.IndexKey.(type) {
+			case string:
+				addr += fmt.Sprintf("[%q]", k)
+			case float64:
+				addr += fmt.Sprintf("[%d]", int(k))
+			}
+			out = append(out, stateEntry{Address: addr, Type: r.Type, Attrs: in.Attributes})
+		}
+	}
+	return out
+}
+
+// syncBuffer is a bytes.Buffer safe for a command's two output streams and
+// a reader polling it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
