@@ -85,6 +85,8 @@ type command struct {
 	cmd  *exec.Cmd
 	out  *syncBuffer
 	stop func()
+	done chan struct{} // closed when the command exited
+	err  error
 }
 
 func (d *tofuDir) start(args ...string) *command {
@@ -99,14 +101,26 @@ func (d *tofuDir) start(args ...string) *command {
 		stop()
 		d.t.Fatal(err)
 	}
-	return &command{cmd: cmd, out: out, stop: stop}
+	c := &command{cmd: cmd, out: out, stop: stop, done: make(chan struct{})}
+	go func() { c.err = cmd.Wait(); close(c.done) }()
+	return c
 }
 
 // wait waits for the command and its provider server.
 func (c *command) wait() (string, error) {
-	err := c.cmd.Wait()
+	<-c.done
 	c.stop()
-	return c.out.String(), err
+	return c.out.String(), c.err
+}
+
+// exited reports whether the command has ended.
+func (c *command) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (c *command) signal(s syscall.Signal) { _ = c.cmd.Process.Signal(s) }
