@@ -38,9 +38,14 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	c := r.spec.Create
 	if state != nil {
-		if sc, ok := r.spec.Codec(refOf(state)); ok {
-			c = sc
+		// the recorded FormRef, never the default create codec: a plan
+		// that skipped refresh (-refresh=false) fails closed as Read does
+		sc, _, d := r.stateCodec(state)
+		if d.HasError() {
+			resp.Diagnostics.Append(d...)
+			return
 		}
+		c = sc
 	}
 	d := r.planSpace(plan, config, state, resp)
 	id := r.ident(plan, &c.Ref) // after the space is settled: the identity block names it
