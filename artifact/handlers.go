@@ -62,7 +62,7 @@ func ExportedHandlers(source []byte) (handlers []string, err error) {
 	copy(buf, source)
 	ast, perr := js.Parse(parse.NewInputBytes(buf), js.Options{})
 	if perr != nil {
-		return nil, syntaxError(perr)
+		return nil, syntaxError(perr, "fix the syntax (the main module must be a JavaScript ES module)")
 	}
 	m := newModuleScope(ast)
 	def, at, err := m.defaultExport()
@@ -76,13 +76,15 @@ func ExportedHandlers(source []byte) (handlers []string, err error) {
 	return ownHandlers(obj), nil
 }
 
-func syntaxError(err error) *Error {
+// syntaxError is the RuleModuleSyntax error of a parse failure: line and
+// column, the parser's message, then hint.
+func syntaxError(err error, hint string) *Error {
 	var pe *parse.Error
 	if errors.As(err, &pe) {
 		return &Error{Rule: RuleModuleSyntax, cause: err, Message: fmt.Sprintf(
-			"line %d, column %d: %s; fix the syntax (the main module must be a JavaScript ES module)", pe.Line, pe.Column, pe.Message)}
+			"line %d, column %d: %s; %s", pe.Line, pe.Column, pe.Message, hint)}
 	}
-	return &Error{Rule: RuleModuleSyntax, cause: err, Message: err.Error() + "; fix the syntax (the main module must be a JavaScript ES module)"}
+	return &Error{Rule: RuleModuleSyntax, cause: err, Message: err.Error() + "; " + hint}
 }
 
 // binding is one top-level declaration of a name.

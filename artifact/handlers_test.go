@@ -132,3 +132,20 @@ b`: "ab", `\uD83D\uDE00`: "\U0001F600", `\n\t`: "\n\t",
 		}
 	}
 }
+
+// TestModuleSyntax: a JavaScript module that does not parse is refused
+// naming the module, line and column; valid modules and modules of other
+// media types pass.
+func TestModuleSyntax(t *testing.T) {
+	if err := ModuleSyntax("lib.js", MediaTypeJavaScriptModule, []byte("export const x = 1;\n")); err != nil {
+		t.Fatalf("a valid module: %v", err)
+	}
+	if err := ModuleSyntax("notes.txt", MediaTypeText, []byte("export const = ;")); err != nil {
+		t.Fatalf("a text module has no syntax: %v", err)
+	}
+	err := ModuleSyntax("lib.js", MediaTypeJavaScriptModule, []byte("export const x = 1;\nlet = = 2;\n"))
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Rule != RuleModuleSyntax || !strings.Contains(ae.Message, `module "lib.js": line 2, column `) {
+		t.Fatalf("want a module-syntax error naming lib.js and line 2, got %v", err)
+	}
+}

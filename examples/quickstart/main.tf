@@ -111,6 +111,13 @@ resource "takoform_worker_cron_trigger" "cleanup" {
   depends_on = [takoform_worker_deployment.app]
 }
 
+resource "takoform_worker_custom_domain" "www" {
+  name       = "quickstart-www"
+  worker     = takoform_module_worker.app.name
+  hostname   = "quickstart.example.com"
+  depends_on = [takoform_worker_deployment.app]
+}
+
 resource "takoform_queue_consumer" "events" {
   name                      = "quickstart-events"
   queue                     = takoform_at_least_once_queue.events.name

@@ -93,15 +93,18 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	if err != nil {
 		return err
 	}
-	var mainDigest string
+	var src []byte
 	for _, mod := range m.Modules {
-		if mod.Name == m.MainModule {
-			mainDigest = mod.Digest
+		b, err := tx.Blob(mod.Digest)
+		if err != nil {
+			return fmt.Errorf("read module %s: %w", mod.Name, err)
 		}
-	}
-	src, err := tx.Blob(mainDigest)
-	if err != nil {
-		return fmt.Errorf("read main module %s: %w", m.MainModule, err)
+		if err := artifact.ModuleSyntax(mod.Name, mod.MediaType, b); err != nil {
+			return errorf(wire.InvalidArgument, "module_syntax_error", "bundle %s: %v", digest, err)
+		}
+		if mod.Name == m.MainModule {
+			src = b
+		}
 	}
 	exported, err := artifact.ExportedHandlers(src)
 	if err != nil {

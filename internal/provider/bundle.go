@@ -12,8 +12,10 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// localBundle reads the module files a WorkerBundle declares and builds
-// its manifest (artifact.Build: sorted, digests and sizes from the bytes).
+// localBundle reads the module files a WorkerBundle declares, parses each
+// JavaScript module (artifact.ModuleSyntax: an error names the module,
+// line and column) and builds its manifest (artifact.Build: sorted,
+// digests and sizes from the bytes).
 func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any, error) {
 	main, _ := plan["main_module"].(string)
 	var files []artifact.ModuleFile
@@ -22,6 +24,9 @@ func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any,
 	for i, m := range mods {
 		mm := mapOf(m)
 		path := str(mm, "content_file")
+		if mm["content_file"] == nil {
+			return nil, nil, nil, fmt.Errorf("modules[%d] (%q) sets no content_file: set it to the local file holding the module", i, str(mm, "name"))
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("modules[%d]: %w", i, err)
@@ -32,6 +37,9 @@ func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any,
 			if ct, ok = artifact.MediaTypeForName(str(mm, "name")); !ok {
 				return nil, nil, nil, fmt.Errorf("modules[%d]: no media type for %q; set content_type", i, str(mm, "name"))
 			}
+		}
+		if err := artifact.ModuleSyntax(str(mm, "name"), ct, data); err != nil {
+			return nil, nil, nil, fmt.Errorf("modules[%d] (%s): %w", i, path, err)
 		}
 		files = append(files, artifact.ModuleFile{Name: str(mm, "name"), MediaType: ct, Data: data})
 		next := copyAttrs(mm)
@@ -57,8 +65,14 @@ func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any,
 // planBundle: a bundle is declared in exactly one mode — manifest_digest
 // of a committed manifest, or local authoring (main_module + modules),
 // whose files are hashed now so changed bytes change the plan.
-func (r *Resource) planBundle(plan, config map[string]any, id identity) diag.Diagnostics {
+func (r *Resource) planBundle(plan, config, state map[string]any, id identity) diag.Diagnostics {
 	local := config["modules"] != nil || config["main_module"] != nil
+	if !local {
+		plan["main_module"], plan["modules"] = nil, nil
+		if state != nil && importedModules(state["modules"]) {
+			plan["main_module"], plan["modules"] = state["main_module"], state["modules"] // as imported
+		}
+	}
 	switch {
 	case local && config["manifest_digest"] != nil:
 		return renderError("A bundle is declared in one mode", errors.New("set manifest_digest, or main_module with modules, not both"), withCode(id, "takoform.provider/bundle-files"))
@@ -73,25 +87,28 @@ func (r *Resource) planBundle(plan, config map[string]any, id identity) diag.Dia
 	}
 	m, _, mods, err := localBundle(plan)
 	if err != nil {
-		return renderError("Cannot read the bundle's module files", err, withCode(id, "takoform.provider/bundle-files"))
+		return bundleFilesError(err, id)
 	}
 	dg, err := artifact.Digest(m)
 	if err != nil {
 		return renderError("Cannot digest the bundle manifest", err, withCode(id, "takoform.provider/bundle-files"))
 	}
 	plan["manifest_digest"], plan["modules"] = dg, mods
+	if state != nil && str(state, "manifest_digest") == dg && str(state, "main_module") == str(plan, "main_module") && sameModules(state["modules"], mods) {
+		plan["modules"] = state["modules"] // an imported bundle whose files hash as recorded: no change
+	}
 	return nil
 }
 
 // uploadBundle uploads local module files through the artifact routes
 // and checks the committed digest is the one planned.
 func (r *Resource) uploadBundle(ctx context.Context, plan map[string]any, id identity) diag.Diagnostics {
-	if plan["modules"] == nil {
-		return nil
+	if plan["modules"] == nil || importedModules(plan["modules"]) {
+		return nil // committed already (manifest_digest, or the imported manifest)
 	}
 	m, blobs, _, err := localBundle(plan)
 	if err != nil {
-		return renderError("Cannot read the bundle's module files", err, withCode(id, "takoform.provider/bundle-files"))
+		return bundleFilesError(err, id)
 	}
 	dg, err := r.data.Client.UploadArtifact(ctx, *m, blobs)
 	if err != nil {

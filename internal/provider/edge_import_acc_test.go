@@ -40,7 +40,9 @@ var providerSideInputs = []string{"create_timeout", "update_timeout", "delete_ti
 // TestAccEdgeImport imports one resource of each of the 12 Edge types by
 // NAME, SPACE/NAME and the JSON identity (tofu import), verifying the
 // imported state, and through an import block, whose plan must be a no-op
-// import (after import, the plan is empty — Forms without update too).
+// import (after import, the plan is empty — Forms without update too, and
+// the bundle authored from local modules and the revisions with derived
+// names, spec/decisions/0007-orphan-recovery.md rule 3).
 func TestAccEdgeImport(t *testing.T) {
 	t.Parallel() // the longest CPU-bound case: runs beside the waiting ones
 	const space = "Prod North"
@@ -59,9 +61,6 @@ func TestAccEdgeImport(t *testing.T) {
 				Config: cfg, ResourceName: addr, ImportState: true, ImportStateIdFunc: importID(addr, form),
 				ImportStateVerify: true, ImportStateVerifyIdentifierAttribute: "uid", ImportStateVerifyIgnore: providerSideInputs,
 			})
-		}
-		if addr == "takoform_worker_bundle.app" || addr == "takoform_worker_version.app" {
-			continue // derived names: configuration carries provider-side inputs import cannot read
 		}
 		blockCfg := cfg
 		if addr == "takoform_worker_bundle.auth" {

@@ -133,5 +133,10 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.Append(renderError("Cannot import "+r.spec.Name, err, ident)...)
 		return
 	}
-	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, map[string]any{}, nil, ident)...)
+	seeds, d := r.importSeeds(ctx, c, res)
+	if d.HasError() {
+		resp.Diagnostics.Append(d...)
+		return
+	}
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, seeds, nil, ident)...)
 }

@@ -50,7 +50,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	d := r.planSpace(plan, config, state, resp)
 	id := r.ident(plan, &c.Ref) // after the space is settled: the identity block names it
 	if r.spec.LocalModules {
-		d.Append(r.planBundle(plan, config, id)...)
+		d.Append(r.planBundle(plan, config, state, id)...)
 	}
 	d.Append(r.planRecordedRef(c, config, id)...)
 	if d.HasError() {
@@ -195,6 +195,8 @@ func (r *Resource) planRevisionName(plan, config, state map[string]any, c *Codec
 	plan["name"] = name
 	if state != nil && str(state, "name") != name {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("name"))
+	} else if owner, ok := state["revision_owner"].(string); ok && owner == "" {
+		plan["revision_owner"] = "" // imported (decision 0007): this owner derives the recorded name
 	}
 	return nil
 }

@@ -68,11 +68,11 @@ func buildSchema(t *TypeSpec) schema.Schema {
 		attrs[snake(o)] = outputAttribute(t.Create, o)
 	}
 	if t.LocalModules {
-		attrs["main_module"] = schema.StringAttribute{Optional: true, Description: "Name of the module the bundle runs (local authoring)."}
-		attrs["modules"] = schema.ListNestedAttribute{Optional: true, Description: "Local module files uploaded as the bundle; paths stay in state, bytes never do.",
+		attrs["main_module"] = schema.StringAttribute{Optional: true, Computed: true, Description: "Name of the module the bundle runs (local authoring); import reads it from the committed manifest."}
+		attrs["modules"] = schema.ListNestedAttribute{Optional: true, Computed: true, Description: "Local module files uploaded as the bundle; paths stay in state, bytes never do. Import reads the modules from the committed manifest (content_file null); files hashing to those digests then plan no change.",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"name":         schema.StringAttribute{Required: true, Description: "Module name inside the bundle."},
-				"content_file": schema.StringAttribute{Required: true, Description: "Local file holding the module."},
+				"content_file": schema.StringAttribute{Optional: true, Description: "Local file holding the module; required to author a bundle, null after import."},
 				"content_type": schema.StringAttribute{Optional: true, Description: "Media type; derived from the name when omitted."},
 				"digest":       schema.StringAttribute{Computed: true, Description: "sha256 of the file, computed by the provider."},
 				"size":         schema.Int64Attribute{Computed: true, Description: "Size of the file in bytes."},

@@ -32,6 +32,7 @@ type tofuDir struct {
 	t   *testing.T
 	dir string
 	reg *provider.Registry
+	env []string // added to every command's environment
 }
 
 const providerAddr = "registry.opentofu.org/takoform/takoform"
@@ -44,10 +45,15 @@ func newTofuDir(t *testing.T, reg *provider.Registry, config string) *tofuDir {
 	}
 	d := &tofuDir{t: t, dir: t.TempDir(), reg: reg}
 	d.write(config)
-	if out, err := d.run("init", "-input=false", "-no-color"); err != nil {
-		t.Fatalf("tofu init: %v\n%s", err, out)
-	}
+	d.init()
 	return d
+}
+
+func (d *tofuDir) init() {
+	d.t.Helper()
+	if out, err := d.run("init", "-input=false", "-no-color"); err != nil {
+		d.t.Fatalf("tofu init: %v\n%s", err, out)
+	}
 }
 
 func (d *tofuDir) write(config string) {
@@ -94,7 +100,7 @@ func (d *tofuDir) start(args ...string) *command {
 	env, stop := d.serve()
 	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
 	cmd.Dir = d.dir
-	cmd.Env = append(os.Environ(), env, "TF_IN_AUTOMATION=1", "TF_LOG=")
+	cmd.Env = append(append(os.Environ(), d.env...), env, "TF_IN_AUTOMATION=1", "TF_LOG=")
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
