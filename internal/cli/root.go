@@ -25,7 +25,8 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
-	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand())
+	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand(), newVersionCommand())
+	bindEnv(root) // last: every flag of every command gets its TAKOFORM_… variable
 	return root
 }
 
