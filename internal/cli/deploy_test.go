@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/internal/testca"
+	"github.com/takoform/takoform/wire"
+)
+
+// lockedBuffer is a stderr the test reads while the host writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until stderr holds want (the host logs every reload).
+func (b *lockedBuffer) waitFor(t *testing.T, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(b.String(), want); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the host never logged %q; stderr:\n%s", want, b.String())
+		}
+	}
+}
+
+// served is a host serve command running in-process.
+type served struct {
+	first  string // the first stdout line
+	stderr *lockedBuffer
+}
+
+// serveInProcess runs `takoform host serve args…` until the test ends and
+// returns once it printed its first line. A SIGHUP the test sends reaches
+// the host; the test also holds SIGHUP itself so a stray one never ends
+// the test binary.
+func serveInProcess(t *testing.T, args ...string) *served {
+	t.Helper()
+	hold := make(chan os.Signal, 1)
+	signal.Notify(hold, syscall.SIGHUP)
+	t.Cleanup(func() { signal.Stop(hold) })
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	s := &served{stderr: &lockedBuffer{}}
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, append([]string{"host", "serve", "--data", filepath.Join(t.TempDir(), "host.db")}, args...), pw, s.stderr)
+		pw.Close()
+		done <- code
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("host serve %q printed no line (%v); stderr:\n%s", args, err, s.stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	s.first = strings.TrimSpace(line)
+	return s
+}
+
+// url is the origin of the first line "takoform host serving <url> (…)".
+func (s *served) url(t *testing.T) string {
+	t.Helper()
+	f := strings.Fields(s.first)
+	if len(f) < 4 || strings.Join(f[:3], " ") != "takoform host serving" {
+		t.Fatalf("first line %q is not `takoform host serving <url> …`", s.first)
+	}
+	return f[3]
+}
+
+func hup(t *testing.T) {
+	t.Helper()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeTLS: with --tls-cert/--tls-key the first line says https, a
+// client trusting the test's CA negotiates and discovery advertises https;
+// a client without the CA, and TLS 1.1, are refused.
+func TestServeTLS(t *testing.T) {
+	ca := testca.New(t, "takoform test CA")
+	dir := t.TempDir()
+	cert, key := ca.WritePair(t, dir, "host", "127.0.0.1", "localhost")
+	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--tls-cert", cert, "--tls-key", key)
+	u := s.url(t)
+	if !strings.HasPrefix(u, "https://127.0.0.1:") {
+		t.Fatalf("first line %q: want https://127.0.0.1:<port>", s.first)
+	}
+	c, err := client.New(context.Background(), u, client.Options{Token: "tok", CACertificatePEM: ca.CertPEM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api := c.Discovery().Endpoints.API; api != u+wire.APIBase {
+		t.Fatalf("discovery advertises %q, want %q", api, u+wire.APIBase)
+	}
+	if _, err := client.New(context.Background(), u, client.Options{Token: "tok"}); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("a client without the CA: %v; want a certificate verification failure", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca.CertPEM)
+	conn, err := tls.Dial("tcp", strings.TrimPrefix(u, "https://"), &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS11})
+	if err == nil {
+		conn.Close()
+		t.Fatal("a TLS 1.1 handshake succeeded; the host must require TLS 1.2 or later")
+	}
+}
+
+// TestSIGHUPReloadsCertificate: a renewed pair written over the files is
+// served after SIGHUP; a broken pair is logged and the previous one keeps
+// serving.
+func TestSIGHUPReloadsCertificate(t *testing.T) {
+	first, second := testca.New(t, "first CA"), testca.New(t, "second CA")
+	dir := t.TempDir()
+	cert, key := first.WritePair(t, dir, "host", "127.0.0.1")
+	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--tls-cert", cert, "--tls-key", key)
+	u := s.url(t)
+	trusts := func(ca *testca.CA) error {
+		_, err := client.New(context.Background(), u, client.Options{Token: "tok", CACertificatePEM: ca.CertPEM, HTTPClient: nil})
+		return err
+	}
+	if err := trusts(first); err != nil {
+		t.Fatal(err)
+	}
+	renewedCert, renewedKey := second.Issue(t, "host", "127.0.0.1")
+	if err := os.WriteFile(cert, renewedCert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, renewedKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hup(t)
+	s.stderr.waitFor(t, "TLS certificate reloaded")
+	if err := trusts(second); err != nil {
+		t.Fatalf("after SIGHUP the renewed certificate is not served: %v", err)
+	}
+	if err := os.WriteFile(key, []byte("not a key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hup(t)
+	s.stderr.waitFor(t, "the TLS certificate was not reloaded")
+	if err := trusts(second); err != nil {
+		t.Fatalf("a broken pair on SIGHUP took the served certificate away: %v", err)
+	}
+}
+
+func writeTokens(t *testing.T, path string, mode os.FileMode, tokens ...string) {
+	t.Helper()
+	var f host.TokensFile
+	for _, tok := range tokens {
+		f.Tokens = append(f.Tokens, host.Token{SHA256: host.HashToken(tok), Tenant: "acme", Principal: tok})
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSIGHUPReloadsTokens: token rotation without restart; a tokens file
+// broken by a typo is logged and the previous tokens stay in force.
+func TestSIGHUPReloadsTokens(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	writeTokens(t, tokens, 0o600, "old-token")
+	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--tokens", tokens)
+	u := s.url(t)
+	accepted := func(tok string) bool {
+		_, err := client.New(context.Background(), u, client.Options{Token: tok})
+		var we *wire.Error
+		if err != nil && !(errors.As(err, &we) && we.Code == wire.Unauthenticated) {
+			t.Fatalf("token %s: %v", tok, err)
+		}
+		return err == nil
+	}
+	if !accepted("old-token") || accepted("new-token") {
+		t.Fatal("before rotation: want old-token accepted and new-token refused")
+	}
+	writeTokens(t, tokens, 0o600, "new-token")
+	hup(t)
+	s.stderr.waitFor(t, "tokens file reloaded")
+	if accepted("old-token") || !accepted("new-token") {
+		t.Fatal("after SIGHUP: want new-token accepted and old-token refused")
+	}
+	if err := os.WriteFile(tokens, []byte(`{"tokens":[`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hup(t)
+	s.stderr.waitFor(t, "the tokens file was not reloaded")
+	if !accepted("new-token") {
+		t.Fatal("a broken tokens file on SIGHUP took the tokens in force away")
+	}
+}
+
+// TestStartRefusals: each unsafe start is refused with exit 2 and a
+// message saying what to change, before anything serves.
+func TestStartRefusals(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "host.db")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"dev token off loopback", []string{"--listen", "0.0.0.0:0", "--dev-token", "tok"}, "is not a loopback address; listen on 127.0.0.1 or ::1, or give real credentials with --tokens FILE"},
+		{"plain http off loopback", []string{"--listen", "0.0.0.0:0", "--tokens", "TOKENS"}, "serve TLS with --tls-cert and --tls-key, or, behind a TLS-terminating proxy, set --public-url https://"},
+		{"plain http behind an http public url", []string{"--listen", "0.0.0.0:0", "--tokens", "TOKENS", "--public-url", "http://127.0.0.1:9"}, "set --public-url https://"},
+		{"cert without key", []string{"--dev-token", "tok", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+		{"public url with a path", []string{"--dev-token", "tok", "--public-url", "https://host.example/takoform"}, "--public-url: endpoint \"https://host.example/takoform\": it has a path"},
+		{"public url plain http off loopback", []string{"--dev-token", "tok", "--public-url", "http://host.example"}, "plain http is allowed only for a loopback host"},
+		{"strict and an open tokens file", []string{"--tokens", "OPEN", "--strict-permissions"}, "run chmod 600 " + filepath.Join(dir, "open.json")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			writeTokens(t, filepath.Join(dir, "tokens.json"), 0o600, "tok")
+			writeTokens(t, filepath.Join(dir, "open.json"), 0o644, "tok")
+			args := []string{"host", "serve", "--data", data}
+			for _, a := range c.args {
+				a = strings.NewReplacer("TOKENS", filepath.Join(dir, "tokens.json"), "OPEN", filepath.Join(dir, "open.json")).Replace(a)
+				args = append(args, a)
+			}
+			code, out, errOut := run(args...)
+			if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 naming %q", code, out, errOut, c.want)
+			}
+		})
+	}
+	if _, err := os.Stat(data); err == nil {
+		t.Fatal("a refused start created the data file")
+	}
+}
+
+// TestOpenTokensFileWarnsAndChmodRepairs: without --strict-permissions an
+// open tokens file starts with a warning; the chmod the refusal suggests
+// lets a strict start succeed.
+func TestOpenTokensFileWarnsAndChmodRepairs(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	writeTokens(t, tokens, 0o640, "tok")
+	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--tokens", tokens)
+	if e := s.stderr.String(); !strings.Contains(e, "level=WARN") || !strings.Contains(e, "tokens file is open to group or others") {
+		t.Fatalf("no warning about the open tokens file; stderr:\n%s", e)
+	}
+	if err := os.Chmod(tokens, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = serveInProcess(t, "--listen", "127.0.0.1:0", "--tokens", tokens, "--strict-permissions")
+	if e := s.stderr.String(); strings.Contains(e, "open to group or others") {
+		t.Fatalf("a 0600 tokens file was warned about:\n%s", e)
+	}
+}
+
+// TestPlainHTTPBehindProxyWarnsAndAdvertisesPublicURL: a non-loopback
+// plain-http listener starts only with --public-url https://…, prints that
+// origin first, warns, and discovery advertises it whatever Host the
+// request carried.
+func TestPlainHTTPBehindProxyWarnsAndAdvertisesPublicURL(t *testing.T) {
+	port := freePort(t)[len("127.0.0.1:"):]
+	s := serveInProcess(t, "--listen", "0.0.0.0:"+port, "--tokens", func() string {
+		p := filepath.Join(t.TempDir(), "tokens.json")
+		writeTokens(t, p, 0o600, "tok")
+		return p
+	}(), "--public-url", "https://takoform.example:8443")
+	if got := s.url(t); got != "https://takoform.example:8443" {
+		t.Fatalf("first line %q: want the public URL", s.first)
+	}
+	if e := s.stderr.String(); !strings.Contains(e, "level=WARN") || !strings.Contains(e, "serving plain http on a non-loopback listener") {
+		t.Fatalf("no warning line; stderr:\n%s", e)
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+port+wire.DiscoveryPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d wire.Discovery
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	if want := "https://takoform.example:8443" + wire.APIBase; d.Endpoints.API != want {
+		t.Fatalf("discovery reached as http://127.0.0.1:%s advertises %q, want %q", port, d.Endpoints.API, want)
+	}
+}
