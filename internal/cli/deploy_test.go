@@ -1,106 +1,31 @@
-package cli
+package cli_test
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"io"
+	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/internal/cli"
+	"github.com/takoform/takoform/internal/servetest"
 	"github.com/takoform/takoform/internal/testca"
 	"github.com/takoform/takoform/wire"
 )
 
-// lockedBuffer is a stderr the test reads while the host writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// waitFor waits until stderr holds want (the host logs every reload).
-func (b *lockedBuffer) waitFor(t *testing.T, want string) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(b.String(), want); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the host never logged %q; stderr:\n%s", want, b.String())
-		}
-	}
-}
-
-// served is a host serve command running in-process.
-type served struct {
-	first  string // the first stdout line
-	stderr *lockedBuffer
-}
-
-// serveInProcess runs `takoform host serve args…` until the test ends and
-// returns once it printed its first line. A SIGHUP the test sends reaches
-// the host; the test also holds SIGHUP itself so a stray one never ends
-// the test binary.
-func serveInProcess(t *testing.T, args ...string) *served {
-	t.Helper()
-	hold := make(chan os.Signal, 1)
-	signal.Notify(hold, syscall.SIGHUP)
-	t.Cleanup(func() { signal.Stop(hold) })
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	s := &served{stderr: &lockedBuffer{}}
-	done := make(chan int, 1)
-	go func() {
-		code := Run(ctx, append([]string{"host", "serve", "--data", filepath.Join(t.TempDir(), "host.db")}, args...), pw, s.stderr)
-		pw.Close()
-		done <- code
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("host serve %q printed no line (%v); stderr:\n%s", args, err, s.stderr.String())
-	}
-	go io.Copy(io.Discard, pr)
-	s.first = strings.TrimSpace(line)
-	return s
-}
-
-// url is the origin of the first line "takoform host serving <url> (…)".
-func (s *served) url(t *testing.T) string {
-	t.Helper()
-	f := strings.Fields(s.first)
-	if len(f) < 4 || strings.Join(f[:3], " ") != "takoform host serving" {
-		t.Fatalf("first line %q is not `takoform host serving <url> …`", s.first)
-	}
-	return f[3]
-}
-
-func hup(t *testing.T) {
-	t.Helper()
-	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
+func runCLI(args ...string) (code int, out, errOut string) {
+	var o, e bytes.Buffer
+	code = cli.Main(args, &o, &e)
+	return code, o.String(), e.String()
 }
 
 // TestServeTLS: with --tls-cert/--tls-key the first line says https, a
@@ -110,10 +35,10 @@ func TestServeTLS(t *testing.T) {
 	ca := testca.New(t, "takoform test CA")
 	dir := t.TempDir()
 	cert, key := ca.WritePair(t, dir, "host", "127.0.0.1", "localhost")
-	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--tls-cert", cert, "--tls-key", key)
-	u := s.url(t)
-	if !strings.HasPrefix(u, "https://127.0.0.1:") {
-		t.Fatalf("first line %q: want https://127.0.0.1:<port>", s.first)
+	s := servetest.Start(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--tls-cert", cert, "--tls-key", key)
+	u := s.URL
+	if !strings.HasPrefix(u, "https://127.0.0.1:") || u != "https://"+s.Listen {
+		t.Fatalf("first line %q: want https://<the listen address 127.0.0.1:port>", s.First)
 	}
 	c, err := client.New(context.Background(), u, client.Options{Token: "tok", CACertificatePEM: ca.CertPEM})
 	if err != nil {
@@ -141,10 +66,10 @@ func TestSIGHUPReloadsCertificate(t *testing.T) {
 	first, second := testca.New(t, "first CA"), testca.New(t, "second CA")
 	dir := t.TempDir()
 	cert, key := first.WritePair(t, dir, "host", "127.0.0.1")
-	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--tls-cert", cert, "--tls-key", key)
-	u := s.url(t)
+	s := servetest.Start(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--tls-cert", cert, "--tls-key", key)
+	u := s.URL
 	trusts := func(ca *testca.CA) error {
-		_, err := client.New(context.Background(), u, client.Options{Token: "tok", CACertificatePEM: ca.CertPEM, HTTPClient: nil})
+		_, err := client.New(context.Background(), u, client.Options{Token: "tok", CACertificatePEM: ca.CertPEM})
 		return err
 	}
 	if err := trusts(first); err != nil {
@@ -157,16 +82,16 @@ func TestSIGHUPReloadsCertificate(t *testing.T) {
 	if err := os.WriteFile(key, renewedKey, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hup(t)
-	s.stderr.waitFor(t, "TLS certificate reloaded")
+	servetest.SIGHUP(t)
+	s.WaitLog(t, "TLS certificate reloaded")
 	if err := trusts(second); err != nil {
 		t.Fatalf("after SIGHUP the renewed certificate is not served: %v", err)
 	}
 	if err := os.WriteFile(key, []byte("not a key"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hup(t)
-	s.stderr.waitFor(t, "the TLS certificate was not reloaded")
+	servetest.SIGHUP(t)
+	s.WaitLog(t, "the TLS certificate was not reloaded")
 	if err := trusts(second); err != nil {
 		t.Fatalf("a broken pair on SIGHUP took the served certificate away: %v", err)
 	}
@@ -195,8 +120,8 @@ func writeTokens(t *testing.T, path string, mode os.FileMode, tokens ...string) 
 func TestSIGHUPReloadsTokens(t *testing.T) {
 	tokens := filepath.Join(t.TempDir(), "tokens.json")
 	writeTokens(t, tokens, 0o600, "old-token")
-	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--tokens", tokens)
-	u := s.url(t)
+	s := servetest.Start(t, "--listen", "127.0.0.1:0", "--tokens", tokens)
+	u := s.URL
 	accepted := func(tok string) bool {
 		_, err := client.New(context.Background(), u, client.Options{Token: tok})
 		var we *wire.Error
@@ -209,16 +134,16 @@ func TestSIGHUPReloadsTokens(t *testing.T) {
 		t.Fatal("before rotation: want old-token accepted and new-token refused")
 	}
 	writeTokens(t, tokens, 0o600, "new-token")
-	hup(t)
-	s.stderr.waitFor(t, "tokens file reloaded")
+	servetest.SIGHUP(t)
+	s.WaitLog(t, "tokens file reloaded")
 	if accepted("old-token") || !accepted("new-token") {
 		t.Fatal("after SIGHUP: want new-token accepted and old-token refused")
 	}
 	if err := os.WriteFile(tokens, []byte(`{"tokens":[`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hup(t)
-	s.stderr.waitFor(t, "the tokens file was not reloaded")
+	servetest.SIGHUP(t)
+	s.WaitLog(t, "the tokens file was not reloaded")
 	if !accepted("new-token") {
 		t.Fatal("a broken tokens file on SIGHUP took the tokens in force away")
 	}
@@ -250,7 +175,7 @@ func TestStartRefusals(t *testing.T) {
 				a = strings.NewReplacer("TOKENS", filepath.Join(dir, "tokens.json"), "OPEN", filepath.Join(dir, "open.json")).Replace(a)
 				args = append(args, a)
 			}
-			code, out, errOut := run(args...)
+			code, out, errOut := runCLI(args...)
 			if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 naming %q", code, out, errOut, c.want)
 			}
@@ -267,15 +192,15 @@ func TestStartRefusals(t *testing.T) {
 func TestOpenTokensFileWarnsAndChmodRepairs(t *testing.T) {
 	tokens := filepath.Join(t.TempDir(), "tokens.json")
 	writeTokens(t, tokens, 0o640, "tok")
-	s := serveInProcess(t, "--listen", "127.0.0.1:0", "--tokens", tokens)
-	if e := s.stderr.String(); !strings.Contains(e, "level=WARN") || !strings.Contains(e, "tokens file is open to group or others") {
+	s := servetest.Start(t, "--listen", "127.0.0.1:0", "--tokens", tokens)
+	if e := s.Log(); !strings.Contains(e, "level=WARN") || !strings.Contains(e, "tokens file is open to group or others") {
 		t.Fatalf("no warning about the open tokens file; stderr:\n%s", e)
 	}
 	if err := os.Chmod(tokens, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s = serveInProcess(t, "--listen", "127.0.0.1:0", "--tokens", tokens, "--strict-permissions")
-	if e := s.stderr.String(); strings.Contains(e, "open to group or others") {
+	s = servetest.Start(t, "--listen", "127.0.0.1:0", "--tokens", tokens, "--strict-permissions")
+	if e := s.Log(); strings.Contains(e, "open to group or others") {
 		t.Fatalf("a 0600 tokens file was warned about:\n%s", e)
 	}
 }
@@ -285,16 +210,19 @@ func TestOpenTokensFileWarnsAndChmodRepairs(t *testing.T) {
 // origin first, warns, and discovery advertises it whatever Host the
 // request carried.
 func TestPlainHTTPBehindProxyWarnsAndAdvertisesPublicURL(t *testing.T) {
-	port := freePort(t)[len("127.0.0.1:"):]
-	s := serveInProcess(t, "--listen", "0.0.0.0:"+port, "--tokens", func() string {
+	s := servetest.Start(t, "--listen", "0.0.0.0:0", "--tokens", func() string {
 		p := filepath.Join(t.TempDir(), "tokens.json")
 		writeTokens(t, p, 0o600, "tok")
 		return p
 	}(), "--public-url", "https://takoform.example:8443")
-	if got := s.url(t); got != "https://takoform.example:8443" {
-		t.Fatalf("first line %q: want the public URL", s.first)
+	if s.URL != "https://takoform.example:8443" {
+		t.Fatalf("first line %q: want the public URL", s.First)
 	}
-	if e := s.stderr.String(); !strings.Contains(e, "level=WARN") || !strings.Contains(e, "serving plain http on a non-loopback listener") {
+	_, port, err := net.SplitHostPort(s.Listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := s.Log(); !strings.Contains(e, "level=WARN") || !strings.Contains(e, "serving plain http on a non-loopback listener") {
 		t.Fatalf("no warning line; stderr:\n%s", e)
 	}
 	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+port+wire.DiscoveryPath, nil)

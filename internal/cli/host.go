@@ -120,7 +120,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	defer srv.Close()
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	reloadOnHUP(ctx, srv, ep, f, logger)
-	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (data %s, %d forms)\n", ep.url, f.data, cat.Len())
+	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (listen %s, data %s, %d forms)\n", ep.url, ep.ln.Addr(), f.data, cat.Len())
 	errc := make(chan error, 1)
 	go func() { errc <- ep.serve(hs) }()
 	select {
