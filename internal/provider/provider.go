@@ -114,14 +114,14 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		resp.Diagnostics.Append(renderError("Invalid host endpoint", err, identity{Code: "takoform.provider/invalid-config"})...)
 		return
 	}
-	if caPEM != "" && caFile != "" {
-		resp.Diagnostics.Append(renderError("Conflicting CA certificates", errors.New("both ca_certificate (or TAKOFORM_CA_CERTIFICATE) and ca_certificate_file (or TAKOFORM_CA_CERTIFICATE_FILE) are set; keep one"), identity{Code: "takoform.provider/invalid-config"})...)
+	ca, err := caCertificate(caPEM, caFile)
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Invalid CA certificate", err, identity{Code: "takoform.provider/invalid-config"})...)
 		return
 	}
-	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: UserAgent(p.version), KeyScope: newRunScope(),
-		CACertificatePEM: []byte(caPEM), CACertificateFile: caFile})
+	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: UserAgent(p.version), KeyScope: newRunScope(), CACertificatePEM: ca})
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: "takoform.provider/lane-unavailable"})...)
+		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: negotiationCode(err)})...)
 		return
 	}
 	data := &Data{Client: c, Space: space, Registry: p.registry}
