@@ -59,6 +59,29 @@ func kvGone(t *testing.T, endpoint string, opts client.Options) resource.TestChe
 	}
 }
 
+// tlsConfig is the configuration of the TLS tests: one namespace in space
+// "tls", the provider block with extra attributes.
+func tlsConfig(endpoint, extra string) string {
+	return fmt.Sprintf(`
+terraform {
+  required_providers {
+    takoform = { source = "registry.opentofu.org/takoform/takoform" }
+  }
+}
+
+provider "takoform" {
+  endpoint = %q
+  token    = %q
+  space    = "tls"
+  %s
+}
+
+resource "takoform_edge_kv_namespace" "cache" {
+  name = "cache"
+}
+`, endpoint, deployToken, extra)
+}
+
 func tlsKVSteps(cfg string) []resource.TestStep {
 	return []resource.TestStep{
 		{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(
@@ -77,24 +100,7 @@ func TestAccOverTLSWithPrivateCA(t *testing.T) {
 	ca := testca.New(t, "takoform acceptance CA")
 	cert, key := ca.WritePair(t, t.TempDir(), "host", "127.0.0.1")
 	h := deployedHost(t, "--tls-cert", cert, "--tls-key", key)
-	cfg := fmt.Sprintf(`
-terraform {
-  required_providers {
-    takoform = { source = "registry.opentofu.org/takoform/takoform" }
-  }
-}
-
-provider "takoform" {
-  endpoint       = %q
-  token          = %q
-  space          = "tls"
-  ca_certificate = %q
-}
-
-resource "takoform_edge_kv_namespace" "cache" {
-  name = "cache"
-}
-`, h.URL, deployToken, ca.CertPEM)
+	cfg := tlsConfig(h.URL, fmt.Sprintf("ca_certificate = %q", ca.CertPEM))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories(edgeRegistry(t)),
 		CheckDestroy:             kvGone(t, h.URL, client.Options{CACertificatePEM: ca.CertPEM}),
@@ -119,24 +125,7 @@ resource "takoform_edge_kv_namespace" "cache" {
 			"both ca_certificate (or TAKOFORM_CA_CERTIFICATE) and ca_certificate_file (or TAKOFORM_CA_CERTIFICATE_FILE) are set; keep one")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			bad := fmt.Sprintf(`
-terraform {
-  required_providers {
-    takoform = { source = "registry.opentofu.org/takoform/takoform" }
-  }
-}
-
-provider "takoform" {
-  endpoint = %q
-  token    = %q
-  space    = "tls"
-  %s
-}
-
-resource "takoform_edge_kv_namespace" "cache" {
-  name = "cache"
-}
-`, h.URL, deployToken, c.attr)
+			bad := tlsConfig(h.URL, c.attr)
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: factories(edgeRegistry(t)),
 				Steps:                    []resource.TestStep{{Config: bad, ExpectError: c.want}},
@@ -193,23 +182,7 @@ func TestAccThroughTLSProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TAKOFORM_CA_CERTIFICATE_FILE", caFile)
-	cfg := fmt.Sprintf(`
-terraform {
-  required_providers {
-    takoform = { source = "registry.opentofu.org/takoform/takoform" }
-  }
-}
-
-provider "takoform" {
-  endpoint = %q
-  token    = %q
-  space    = "tls"
-}
-
-resource "takoform_edge_kv_namespace" "cache" {
-  name = "cache"
-}
-`, proxy.URL, deployToken)
+	cfg := tlsConfig(proxy.URL, "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"takoform": providerserver.NewProtocol6WithError(provider.New(version.String(), edgeRegistry(t))()),
