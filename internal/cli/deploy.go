@@ -80,7 +80,7 @@ func openEndpoint(addr string, d deployFlags, devToken, probe bool, log *slog.Lo
 	}
 	switch {
 	case devToken && !loop:
-		return refuse("--dev-token is refused: %s is not a loopback address; listen on 127.0.0.1 or ::1, or give real credentials with --tokens FILE", ln.Addr())
+		return refuse("--dev-token is refused: %s is not a loopback address; listen on 127.0.0.1 or ::1, or drop --dev-token and give real credentials with --tokens FILE", ln.Addr())
 	case probe && !loop:
 		return refuse("--conformance-probe is refused: %s is not a loopback address", ln.Addr())
 	case e.certs == nil && !loop && !strings.HasPrefix(e.publicURL, "https://"):

@@ -149,23 +149,31 @@ func TestSIGHUPReloadsTokens(t *testing.T) {
 	}
 }
 
-// TestStartRefusals: each unsafe start is refused with exit 2 and a
-// message saying what to change, before anything serves.
+// TestStartRefusals: each unsafe start is refused with a message saying
+// what to change (exit 2; 1 for a file that does not load), before
+// anything serves.
 func TestStartRefusals(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "host.db")
+	cert, key := testca.New(t, "refusals CA").WritePair(t, dir, "host", "127.0.0.1")
+	if err := os.Chmod(key, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
 		want string
+		exit int // 2 a usage error, 1 a failure
 	}{
-		{"dev token off loopback", []string{"--listen", "0.0.0.0:0", "--dev-token", "tok"}, "is not a loopback address; listen on 127.0.0.1 or ::1, or give real credentials with --tokens FILE"},
-		{"plain http off loopback", []string{"--listen", "0.0.0.0:0", "--tokens", "TOKENS"}, "serve TLS with --tls-cert and --tls-key, or, behind a TLS-terminating proxy, set --public-url https://"},
-		{"plain http behind an http public url", []string{"--listen", "0.0.0.0:0", "--tokens", "TOKENS", "--public-url", "http://127.0.0.1:9"}, "set --public-url https://"},
-		{"cert without key", []string{"--dev-token", "tok", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
-		{"public url with a path", []string{"--dev-token", "tok", "--public-url", "https://host.example/takoform"}, "--public-url: endpoint \"https://host.example/takoform\": it has a path"},
-		{"public url plain http off loopback", []string{"--dev-token", "tok", "--public-url", "http://host.example"}, "plain http is allowed only for a loopback host"},
-		{"strict and an open tokens file", []string{"--tokens", "OPEN", "--strict-permissions"}, "run chmod 600 " + filepath.Join(dir, "open.json")},
+		{"dev token off loopback", []string{"--listen", "0.0.0.0:0", "--dev-token", "tok"}, "is not a loopback address; listen on 127.0.0.1 or ::1, or drop --dev-token and give real credentials with --tokens FILE", 2},
+		{"plain http off loopback", []string{"--listen", "0.0.0.0:0", "--tokens", "TOKENS"}, "serve TLS with --tls-cert and --tls-key, or, behind a TLS-terminating proxy, set --public-url https://", 2},
+		{"plain http behind an http public url", []string{"--listen", "0.0.0.0:0", "--tokens", "TOKENS", "--public-url", "http://127.0.0.1:9"}, "set --public-url https://", 2},
+		{"cert without key", []string{"--dev-token", "tok", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together", 2},
+		{"public url with a path", []string{"--dev-token", "tok", "--public-url", "https://host.example/takoform"}, "--public-url: endpoint \"https://host.example/takoform\": it has a path", 2},
+		{"public url plain http off loopback", []string{"--dev-token", "tok", "--public-url", "http://host.example"}, "plain http is allowed only for a loopback host", 2},
+		{"strict and an open tokens file", []string{"--tokens", "OPEN", "--strict-permissions"}, "run chmod 600 " + filepath.Join(dir, "open.json"), 2},
+		{"strict and an open TLS key", []string{"--tokens", "TOKENS", "--strict-permissions", "--tls-cert", cert, "--tls-key", key}, "the TLS key " + key + " has mode 0644", 2},
+		{"a certificate that does not load", []string{"--dev-token", "tok", "--tls-cert", key, "--tls-key", key}, "load TLS certificate", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			writeTokens(t, filepath.Join(dir, "tokens.json"), 0o600, "tok")
@@ -176,8 +184,8 @@ func TestStartRefusals(t *testing.T) {
 				args = append(args, a)
 			}
 			code, out, errOut := runCLI(args...)
-			if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 naming %q", code, out, errOut, c.want)
+			if code != c.exit || out != "" || !strings.Contains(errOut, c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d naming %q", code, out, errOut, c.exit, c.want)
 			}
 		})
 	}
