@@ -33,6 +33,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +71,14 @@ type Options struct {
 	MaxIdleConnsPerHost int
 	// Retry is the automatic retry policy for retryable envelopes.
 	Retry RetryPolicy
+	// CACertificatePEM (one or more PEM CA certificates) or
+	// CACertificateFile (a file of them) makes https trust exactly those
+	// CAs instead of the system roots: a host with a certificate from a
+	// private CA. At most one of the two; neither may be combined with
+	// HTTPClient (configure its transport's RootCAs instead). Decision
+	// spec/decisions/0008-deployable-host.md.
+	CACertificatePEM  []byte
+	CACertificateFile string
 	// Poll is the operation polling policy.
 	Poll PollPolicy
 	// DiscoveryTimeout is the negotiation deadline, separate from any
@@ -145,11 +154,22 @@ func newClient(endpoint string, opts Options) (*Client, error) {
 	if c.maxBody <= 0 {
 		c.maxBody = wire.MaxBodyBytes
 	}
-	if opts.HTTPClient != nil {
+	roots, err := opts.rootCAs()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case opts.HTTPClient != nil && roots != nil:
+		return nil, errors.New("takoform: a CA certificate option and HTTPClient were both given; set RootCAs on the HTTPClient's transport instead")
+	case opts.HTTPClient != nil:
 		hc := *opts.HTTPClient
 		c.hc = &hc
-	} else {
-		c.hc = &http.Client{Transport: newTransport(opts.MaxIdleConnsPerHost)}
+	default:
+		t := newTransport(opts.MaxIdleConnsPerHost)
+		if roots != nil {
+			t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+		}
+		c.hc = &http.Client{Transport: t}
 	}
 	c.hc.CheckRedirect = refuseRedirect
 	return c, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/takoform/takoform/ijson"
 )
@@ -69,21 +70,37 @@ func LoadTokens(path string) ([]Token, error) {
 	return f.Tokens, nil
 }
 
+// SetTokens replaces the credentials the host accepts, atomically: a
+// request authenticates against the old set or the new one, never a mix.
+// The caller checks the tokens (LoadTokens); the host reloads its tokens
+// file on SIGHUP with it (decision spec/decisions/0008-deployable-host.md).
+func (s *Server) SetTokens(tokens []Token) { s.auth.set(tokens) }
+
 // authenticator resolves bearer tokens; every entry is compared in
 // constant time so the answer time does not reveal which entry matched.
 type authenticator struct {
+	table atomic.Pointer[tokenTable]
+}
+
+type tokenTable struct {
 	hashes [][]byte
 	who    []Caller
 }
 
 func newAuthenticator(tokens []Token) *authenticator {
 	a := &authenticator{}
-	for _, t := range tokens {
-		raw, _ := hex.DecodeString(t.SHA256)
-		a.hashes = append(a.hashes, raw)
-		a.who = append(a.who, Caller{Tenant: t.Tenant, Principal: t.Principal})
-	}
+	a.set(tokens)
 	return a
+}
+
+func (a *authenticator) set(tokens []Token) {
+	t := &tokenTable{}
+	for _, tok := range tokens {
+		raw, _ := hex.DecodeString(tok.SHA256)
+		t.hashes = append(t.hashes, raw)
+		t.who = append(t.who, Caller{Tenant: tok.Tenant, Principal: tok.Principal})
+	}
+	a.table.Store(t)
 }
 
 // authenticate returns the caller for an Authorization header value, or
@@ -94,8 +111,9 @@ func (a *authenticator) authenticate(header string) (Caller, bool) {
 		return Caller{}, false
 	}
 	sum := sha256.Sum256([]byte(header[len(prefix):]))
+	t := a.table.Load()
 	match := -1
-	for i, h := range a.hashes {
+	for i, h := range t.hashes {
 		if subtle.ConstantTimeCompare(sum[:], h) == 1 {
 			match = i
 		}
@@ -103,5 +121,5 @@ func (a *authenticator) authenticate(header string) (Caller, bool) {
 	if match < 0 {
 		return Caller{}, false
 	}
-	return a.who[match], true
+	return t.who[match], true
 }

@@ -38,13 +38,18 @@ func (s *Server) loadSecret(ctx context.Context) ([]byte, error) {
 }
 
 // discovery answers the lane's discovery document with absolute URLs of
-// the origin the request reached (spec/host-api-v1alpha3.md §2.1).
+// Config.PublicURL, or else of the origin the request reached with the
+// connection's scheme (spec/host-api-v1alpha3.md §2.1).
 func (s *Server) discovery(r *request) (answer, error) {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	origin := s.cfg.PublicURL
+	if origin == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		origin = scheme + "://" + r.Host
 	}
-	base := scheme + "://" + r.Host + wire.APIBase
+	base := origin + wire.APIBase
 	features := map[string]bool{}
 	for _, f := range wire.RequiredFeatures {
 		features[f] = true

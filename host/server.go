@@ -41,6 +41,12 @@ type Config struct {
 	ProvisioningDelay time.Duration
 	// IdempotencyTTL expires replay records by age (default 24h).
 	IdempotencyTTL time.Duration
+	// PublicURL, when set, is the origin discovery advertises
+	// ("https://host.example[:port]", no path): the host behind a proxy or
+	// load balancer. Empty advertises the request's Host with the
+	// connection's scheme (spec/host-api-v1alpha3.md §2.1, decision
+	// spec/decisions/0008-deployable-host.md).
+	PublicURL string
 	// Probe enables the test-only Takoform-Conformance-Probe header; the
 	// caller must only set it for a loopback listener.
 	Probe  bool

@@ -10,10 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/takoform/takoform/internal/provider"
+	"github.com/takoform/takoform/internal/version"
 )
-
-// version is set at build time (-ldflags "-X main.version=…").
-var version = "dev"
 
 func main() {
 	debug := flag.Bool("debug", false, "run with support for debuggers like delve")
@@ -22,7 +20,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = providerserver.Serve(context.Background(), provider.New(version, reg), providerserver.ServeOpts{
+	err = providerserver.Serve(context.Background(), provider.New(version.String(), reg), providerserver.ServeOpts{
 		Address: "registry.opentofu.org/takoform/takoform",
 		Debug:   *debug,
 	})

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -26,14 +25,11 @@ func newConformanceCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, t := range []struct {
-				v   *string
-				env string
-			}{{&creds.A1, "TAKOFORM_TOKEN_A1"}, {&creds.A2, "TAKOFORM_TOKEN_A2"}, {&creds.B, "TAKOFORM_TOKEN_B"}} {
-				if *t.v == "" {
-					*t.v = os.Getenv(t.env)
-				}
-				if *t.v == "" {
-					return usage("missing credential: set --token-a1, --token-a2 and --token-b (or %s)", t.env)
+				v    *string
+				flag string
+			}{{&creds.A1, "token-a1"}, {&creds.A2, "token-a2"}, {&creds.B, "token-b"}} {
+				if *t.v == "" { // bindEnv already applied TAKOFORM_TOKEN_A1 …
+					return usage("missing credential: set --token-a1, --token-a2 and --token-b (or %s)", EnvName(t.flag))
 				}
 			}
 			if creds.A1 == creds.A2 || creds.A1 == creds.B || creds.A2 == creds.B {
@@ -90,7 +86,7 @@ func newConformanceCommand() *cobra.Command {
 		},
 	}
 	f := run.Flags()
-	f.StringVar(&endpoint, "endpoint", os.Getenv("TAKOFORM_ENDPOINT"), "host origin, e.g. http://127.0.0.1:8080")
+	f.StringVar(&endpoint, "endpoint", "", "host origin, e.g. http://127.0.0.1:8080")
 	f.StringVar(&creds.A1, "token-a1", "", "token of tenant A, principal 1")
 	f.StringVar(&creds.A2, "token-a2", "", "token of tenant A, principal 2")
 	f.StringVar(&creds.B, "token-b", "", "token of tenant B")

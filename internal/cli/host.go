@@ -38,6 +38,7 @@ type serveFlags struct {
 	syncBudget, delay, idemTTL            time.Duration
 	maxBody                               int64
 	probe                                 bool
+	deploy                                deployFlags
 }
 
 func newHostServeCommand() *cobra.Command {
@@ -55,7 +56,7 @@ func newHostServeCommand() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
 	fl.StringVar(&f.data, "data", sqlite.DefaultPath(), "SQLite data file")
-	fl.StringVar(&f.tokens, "tokens", "", "tokens file (JSON) mapping token hashes to tenant and principal")
+	fl.StringVar(&f.tokens, "tokens", "", "tokens file (JSON) mapping token hashes to tenant and principal; re-read on SIGHUP")
 	fl.StringVar(&f.devToken, "dev-token", "", "accept this bearer token as tenant \"dev\", principal \"dev\" (development only)")
 	fl.StringVar(&f.forms, "forms", "", "install the Form family in this directory instead of the built-in Edge family")
 	fl.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "longest a mutation may take before it answers 202 with an operation")
@@ -63,6 +64,7 @@ func newHostServeCommand() *cobra.Command {
 	fl.DurationVar(&f.idemTTL, "idempotency-ttl", 24*time.Hour, "age after which idempotency records expire")
 	fl.Int64Var(&f.maxBody, "max-body-bytes", 8<<20, "largest request body accepted")
 	fl.BoolVar(&f.probe, "conformance-probe", false, "enable the test-only Takoform-Conformance-Probe header (loopback listeners only)")
+	f.deploy.register(fl)
 	return cmd
 }
 
@@ -83,25 +85,12 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if f.maxBody <= 0 {
 		return usage("--max-body-bytes must be positive, got %d", f.maxBody)
 	}
-	var tokens []host.Token
-	if f.tokens != "" {
-		t, err := host.LoadTokens(f.tokens)
-		if err != nil {
-			return err
-		}
-		tokens = t
-	}
-	if f.devToken != "" {
-		tokens = append(tokens, host.Token{SHA256: host.HashToken(f.devToken), Tenant: "dev", Principal: "dev"})
-	}
-	if len(tokens) == 0 {
-		if f.tokens != "" {
-			return usage("the tokens file %s lists no token; add one ({\"sha256\": \"<takoform host token-hash TOKEN>\", \"tenant\": …, \"principal\": …})", f.tokens)
-		}
-		return usage("no credentials: pass --tokens FILE (or --dev-token TOKEN for local development)")
+	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+	tokens, err := credentials(f.tokens, f.devToken, f.deploy.strictPerms, logger)
+	if err != nil {
+		return err
 	}
 	var cat *form.Catalog
-	var err error
 	if f.forms != "" {
 		cat, err = host.LoadCatalog(os.DirFS(f.forms))
 	} else {
@@ -110,32 +99,30 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", f.listen)
+	ep, err := openEndpoint(f.listen, f.deploy, f.devToken != "", f.probe, logger)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", f.listen, err)
+		return err
 	}
-	defer ln.Close()
-	if f.probe && !isLoopback(ln.Addr()) {
-		return usage("--conformance-probe is refused: %s is not a loopback address", ln.Addr())
-	}
+	defer ep.ln.Close()
 	st, err := sqlite.Open(ctx, f.data, sqlite.Options{})
 	if err != nil {
 		return fmt.Errorf("open data file %s: %w", f.data, err)
 	}
 	defer st.Close()
-	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	srv, err := host.New(ctx, host.Config{
 		Store: st, Catalog: cat, Tokens: tokens, Family: host.DefaultFamily(cat), MaxBodyBytes: f.maxBody,
 		SyncBudget: f.syncBudget, ProvisioningDelay: f.delay, IdempotencyTTL: f.idemTTL, Probe: f.probe, Logger: logger,
+		PublicURL: ep.publicURL,
 	})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving http://%s (data %s, %d forms)\n", ln.Addr(), f.data, cat.Len())
+	reloadOnHUP(ctx, srv, ep, f, logger)
+	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (listen %s, data %s, %d forms)\n", ep.url, ep.ln.Addr(), f.data, cat.Len())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- ep.serve(hs) }()
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {

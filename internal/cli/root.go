@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,16 +26,23 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
-	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand(), newRecoverCommand())
+	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand(), newVersionCommand(), newRecoverCommand())
+	bindEnv(root) // last: every flag of every command gets its TAKOFORM_… variable
 	return root
 }
 
 // Main runs the command line with args and returns the process exit code:
 // 0 success, 1 a refusal or failure the output explains, 2 a usage error.
 func Main(args []string, out, errOut io.Writer) int {
+	return Run(context.Background(), args, out, errOut)
+}
+
+// Run is Main under ctx: a command that serves (host serve) stops when ctx
+// ends, as on SIGTERM. Tests run the real command tree in-process with it.
+func Run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	root := NewRoot(out, errOut)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}

@@ -31,6 +31,7 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/lane-unavailable":           "Check the endpoint and token, and that the host serves forms.takoform.com/v1alpha3 discovery.",
 	"takoform.provider/invalid-space":              "Use a SpaceID of 1-255 code points with no control characters or '/', and no leading or trailing whitespace.",
 	"takoform.provider/invalid-config":             "Correct the attribute the message names.",
+	"takoform.provider/tls-untrusted":              "Set ca_certificate or ca_certificate_file (or TAKOFORM_CA_CERTIFICATE, TAKOFORM_CA_CERTIFICATE_FILE) to the CA that issued the host's certificate, or give the host a certificate valid for the endpoint's host name.",
 	"takoform.provider/revision-owner-missing":     "Set name, or set revision_owner (usually the worker's name) so the provider can derive one.",
 	"takoform.provider/revision-replaced-in-place": "Remove the pinned name so the new revision gets a derived name, or give the new revision a new name.",
 	"takoform.provider/space-missing":              "Set space on the resource, or space in the provider block (or TAKOFORM_SPACE).",

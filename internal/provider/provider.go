@@ -39,6 +39,9 @@ type providerModel struct {
 	Endpoint types.String `tfsdk:"endpoint"`
 	Space    types.String `tfsdk:"space"`
 	Token    types.String `tfsdk:"token"`
+	// CACertificate, CACertificateFile: a private CA (decision 0008).
+	CACertificate     types.String `tfsdk:"ca_certificate"`
+	CACertificateFile types.String `tfsdk:"ca_certificate_file"`
 }
 
 // Metadata names the provider.
@@ -55,6 +58,9 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 			"endpoint": schema.StringAttribute{Optional: true, Description: "Host origin, e.g. https://host.example (or TAKOFORM_ENDPOINT). Plain http only for loopback."},
 			"space":    schema.StringAttribute{Optional: true, Description: "Default SpaceID of every resource (or TAKOFORM_SPACE); exact, never trimmed."},
 			"token":    schema.StringAttribute{Optional: true, Sensitive: true, Description: "Bearer token (or TAKOFORM_TOKEN)."},
+			"ca_certificate": schema.StringAttribute{Optional: true, Description: "PEM CA certificate(s) to trust for an https endpoint instead of the system roots, " +
+				"for a host with a certificate from a private CA (or TAKOFORM_CA_CERTIFICATE). At most one of ca_certificate and ca_certificate_file."},
+			"ca_certificate_file": schema.StringAttribute{Optional: true, Description: "Path of a PEM file of CA certificate(s), as ca_certificate (or TAKOFORM_CA_CERTIFICATE_FILE)."},
 		},
 	}
 }
@@ -88,7 +94,9 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	endpoint := pick(m.Endpoint, "TAKOFORM_ENDPOINT")
 	space := pick(m.Space, "TAKOFORM_SPACE")
 	token := pick(m.Token, "TAKOFORM_TOKEN")
-	if m.Endpoint.IsUnknown() || m.Space.IsUnknown() || m.Token.IsUnknown() {
+	caPEM := pick(m.CACertificate, "TAKOFORM_CA_CERTIFICATE")
+	caFile := pick(m.CACertificateFile, "TAKOFORM_CA_CERTIFICATE_FILE")
+	if m.Endpoint.IsUnknown() || m.Space.IsUnknown() || m.Token.IsUnknown() || m.CACertificate.IsUnknown() || m.CACertificateFile.IsUnknown() {
 		return // configured later, once the values are known
 	}
 	if space != "" {
@@ -105,15 +113,26 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		resp.Diagnostics.Append(renderError("Invalid host endpoint", err, identity{Code: "takoform.provider/invalid-config"})...)
 		return
 	}
-	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "terraform-provider-takoform/" + p.version})
+	ca, err := caCertificate(caPEM, caFile)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: "takoform.provider/lane-unavailable"})...)
+		resp.Diagnostics.Append(renderError("Invalid CA certificate", err, identity{Code: "takoform.provider/invalid-config"})...)
+		return
+	}
+	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: UserAgent(p.version), CACertificatePEM: ca})
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: negotiationCode(err)})...)
 		return
 	}
 	data := &Data{Client: c, Space: space, Registry: p.registry}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 }
+
+// UserAgent is the User-Agent the provider of version v sends:
+// "terraform-provider-takoform/<v> (forms.takoform.com/v1alpha3)"; the shipped
+// binary's v is internal/version.String() (decision
+// spec/decisions/0008-deployable-host.md).
+func UserAgent(v string) string { return "terraform-provider-takoform/" + v + " (" + wire.Lane + ")" }
 
 func pick(v types.String, env string) string {
 	if !v.IsNull() && !v.IsUnknown() {

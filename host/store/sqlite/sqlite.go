@@ -102,14 +102,18 @@ func DefaultPath() string {
 	return filepath.Join(home, ".local", "share", "takoform", "host.db")
 }
 
-// Open opens the database file at path, creating it and its directory
-// (mode 0700) on first start, migrates its schema to the newest version
+// Open opens the database file at path, creating it (mode 0600) and its
+// directory (mode 0700) on first start and tightening an existing file,
+// -wal and -shm to 0600 (secureFiles), migrates its schema to the newest version
 // this binary knows, and starts the writer. A file whose schema version is
 // newer is refused with an error wrapping store.ErrTooNew.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create directory for %s: %w", path, err)
+	}
+	if err := secureFiles(path); err != nil {
+		return nil, err
 	}
 	s := &Store{
 		path:    path,
