@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -38,6 +34,7 @@ type serveFlags struct {
 	syncBudget, delay, idemTTL            time.Duration
 	maxBody                               int64
 	probe                                 bool
+	op                                    *operatorFlags
 }
 
 func newHostServeCommand() *cobra.Command {
@@ -63,6 +60,7 @@ func newHostServeCommand() *cobra.Command {
 	fl.DurationVar(&f.idemTTL, "idempotency-ttl", 24*time.Hour, "age after which idempotency records expire")
 	fl.Int64Var(&f.maxBody, "max-body-bytes", 8<<20, "largest request body accepted")
 	fl.BoolVar(&f.probe, "conformance-probe", false, "enable the test-only Takoform-Conformance-Probe header (loopback listeners only)")
+	f.op = addOperatorFlags(fl)
 	return cmd
 }
 
@@ -83,6 +81,13 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if f.maxBody <= 0 {
 		return usage("--max-body-bytes must be positive, got %d", f.maxBody)
 	}
+	if err := f.op.check(f.syncBudget); err != nil {
+		return err
+	}
+	logger, err := f.op.logger(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	var tokens []host.Token
 	if f.tokens != "" {
 		t, err := host.LoadTokens(f.tokens)
@@ -101,7 +106,6 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return usage("no credentials: pass --tokens FILE (or --dev-token TOKEN for local development)")
 	}
 	var cat *form.Catalog
-	var err error
 	if f.forms != "" {
 		cat, err = host.LoadCatalog(os.DirFS(f.forms))
 	} else {
@@ -123,29 +127,20 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return fmt.Errorf("open data file %s: %w", f.data, err)
 	}
 	defer st.Close()
-	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-	srv, err := host.New(ctx, host.Config{
+	cfg := host.Config{
 		Store: st, Catalog: cat, Tokens: tokens, Family: host.DefaultFamily(cat), MaxBodyBytes: f.maxBody,
 		SyncBudget: f.syncBudget, ProvisioningDelay: f.delay, IdempotencyTTL: f.idemTTL, Probe: f.probe, Logger: logger,
-	})
+	}
+	f.op.configure(&cfg)
+	srv, err := host.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer()
 	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving http://%s (data %s, %d forms)\n", ln.Addr(), f.data, cat.Len())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return hs.Shutdown(shut)
+	logger.Info("takoform host started", "version", buildVersion(), "listen", ln.Addr().String(), "store", "sqlite:"+f.data, "families", families(cat), "forms", cat.Len())
+	return f.op.run(ctx, srv, hs, ln, logger)
 }
 
 func isLoopback(a net.Addr) bool {
