@@ -45,7 +45,8 @@ func (r Retention) withDefaults(idempotencyTTL time.Duration) Retention {
 	return r
 }
 
-// Swept counts what one Sweep deleted.
+// Swept counts what one Sweep deleted (idempotency records expire too,
+// uncounted).
 type Swept struct {
 	Operations, Uploads, Artifacts int
 }
@@ -54,13 +55,17 @@ type Swept struct {
 // what is left waits for the next interval.
 const maxBatchesPerSweep = 20
 
-// Sweep deletes, in short transactions of at most Retention.Batch rows,
+// Sweep expires idempotency records (as the operation worker also does)
+// and deletes, in short transactions of at most Retention.Batch rows,
 // terminal operations, abandoned upload sessions and unreferenced
 // artifacts older than their retention. Several hosts on one database may
 // sweep at once: each delete is conditional (store.Maintenance).
 func (s *Server) Sweep(ctx context.Context) (Swept, error) {
 	now, r := s.cfg.Now(), s.cfg.Retention
 	var out Swept
+	if err := s.expireIdempotency(now); err != nil {
+		return out, err
+	}
 	for _, k := range []struct {
 		kind string
 		n    *int
