@@ -142,3 +142,46 @@ func TestQuotas(t *testing.T) {
 		t.Fatalf("tenant-b's bundle: %v", err)
 	}
 }
+
+// TestTwoSweepersShareOneDatabase: two hosts on one database file sweep
+// at once; neither fails and together they delete each row exactly once.
+func TestTwoSweepersShareOneDatabase(t *testing.T) {
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	o := hosttest.Options{IdempotencyTTL: time.Hour, Now: now, Configure: func(c *host.Config) {
+		c.Retention = host.Retention{Uploads: time.Hour, Artifacts: time.Hour, Interval: time.Hour, Batch: 2}
+	}}
+	h1 := hosttest.Start(t, o)
+	o.Path = h1.Path
+	h2 := hosttest.Start(t, o)
+	e := env(t, h1)
+	ctx := context.Background()
+	const bundles = 6
+	for range bundles {
+		if _, err := e.UploadBundle(ctx, e.A1, uniqueModule()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	offset.Add(int64(2 * time.Hour))
+	got := make(chan host.Swept, 2)
+	errs := make(chan error, 2)
+	for _, h := range []*hosttest.Host{h1, h2} {
+		go func() {
+			n, err := h.Server.Sweep(ctx)
+			got <- n
+			errs <- err
+		}()
+	}
+	var total host.Swept
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent sweep: %v", err)
+		}
+		n := <-got
+		total.Uploads += n.Uploads
+		total.Artifacts += n.Artifacts
+	}
+	if total.Uploads != bundles || total.Artifacts != 2*bundles { // each bundle: one manifest, one blob
+		t.Fatalf("two sweepers deleted %+v in all, want %d uploads and %d artifacts", total, bundles, 2*bundles)
+	}
+}
