@@ -17,7 +17,7 @@ import (
 
 func newHostCommand() *cobra.Command {
 	h := &cobra.Command{Use: "host", Short: "Run and administer a Takoform host"}
-	h.AddCommand(newHostServeCommand(), &cobra.Command{
+	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), &cobra.Command{
 		Use:   "token-hash TOKEN",
 		Short: "Print the sha256 a tokens file stores for TOKEN",
 		Args:  cobra.ExactArgs(1),

@@ -165,3 +165,29 @@ func TestServeRefusesBadOperatorFlags(t *testing.T) {
 		t.Errorf("a refused start created the data file: %v", err)
 	}
 }
+
+// TestHostBackupCommand: `host backup` writes a copy that serves, and
+// refuses to overwrite.
+func TestHostBackupCommand(t *testing.T) {
+	dir := t.TempDir()
+	data, out := filepath.Join(dir, "host.db"), filepath.Join(dir, "copy.db")
+	addr := freePort(t)
+	startHostProcess(t, addr, data)
+	c := connect(t, addr)
+	if _, err := create(context.Background(), c, kvRef(t, c), "kept"); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, errOut := run("host", "backup", "--data", data, out); code != 0 || !strings.Contains(stdout, "written to "+out) {
+		t.Fatalf("backup: exit %d %q %q", code, stdout, errOut)
+	}
+	if code, _, errOut := run("host", "backup", "--data", data, out); code == 0 || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("backup over the copy: exit %d %q", code, errOut)
+	}
+	addr2 := freePort(t)
+	startHostProcess(t, addr2, out)
+	c2 := connect(t, addr2)
+	req := kvRef(t, c2)
+	if _, err := c2.Read(context.Background(), client.Address{Space: req.Metadata.Space, Ref: req.Form.FormRef, Name: "kept"}); err != nil {
+		t.Fatalf("the restored copy: %v", err)
+	}
+}

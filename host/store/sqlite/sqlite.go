@@ -180,8 +180,11 @@ func (s *Store) dsn(readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + (&url.URL{Path: s.path}).EscapedPath() + "?" + q.Encode()
+	return "file:" + escapePath(s.path) + "?" + q.Encode()
 }
+
+// escapePath escapes a file path for a "file:" URI.
+func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 
 // checkPragmas fails if the file did not take WAL mode or FULL sync, so a
 // silently weaker durability never goes unnoticed.
