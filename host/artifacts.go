@@ -75,6 +75,9 @@ func (s *Server) startUpload(r *request) (answer, error) {
 			return err
 		}
 		digests, _ := manifestEntries(m)
+		if err := tx.ReplaceArtifactRefs(store.UploadHolder(up.ID), digests); err != nil {
+			return err
+		}
 		missing := []string{}
 		for _, d := range digests {
 			held, err := tx.Holds(r.caller.Tenant, d)
@@ -131,6 +134,11 @@ func (s *Server) putBlob(r *request) (answer, error) {
 		held, err := tx.Holds(r.caller.Tenant, digest)
 		if err != nil {
 			return err
+		}
+		if !held {
+			if err := s.checkArtifactQuota(tx, r.caller.Tenant, size); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.BlobSize(digest); errors.Is(err, store.ErrNotFound) {
 			if err := tx.PutBlob(digest, r.body); err != nil {
@@ -193,6 +201,9 @@ func (s *Server) commitUpload(r *request) (answer, error) {
 			code = 200
 		}
 		if err := tx.PutManifest(up.ManifestDigest, up.Manifest); err != nil {
+			return err
+		}
+		if err := tx.ReplaceArtifactRefs(store.ManifestHolder(up.ManifestDigest), digests); err != nil {
 			return err
 		}
 		if err := tx.Hold(r.caller.Tenant, up.ManifestDigest); err != nil {

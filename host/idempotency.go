@@ -118,6 +118,9 @@ func (s *Server) replay(r *request, rec *store.Idempotency) (answer, error) {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "Idempotency-Key %q was used for a different request (method, target, preconditions or body differ); use a new key", r.idem.key).WithHostCode("idempotency_key_reused")
 	}
 	a := answer{status: rec.Status, etag: rec.ETag}
+	if rec.Status >= 400 {
+		noteReplay(r, rec.Body)
+	}
 	if rec.Status != 204 {
 		a.body = rec.Body
 	}

@@ -112,6 +112,9 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 	res := &store.Resource{Key: m.Key, FormRef: m.Ref, PackageDigest: m.Package, Spec: m.Spec, SpecDigest: m.SpecDigest, NativeID: m.NativeID, CreatedAt: now, UpdatedAt: now}
 	creating := existing == nil
 	if creating {
+		if err := s.checkResourceQuota(tx, m.Key.Tenant); err != nil {
+			return nil, err
+		}
 		res.UID, res.Generation, res.Revision = newUID(), 1, 1
 	} else {
 		cp := *existing

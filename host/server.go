@@ -51,6 +51,14 @@ type Config struct {
 	// caller must only set it for a loopback listener.
 	Probe  bool
 	Logger *slog.Logger
+	// Limits, Retention and Quotas are the operator settings of limits.go,
+	// sweeper.go and quota.go; zero values take their documented defaults.
+	Limits    Limits
+	Retention Retention
+	Quotas    Quotas
+	// MetricsElsewhere keeps /metrics off this handler: the operator serves
+	// MetricsHandler on a separate listener (--metrics-listen).
+	MetricsElsewhere bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -65,6 +73,7 @@ type Server struct {
 	wake    chan struct{}
 	stop    chan struct{}
 	stopped sync.WaitGroup
+	ops     operator // health, metrics, limits (operator.go)
 }
 
 // New builds a Server and starts its operation worker; Close stops it.
@@ -96,9 +105,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.secret = secret
+	if err := s.initOperator(); err != nil {
+		return nil, err
+	}
 	s.routes()
-	s.stopped.Add(1)
+	s.operatorRoutes()
+	s.stopped.Add(2)
 	go s.worker()
+	go s.sweeper()
 	return s, nil
 }
 
@@ -109,12 +123,13 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// ServeHTTP implements http.Handler.
-// A path that is not canonical (empty, "." or ".." segments) is an unknown
-// route answered in the envelope, never the mux's HTML redirect.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route serves one request once the operator layer (ServeHTTP in
+// operator.go) has admitted it. A path that is not canonical (empty, "."
+// or ".." segments) is an unknown route answered in the envelope, never
+// the mux's HTML redirect.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
-		s.writeError(w, &request{Request: r, id: newRequestID()}, unknownRoute(r))
+		s.writeError(w, &request{Request: r, id: exchangeOf(r).id}, unknownRoute(r))
 		return
 	}
 	s.mux.ServeHTTP(w, r)
@@ -144,12 +159,14 @@ type route func(r *request) (answer, error)
 // method on the path is an unknown route.
 func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, hr *http.Request) {
-		req := &request{Request: hr, id: newRequestID()}
+		x := exchangeOf(hr)
+		req := &request{Request: hr, id: x.id}
 		h, ok := methods[hr.Method]
 		if !ok {
 			s.writeError(w, req, unknownRoute(hr))
 			return
 		}
+		x.route = pattern
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic", "request", req.id, "panic", p)
@@ -162,16 +179,25 @@ func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 				s.writeError(w, req, wire.Errorf(wire.Unauthenticated, "a valid bearer token is required (Authorization: Bearer <token>)"))
 				return
 			}
-			req.caller = c
+			req.caller, x.caller = c, c
+			if err := s.admitTenant(c); err != nil {
+				s.writeError(w, req, err)
+				return
+			}
+		}
+		blob := strings.HasSuffix(pattern, "/blobs/{digest}")
+		if err := s.admitBody(w, hr, blob); err != nil {
+			s.writeError(w, req, err)
+			return
 		}
 		if hr.Body != nil {
 			limit := s.cfg.MaxBodyBytes
-			if strings.HasSuffix(pattern, "/blobs/{digest}") && ArtifactLimits.MaximumBundleBytes > limit {
+			if blob && ArtifactLimits.MaximumBundleBytes > limit {
 				limit = ArtifactLimits.MaximumBundleBytes // a blob may be as large as a whole bundle
 			}
 			body, err := io.ReadAll(io.LimitReader(hr.Body, limit+1))
 			if err != nil {
-				s.writeError(w, req, wire.Errorf(wire.InvalidArgument, "the request body could not be read: %v", err))
+				s.writeError(w, req, bodyReadError(err))
 				return
 			}
 			if int64(len(body)) > limit {
@@ -215,10 +241,14 @@ func (s *Server) errorAnswer(req *request, err error) answer {
 		we = wire.Errorf(wire.InternalError, "the host failed while answering; report request %s to the host operator", req.id)
 	}
 	we.RequestID = req.id
+	exchangeOf(req.Request).code = we.Code
 	body, _ := json.Marshal(we.Envelope())
 	a := answer{status: we.Status(), body: body}
 	if wire.Taxonomy[we.Code].Retryable {
 		a.retryAfter = 1
+	}
+	if ra := (*retryAfter)(nil); errors.As(err, &ra) {
+		a.retryAfter = ra.secs
 	}
 	return a
 }
@@ -227,6 +257,7 @@ func (s *Server) writeError(w http.ResponseWriter, req *request, err error) {
 	s.write(w, s.errorAnswer(req, err))
 }
 
+// newRequestID returns a fresh request id, "req-" + 16 hex digits.
 func newRequestID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])

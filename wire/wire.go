@@ -23,6 +23,7 @@ const (
 	HeaderIdempotency  = "Idempotency-Key"
 	HeaderGeneration   = "Takoform-Expected-Generation"
 	HeaderProbe        = "Takoform-Conformance-Probe"
+	HeaderRequestID    = "Takoform-Request-Id" // every answer; equals the envelope's requestId (spec/host-api-v1alpha3.md §3.2)
 	ContentTypeJSON    = "application/json"
 	ContentTypeOctets  = "application/octet-stream"
 	FeatureCount       = 7

@@ -185,8 +185,13 @@ func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) e
 
 func hostnameClaim(h string) string { return "hostname:" + h }
 
-// Persist records a custom domain's hostname claim.
+// Persist records a custom domain's hostname claim and the manifest a
+// bundle references.
 func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource) error {
+	if kindOf(def) == WorkerBundle { // the bundle's manifest stays while the bundle lives (retention sweep)
+		digest, _ := specOf(res)["manifestDigest"].(string)
+		return tx.ReplaceArtifactRefs(store.ResourceHolder(res.UID), []string{digest})
+	}
 	if kindOf(def) != WorkerCustomDomain {
 		return nil
 	}

@@ -174,4 +174,7 @@ type Tx interface {
 	// Counter returns the next value of a named monotonic sequence
 	// (UIDs, operation and upload ids), starting at 1.
 	Next(sequence string) (int64, error)
+
+	// Readiness, gauges, quota usage, artifact references, sweeps.
+	Maintenance
 }

@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,11 +13,12 @@ import (
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/store/sqlite"
+	"github.com/takoform/takoform/internal/version"
 )
 
 func newHostCommand() *cobra.Command {
 	h := &cobra.Command{Use: "host", Short: "Run and administer a Takoform host"}
-	h.AddCommand(newHostServeCommand(), &cobra.Command{
+	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), &cobra.Command{
 		Use:   "token-hash TOKEN",
 		Short: "Print the sha256 a tokens file stores for TOKEN",
 		Args:  cobra.ExactArgs(1),
@@ -39,6 +36,7 @@ type serveFlags struct {
 	maxBody                               int64
 	probe                                 bool
 	deploy                                deployFlags
+	op                                    *operatorFlags
 }
 
 func newHostServeCommand() *cobra.Command {
@@ -65,6 +63,7 @@ func newHostServeCommand() *cobra.Command {
 	fl.Int64Var(&f.maxBody, "max-body-bytes", 8<<20, "largest request body accepted")
 	fl.BoolVar(&f.probe, "conformance-probe", false, "enable the test-only Takoform-Conformance-Probe header (loopback listeners only)")
 	f.deploy.register(fl)
+	f.op = addOperatorFlags(fl)
 	return cmd
 }
 
@@ -85,7 +84,13 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if f.maxBody <= 0 {
 		return usage("--max-body-bytes must be positive, got %d", f.maxBody)
 	}
-	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+	if err := f.op.check(f.syncBudget); err != nil {
+		return err
+	}
+	logger, err := f.op.logger(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	tokens, err := credentials(f.tokens, f.devToken, f.deploy.strictPerms, logger)
 	if err != nil {
 		return err
@@ -109,30 +114,22 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return fmt.Errorf("open data file %s: %w", f.data, err)
 	}
 	defer st.Close()
-	srv, err := host.New(ctx, host.Config{
+	cfg := host.Config{
 		Store: st, Catalog: cat, Tokens: tokens, Family: host.DefaultFamily(cat), MaxBodyBytes: f.maxBody,
 		SyncBudget: f.syncBudget, ProvisioningDelay: f.delay, IdempotencyTTL: f.idemTTL, Probe: f.probe, Logger: logger,
 		PublicURL: ep.publicURL,
-	})
+	}
+	f.op.configure(&cfg)
+	srv, err := host.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer()
 	reloadOnHUP(ctx, srv, ep, f, logger)
 	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (listen %s, data %s, %d forms)\n", ep.url, ep.ln.Addr(), f.data, cat.Len())
-	errc := make(chan error, 1)
-	go func() { errc <- ep.serve(hs) }()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return hs.Shutdown(shut)
+	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", "sqlite:"+f.data, "families", families(cat), "forms", cat.Len())
+	return f.op.run(ctx, srv, hs, ep.serve, logger)
 }
 
 func isLoopback(a net.Addr) bool {

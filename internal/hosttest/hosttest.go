@@ -44,6 +44,9 @@ type Options struct {
 	MaxBodyBytes      int64
 	IdempotencyTTL    time.Duration
 	Now               func() time.Time // the host's clock (default time.Now)
+	// Configure, when set, adjusts the host configuration last (logger,
+	// limits, retention, quotas).
+	Configure func(*host.Config)
 }
 
 // Start starts a host and stops it when the test ends.
@@ -67,7 +70,7 @@ func Start(t testing.TB, o Options) *Host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := host.New(ctx, host.Config{
+	cfg := host.Config{
 		Store: st, Catalog: o.Catalog, Family: o.Family, Probe: o.Probe,
 		SyncBudget: o.SyncBudget, ProvisioningDelay: o.ProvisioningDelay,
 		MaxBodyBytes: o.MaxBodyBytes, IdempotencyTTL: o.IdempotencyTTL, Now: o.Now,
@@ -76,7 +79,11 @@ func Start(t testing.TB, o Options) *Host {
 			{SHA256: host.HashToken(TokenA2), Tenant: "tenant-a", Principal: "principal-2"},
 			{SHA256: host.HashToken(TokenB), Tenant: "tenant-b", Principal: "principal-1"},
 		},
-	})
+	}
+	if o.Configure != nil {
+		o.Configure(&cfg)
+	}
+	srv, err := host.New(ctx, cfg)
 	if err != nil {
 		st.Close()
 		t.Fatal(err)

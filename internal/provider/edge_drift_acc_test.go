@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/wire"
 )
@@ -82,20 +83,25 @@ func TestAccEdgeRelationDrift(t *testing.T) {
 // configuration.
 func createKV(t *testing.T, h *hosttest.Host, space, name string) *wire.Resource {
 	t.Helper()
-	c, ref := hostClient(t, h), edgeRef(t, "EdgeKVNamespace")
+	res, err := applyKV(hostClient(t, h), edgeRef(t, "EdgeKVNamespace"), space, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// applyKV prepares and applies a create of an EdgeKVNamespace as c; safe
+// on any goroutine.
+func applyKV(c *client.Client, ref form.FormRef, space, name string) (*wire.Resource, error) {
 	ctx := context.Background()
 	req := wire.ResourceRequest{APIVersion: ref.APIVersion, Kind: ref.Kind, Form: wire.FormReference{FormRef: ref},
 		Metadata: wire.Metadata{Name: name, Space: space}, Spec: []byte("{}")}
 	p, err := c.Prepare(ctx, req, "")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	res, err := c.ApplyAndWait(ctx, wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata,
+	return c.ApplyAndWait(ctx, wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata,
 		Spec: p.Resource.Spec, Review: wire.Review{PrepareDigest: p.Review.PrepareDigest}}, client.Precondition{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // TestAccEdgeUIDMismatch: the namespace in state is lost and another

@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -83,9 +84,17 @@ type Store struct {
 	closing chan struct{}
 	stopped chan struct{}
 	once    sync.Once
+	observe atomic.Pointer[store.CommitObserver]
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.Observable = (*Store)(nil)
+)
+
+// ObserveCommits reports every write transaction's commit latency and
+// batch size to o from now on (store.Observable).
+func (s *Store) ObserveCommits(o store.CommitObserver) { s.observe.Store(&o) }
 
 // DefaultPath is the default database file: $XDG_DATA_HOME/takoform/host.db,
 // or ~/.local/share/takoform/host.db when XDG_DATA_HOME is unset or not
@@ -175,8 +184,11 @@ func (s *Store) dsn(readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + (&url.URL{Path: s.path}).EscapedPath() + "?" + q.Encode()
+	return "file:" + escapePath(s.path) + "?" + q.Encode()
 }
+
+// escapePath escapes a file path for a "file:" URI.
+func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 
 // checkPragmas fails if the file did not take WAL mode or FULL sync, so a
 // silently weaker durability never goes unnoticed.

@@ -127,13 +127,15 @@ var queries = [numQueries]string{
 		WHERE done = 0 AND target_tenant = ? AND target_space = ? AND target_api_version = ?
 		AND target_kind = ? AND target_name = ?
 		ORDER BY created_at, id LIMIT 1`,
-	qBlobSize:     `SELECT size FROM blobs WHERE digest = ?`,
-	qBlob:         `SELECT data FROM blobs WHERE digest = ?`,
-	qPutBlob:      `INSERT INTO blobs (digest, size, data) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING`,
-	qHolds:        `SELECT 1 FROM holdings WHERE tenant = ? AND digest = ?`,
-	qHold:         `INSERT INTO holdings (tenant, digest) VALUES (?, ?) ON CONFLICT (tenant, digest) DO NOTHING`,
-	qManifest:     `SELECT doc FROM manifests WHERE digest = ?`,
-	qPutManifest:  `INSERT INTO manifests (digest, doc) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING`,
+	qBlobSize: `SELECT size FROM blobs WHERE digest = ?`,
+	qBlob:     `SELECT data FROM blobs WHERE digest = ?`,
+	qPutBlob: `INSERT INTO blobs (digest, size, data, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (digest) DO UPDATE SET created_at = excluded.created_at`,
+	qHolds:    `SELECT 1 FROM holdings WHERE tenant = ? AND digest = ?`,
+	qHold:     `INSERT INTO holdings (tenant, digest) VALUES (?, ?) ON CONFLICT (tenant, digest) DO NOTHING`,
+	qManifest: `SELECT doc FROM manifests WHERE digest = ?`,
+	qPutManifest: `INSERT INTO manifests (digest, doc, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (digest) DO UPDATE SET created_at = excluded.created_at`,
 	qUpload:       `SELECT id, tenant, principal, manifest, manifest_digest, created_at FROM uploads WHERE id = ?`,
 	qDeleteUpload: `DELETE FROM uploads WHERE id = ?`,
 	qPutUpload: `INSERT INTO uploads (id, tenant, principal, manifest, manifest_digest, created_at)

@@ -174,9 +174,10 @@ func (t *tx) Blob(digest string) ([]byte, error) {
 }
 
 // PutBlob stores data under digest once; storing a digest again keeps the
-// first bytes (the caller has verified the digest).
+// first bytes (the caller has verified the digest) and restarts its
+// retention age (SweepArtifacts).
 func (t *tx) PutBlob(digest string, data []byte) error {
-	if _, err := t.exec(qPutBlob, digest, len(data), blob(data)); err != nil {
+	if _, err := t.exec(qPutBlob, digest, len(data), blob(data), time.Now().UnixNano()); err != nil {
 		return fmt.Errorf("put blob %s (%d bytes): %w", digest, len(data), err)
 	}
 	return nil
@@ -214,9 +215,9 @@ func (t *tx) Manifest(digest string) ([]byte, error) {
 }
 
 // PutManifest stores doc under digest once; storing a digest again keeps
-// the first document.
+// the first document and restarts its retention age (SweepArtifacts).
 func (t *tx) PutManifest(digest string, doc []byte) error {
-	if _, err := t.exec(qPutManifest, digest, blob(doc)); err != nil {
+	if _, err := t.exec(qPutManifest, digest, blob(doc), time.Now().UnixNano()); err != nil {
 		return fmt.Errorf("put manifest %s: %w", digest, err)
 	}
 	return nil

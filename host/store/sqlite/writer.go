@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 
 	"github.com/takoform/takoform/host/store"
 )
@@ -103,6 +104,9 @@ func (s *Store) commit(batch []*request) {
 	// Statements run under Background, never a caller's context: an
 	// interrupted statement can roll back the whole batch's transaction.
 	ctx := context.Background()
+	if o := s.observe.Load(); o != nil {
+		defer func(start time.Time) { (*o).ObserveCommit(time.Since(start), len(batch)) }(time.Now())
+	}
 	sqlTx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		answerAll(batch, fmt.Errorf("begin write transaction: %w", err))

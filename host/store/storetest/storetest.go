@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ViewSeesCommittedOnly", testViewCommittedOnly},
 		{"ViewIsReadOnly", testViewReadOnly},
 	}
+	suites = append(suites, maintenanceCases...)
 	for _, sc := range suites {
 		t.Run(sc.name, func(t *testing.T) { sc.fn(t, open(t)) })
 	}

@@ -1,0 +1,162 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/takoform/takoform/wire"
+)
+
+// operator is the host's operator layer: request ids, the access log,
+// metrics, health, and the admission limits (limits.go). Every request
+// passes through ServeHTTP before it reaches a route.
+type operator struct {
+	metrics  *metrics
+	inFlight chan struct{} // a slot per admitted request (Limits.MaxInFlight)
+	tenants  *tenantLimiter
+	shutdown atomic.Bool
+}
+
+func (s *Server) initOperator() error {
+	l, err := s.cfg.Limits.withDefaults(s.cfg.SyncBudget)
+	if err != nil {
+		return err
+	}
+	s.cfg.Limits = l
+	s.cfg.Retention = s.cfg.Retention.withDefaults(s.cfg.IdempotencyTTL)
+	s.ops.metrics = newMetrics(s.cfg.Store)
+	s.ops.inFlight = make(chan struct{}, l.MaxInFlight)
+	s.ops.tenants = newTenantLimiter(l.TenantRate, l.TenantBurst)
+	return nil
+}
+
+// exchange is what one request tells the access log and the metrics: its
+// id (the Takoform-Request-Id header and the envelope's requestId), the
+// route pattern that answered, the caller, the taxonomy code of a refusal
+// and, for a replayed refusal, the request id its recorded body carries.
+type exchange struct {
+	id       string
+	start    time.Time
+	route    string
+	caller   Caller
+	code     wire.Code
+	replayOf string
+}
+
+type exchangeKey struct{}
+
+// exchangeOf returns the request's exchange; a request that did not pass
+// through ServeHTTP (a route called directly) gets a fresh one.
+func exchangeOf(r *http.Request) *exchange {
+	if x, ok := r.Context().Value(exchangeKey{}).(*exchange); ok {
+		return x
+	}
+	return &exchange{id: newRequestID(), start: time.Now(), route: routeUnmatched}
+}
+
+// routeUnmatched is the route label of a request no pattern answered.
+const routeUnmatched = "unmatched"
+
+// recorder remembers the status a handler wrote; Unwrap lets
+// http.ResponseController reach the connection (blob deadlines).
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ServeHTTP implements http.Handler: it gives the request its id
+// (Takoform-Request-Id on every answer), admits it (limits.go), serves it,
+// then counts it and writes its one access-log line.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{id: newRequestID(), start: time.Now(), route: routeUnmatched}
+	w.Header().Set(wire.HeaderRequestID, x.id)
+	rec := &recorder{ResponseWriter: w}
+	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+	m := s.ops.metrics
+	m.inFlight.Inc()
+	defer func() {
+		m.inFlight.Dec()
+		s.finish(r, rec, x)
+	}()
+	if isOperatorPath(r.URL.Path) {
+		s.mux.ServeHTTP(rec, r) // health and metrics are never throttled
+		return
+	}
+	if err := checkHeaderSize(r, s.cfg.Limits.MaxHeaderBytes); err != nil {
+		s.writeError(rec, &request{Request: r, id: x.id}, err)
+		return
+	}
+	select {
+	case s.ops.inFlight <- struct{}{}:
+		defer func() { <-s.ops.inFlight }()
+	default:
+		s.writeError(rec, &request{Request: r, id: x.id}, wire.Errorf(wire.RateLimited,
+			"the host is answering its limit of %d requests at once; retry after the Retry-After interval", cap(s.ops.inFlight)).WithHostCode("in_flight_limit"))
+		return
+	}
+	s.route(rec, r)
+}
+
+// finish counts the request and writes its access-log line: method,
+// route pattern, status, taxonomy code, duration, request id, tenant and
+// principal (never the token) and, for a replay, the recorded body's id.
+func (s *Server) finish(r *http.Request, rec *recorder, x *exchange) {
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	d := time.Since(x.start)
+	s.ops.metrics.observeRequest(x.route, r.Method, status, d)
+	attrs := []slog.Attr{
+		slog.String("method", r.Method), slog.String("route", x.route), slog.Int("status", status),
+		slog.String("code", string(x.code)), slog.Duration("duration", d), slog.String("request", x.id),
+		slog.String("tenant", x.caller.Tenant), slog.String("principal", x.caller.Principal),
+	}
+	if x.replayOf != "" {
+		attrs = append(attrs, slog.String("replayOf", x.replayOf))
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// noteReplay records, for the access log, the code and request id of a
+// replayed refusal's recorded envelope (its body is replayed as recorded).
+func noteReplay(r *request, body []byte) {
+	var env wire.ErrorEnvelope
+	if len(body) == 0 || json.Unmarshal(body, &env) != nil || env.Error.RequestID == "" {
+		return
+	}
+	x := exchangeOf(r.Request)
+	x.code, x.replayOf = env.Error.Code, env.Error.RequestID
+}
+
+// BeginShutdown makes /readyz answer 503 from now on, so a load balancer
+// stops sending new requests while in-flight ones finish.
+func (s *Server) BeginShutdown() { s.ops.shutdown.Store(true) }
+
+// InFlight is how many API requests are being answered now (health and
+// metrics requests not included).
+func (s *Server) InFlight() int { return len(s.ops.inFlight) }

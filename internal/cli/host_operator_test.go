@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/wire"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// jsonLines returns the JSON log lines with msg.
+func (l *lockedBuffer) jsonLines(t *testing.T, msg string) []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(l.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == msg {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func scrape(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// TestServeLogsMetricsAndDrains runs `host serve` as a process with JSON
+// logs and a separate metrics listener: it logs a start line (version,
+// listen, store, families), serves /metrics only on --metrics-listen, and
+// on SIGTERM lets the in-flight create finish within --shutdown-grace,
+// saying so in the log, before it exits 0.
+func TestServeLogsMetricsAndDrains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("process test")
+	}
+	addr, metricsAddr := freePort(t), freePort(t)
+	args := []string{"host", "serve", "--listen", addr, "--data", filepath.Join(t.TempDir(), "host.db"), "--dev-token", "tok",
+		"--log-format", "json", "--metrics-listen", metricsAddr, "--provisioning-delay", "1500ms", "--shutdown-grace", "20s"}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostProcess$")
+	cmd.Env = append(os.Environ(), "TAKOFORM_TEST_HOST_ARGS="+strings.Join(args, "\x1f"))
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	c := connect(t, addr)
+
+	start := stderr.jsonLines(t, "takoform host started")
+	if len(start) != 1 || start[0]["version"] == "" || start[0]["listen"] != addr || !strings.HasPrefix(start[0]["store"].(string), "sqlite:") || start[0]["families"] != "edge.forms.takoform.com/v1alpha1" {
+		t.Fatalf("start line: %v\n%s", start, stderr.String())
+	}
+	if code, _ := scrape(t, "http://"+addr+"/metrics"); code != 404 {
+		t.Fatalf("/metrics on the API listener with --metrics-listen: %d", code)
+	}
+
+	req := kvRef(t, c)
+	req.Metadata.Name = "drained"
+	p, err := c.Prepare(context.Background(), req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ApplyAndWait(context.Background(), wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata,
+			Spec: p.Resource.Spec, Review: wire.Review{PrepareDigest: p.Review.PrepareDigest}}, client.Precondition{})
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		code, text := scrape(t, "http://"+metricsAddr+"/metrics")
+		if code == 200 && strings.Contains(text, "takoform_http_requests_in_flight 1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the create never showed in flight on --metrics-listen: %d\n%s", code, text)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the create in flight at SIGTERM: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("host exit after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	shut := stderr.jsonLines(t, "shutting down")
+	if len(shut) != 1 || shut[0]["grace"] != float64(20*time.Second) || shut[0]["inFlight"] != float64(1) {
+		t.Fatalf("shutdown line: %v\n%s", shut, stderr.String())
+	}
+	if len(stderr.jsonLines(t, "stopped")) != 1 {
+		t.Fatalf("no stopped line:\n%s", stderr.String())
+	}
+	var put map[string]any
+	for _, l := range stderr.jsonLines(t, "request") {
+		if l["method"] == "PUT" {
+			put = l
+		}
+	}
+	if put == nil || put["status"] != float64(201) || put["tenant"] != "dev" || strings.Contains(stderr.String(), "Bearer") {
+		t.Fatalf("request line of the drained create: %v", put)
+	}
+}
+
+// TestServeRefusesBadOperatorFlags: each bad value is refused before
+// anything is opened, naming the flag and what it takes.
+func TestServeRefusesBadOperatorFlags(t *testing.T) {
+	base := []string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "host.db"), "--dev-token", "tok"}
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--log-format", "xml"}, `--log-format "xml" is not a format: use text or json`},
+		{[]string{"--log-level", "loud"}, `--log-level "loud" is not a level`},
+		{[]string{"--write-timeout", "5s"}, "--write-timeout 5s must exceed --sync-budget 10s"},
+		{[]string{"--shutdown-grace", "0s"}, "--shutdown-grace must be a positive duration"},
+		{[]string{"--max-in-flight", "0"}, "--max-in-flight must be positive"},
+		{[]string{"--quota-resources", "-1"}, "--quota-resources cannot be negative"},
+		{[]string{"--tenant-rate", "-2"}, "--tenant-rate cannot be negative"},
+	} {
+		code, _, errOut := run(append(append([]string{}, base...), c.flags...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.flags, code, errOut, c.want)
+		}
+	}
+	if _, err := os.Stat(base[5]); !os.IsNotExist(err) {
+		t.Errorf("a refused start created the data file: %v", err)
+	}
+}
+
+// TestHostBackupCommand: `host backup` writes a copy that serves, and
+// refuses to overwrite.
+func TestHostBackupCommand(t *testing.T) {
+	dir := t.TempDir()
+	data, out := filepath.Join(dir, "host.db"), filepath.Join(dir, "copy.db")
+	addr := freePort(t)
+	startHostProcess(t, addr, data)
+	c := connect(t, addr)
+	if _, err := create(context.Background(), c, kvRef(t, c), "kept"); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, errOut := run("host", "backup", "--data", data, out); code != 0 || !strings.Contains(stdout, "written to "+out) {
+		t.Fatalf("backup: exit %d %q %q", code, stdout, errOut)
+	}
+	if code, _, errOut := run("host", "backup", "--data", data, out); code == 0 || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("backup over the copy: exit %d %q", code, errOut)
+	}
+	addr2 := freePort(t)
+	startHostProcess(t, addr2, out)
+	c2 := connect(t, addr2)
+	req := kvRef(t, c2)
+	if _, err := c2.Read(context.Background(), client.Address{Space: req.Metadata.Space, Ref: req.Form.FormRef, Name: "kept"}); err != nil {
+		t.Fatalf("the restored copy: %v", err)
+	}
+}
