@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	neturl "net/url"
 	"strings"
 	"sync"
@@ -17,8 +16,6 @@ import (
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
-	"github.com/takoform/takoform/host"
-	"github.com/takoform/takoform/host/store/postgres"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/wire"
@@ -31,7 +28,7 @@ func TestPostgresLostDatabaseAnswersBackendUnavailable(t *testing.T) {
 	db := pgtest.URL(t)
 	proxy, via := pgtest.NewProxy(t, db)
 	var logs syncBuffer
-	base := pgReplicaLogging(t, via, slog.New(slog.NewTextHandler(&logs, nil)))
+	base := hosttest.Start(t, hosttest.Options{Data: via, Logger: slog.New(slog.NewTextHandler(&logs, nil))}).URL
 	c, err := client.New(context.Background(), base, client.Options{Token: hosttest.TokenA1, Retry: client.RetryPolicy{Attempts: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -107,34 +104,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// pgReplica starts one host replica on the PostgreSQL database at dbURL,
-// with hosttest's credentials, and returns its URL.
+// pgReplica starts one host replica on the PostgreSQL database at dbURL
+// and returns its URL.
 func pgReplica(t *testing.T, dbURL string) string {
 	t.Helper()
-	return pgReplicaLogging(t, dbURL, nil)
-}
-
-func pgReplicaLogging(t *testing.T, dbURL string, logger *slog.Logger) string {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), dbURL, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := host.BuiltinCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := host.New(context.Background(), host.Config{Store: st, Catalog: cat, Family: host.DefaultFamily(cat), Tokens: []host.Token{
-		{SHA256: host.HashToken(hosttest.TokenA1), Tenant: "tenant-a", Principal: "principal-1"},
-		{SHA256: host.HashToken(hosttest.TokenA2), Tenant: "tenant-a", Principal: "principal-2"},
-		{SHA256: host.HashToken(hosttest.TokenB), Tenant: "tenant-b", Principal: "principal-1"},
-	}, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close(); st.Close() })
-	return hs.URL
+	return hosttest.Start(t, hosttest.Options{Data: dbURL}).URL
 }
 
 func rawPut(t *testing.T, base string, req wire.ResourceRequest, body []byte, key string) rawAnswer {

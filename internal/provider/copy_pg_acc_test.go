@@ -2,17 +2,13 @@ package provider_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
-	"github.com/takoform/takoform/host"
-	"github.com/takoform/takoform/host/store/postgres"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/host/store/storecopy"
 	"github.com/takoform/takoform/internal/hosttest"
@@ -59,7 +55,7 @@ func TestAccStatePlansEmptyAfterCopyToPostgres(t *testing.T) {
 					if _, err := storecopy.Copy(context.Background(), h.Path, target); err != nil {
 						t.Fatalf("host copy: %v", err)
 					}
-					servePostgres(t, target, ln)
+					hosttest.Start(t, hosttest.Options{Data: target, Listener: ln})
 				},
 				Config:           onPostgres,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
@@ -73,35 +69,5 @@ func TestAccStatePlansEmptyAfterCopyToPostgres(t *testing.T) {
 			{Config: grown, Check: resource.TestCheckResourceAttrSet("takoform_edge_kv_namespace.flags", "uid")},
 			{Config: grown, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
-	})
-}
-
-// servePostgres serves a host on the PostgreSQL database at dbURL, with
-// hosttest's credentials, on ln until the test ends.
-func servePostgres(t *testing.T, dbURL string, ln net.Listener) {
-	st, err := postgres.Open(context.Background(), dbURL, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := host.BuiltinCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := host.New(context.Background(), host.Config{Store: st, Catalog: cat, Family: host.DefaultFamily(cat), Tokens: []host.Token{
-		{SHA256: host.HashToken(hosttest.TokenA1), Tenant: "tenant-a", Principal: "principal-1"},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	t.Cleanup(func() {
-		hs.Close()
-		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-			t.Errorf("PostgreSQL host: %v", err)
-		}
-		srv.Close()
-		st.Close()
 	})
 }
