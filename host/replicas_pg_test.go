@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -47,9 +46,7 @@ func TestPostgresLostDatabaseAnswersBackendUnavailable(t *testing.T) {
 	if !strings.Contains(logs.String(), "store unavailable") {
 		t.Errorf("the host logged no store-unavailable line:\n%s", logs.String())
 	}
-	if pw := urlPassword(db); pw != "" && strings.Contains(logs.String(), pw) {
-		t.Errorf("the host log shows the database password:\n%s", logs.String())
-	}
+	pgtest.NoPassword(t, db, "the host log", logs.String())
 
 	proxy.Up()
 	if _, err := c.Read(context.Background(), addr); err != nil {
@@ -75,15 +72,6 @@ func wantUnavailable(t *testing.T, what string, err error) {
 	if !errors.As(err, &we) || we.Code != wire.BackendUnavailable || !wire.Taxonomy[we.Code].Retryable || we.Status() != 503 {
 		t.Errorf("%s: got %v, want a retryable backend_unavailable (503)", what, err)
 	}
-}
-
-func urlPassword(raw string) string {
-	u, err := neturl.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	pw, _ := u.User.Password()
-	return pw
 }
 
 // syncBuffer is a bytes.Buffer safe for the host's concurrent logging.
