@@ -1,6 +1,12 @@
 package store
 
-import "time"
+import (
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Maintenance is the part of Tx the host's operator layer uses: readiness,
 // the gauges /metrics reports, per-tenant quota usage, artifact
@@ -77,4 +83,23 @@ type CommitObserver interface {
 // registers its metrics with it (spec/decisions/0010-operator-surface.md).
 type Observable interface {
 	ObserveCommits(o CommitObserver)
+}
+
+// NewestMigration is the version of the newest goose migration in fsys
+// (the number prefix of its newest NNNNN_*.sql file at the root): the
+// schema version a binary knows (Maintenance.SchemaVersion).
+func NewestMigration(fsys fs.FS) (int64, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return 0, err
+	}
+	var newest int64
+	for _, e := range entries {
+		n, err := strconv.ParseInt(strings.SplitN(e.Name(), "_", 2)[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("migration %s has no version prefix: %w", e.Name(), err)
+		}
+		newest = max(newest, n)
+	}
+	return newest, nil
 }

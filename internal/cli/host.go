@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -12,13 +13,36 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
+	"github.com/takoform/takoform/host/store/storeurl"
 	"github.com/takoform/takoform/internal/version"
 )
 
+// dataLocation resolves --data (set from TAKOFORM_DATA by bindEnv when
+// not given): the flag, else the default SQLite file; a location storeurl
+// cannot open is a usage error. (The default is resolved here, not in the
+// flag, so --help never prints a URL with its password.)
+func dataLocation(flag string) (string, error) {
+	data := flag
+	if data == "" {
+		data = sqlite.DefaultPath()
+	}
+	if _, _, err := storeurl.Parse(data); err != nil {
+		return "", usage("--data: %v", err)
+	}
+	return data, nil
+}
+
+// openData opens the store a resolved --data names; errors never show a
+// password.
+func openData(ctx context.Context, data string) (store.Store, error) {
+	return storeurl.Open(ctx, data)
+}
+
 func newHostCommand() *cobra.Command {
 	h := &cobra.Command{Use: "host", Short: "Run and administer a Takoform host"}
-	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), &cobra.Command{
+	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), newHostCopyCommand(), &cobra.Command{
 		Use:   "token-hash TOKEN",
 		Short: "Print the sha256 a tokens file stores for TOKEN",
 		Args:  cobra.ExactArgs(1),
@@ -43,9 +67,10 @@ func newHostServeCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the Host API (lane forms.takoform.com/v1alpha3) on an embedded SQLite file",
+		Short: "Serve the Host API (lane forms.takoform.com/v1alpha3) on SQLite or PostgreSQL",
 		Long: "serve answers the Takoform Host API. State lives in one SQLite file (created on first\n" +
-			"start, WAL, full fsync). Credentials come from a tokens file:\n" +
+			"start, WAL, full fsync) or, with --data postgres://…, in a PostgreSQL database that any\n" +
+			"number of replicas share. Credentials come from a tokens file:\n" +
 			"  {\"tokens\":[{\"sha256\":\"<takoform host token-hash TOKEN>\",\"tenant\":\"acme\",\"principal\":\"ci\"}]}\n" +
 			"or, for local development only, --dev-token (tenant and principal \"dev\").",
 		Args: cobra.NoArgs,
@@ -53,7 +78,7 @@ func newHostServeCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
-	fl.StringVar(&f.data, "data", sqlite.DefaultPath(), "SQLite data file")
+	fl.StringVar(&f.data, "data", "", "where state lives: a SQLite file path (or sqlite:///PATH), or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by replicas (default: the SQLite file "+sqlite.DefaultPath()+")")
 	fl.StringVar(&f.tokens, "tokens", "", "tokens file (JSON) mapping token hashes to tenant and principal; re-read on SIGHUP")
 	fl.StringVar(&f.devToken, "dev-token", "", "accept this bearer token as tenant \"dev\", principal \"dev\" (development only)")
 	fl.StringVar(&f.forms, "forms", "", "install the Form family in this directory instead of the built-in Edge family")
@@ -87,6 +112,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err := f.op.check(f.syncBudget); err != nil {
 		return err
 	}
+	data, err := dataLocation(f.data)
+	if err != nil {
+		return err
+	}
 	logger, err := f.op.logger(cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -109,9 +138,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	defer ep.ln.Close()
-	st, err := sqlite.Open(ctx, f.data, sqlite.Options{})
+	st, err := openData(ctx, data)
 	if err != nil {
-		return fmt.Errorf("open data file %s: %w", f.data, err)
+		return err
 	}
 	defer st.Close()
 	cfg := host.Config{
@@ -127,12 +156,21 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	defer srv.Close()
 	hs := srv.HTTPServer()
 	reloadOnHUP(ctx, srv, ep, f, logger)
-	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (listen %s, data %s, %d forms)\n", ep.url, ep.ln.Addr(), f.data, cat.Len())
-	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", "sqlite:"+f.data, "families", families(cat), "forms", cat.Len())
+	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (listen %s, data %s, %d forms)\n", ep.url, ep.ln.Addr(), storeurl.Redact(data), cat.Len())
+	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len())
 	return f.op.run(ctx, srv, hs, ep.serve, logger)
 }
 
 func isLoopback(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
+}
+
+// storeLabel names the store a resolved --data opens for the start log
+// line: "sqlite:PATH" or the PostgreSQL URL with its password redacted.
+func storeLabel(data string) string {
+	if kind, path, err := storeurl.Parse(data); err == nil && kind == storeurl.SQLite {
+		return "sqlite:" + path
+	}
+	return storeurl.Redact(data)
 }

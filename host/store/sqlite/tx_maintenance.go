@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -36,22 +34,13 @@ const (
 		ORDER BY b.created_at LIMIT ?)`
 )
 
-// knownSchema is the newest migration version embedded in this binary
-// (the number prefix of the newest migrations/NNNNN_*.sql).
+// knownSchema is the newest migration version embedded in this binary.
 var knownSchema = sync.OnceValues(func() (int64, error) {
-	entries, err := fs.ReadDir(migrations, "migrations")
+	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return 0, err
 	}
-	var newest int64
-	for _, e := range entries {
-		n, err := strconv.ParseInt(strings.SplitN(e.Name(), "_", 2)[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("migration %s has no version prefix: %w", e.Name(), err)
-		}
-		newest = max(newest, n)
-	}
-	return newest, nil
+	return store.NewestMigration(sub)
 })
 
 // SchemaVersion returns the applied and the embedded schema versions.

@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/takoform/takoform/host/store"
+)
+
+// The maintenance statements (store.Maintenance): the SQLite store's
+// (host/store/sqlite/tx_maintenance.go) in PostgreSQL's dialect. Each sweep
+// decides and deletes in one statement that re-checks its condition, and
+// runs in a SERIALIZABLE Update, so a sweep and a transaction that
+// references the same artifact cannot both commit.
+const (
+	pgSchemaVersion = `SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied`
+	pgStats         = `SELECT (SELECT COUNT(*) FROM operations WHERE done = 0),
+		(SELECT COUNT(*) FROM idempotency), (SELECT COALESCE(SUM(size), 0) FROM blobs)::BIGINT`
+	pgUsage     = `SELECT resources, artifact_bytes FROM tenant_usage WHERE tenant = $1`
+	pgDropRefs  = `DELETE FROM artifact_refs WHERE holder = $1`
+	pgInsertRef = `INSERT INTO artifact_refs (holder, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING`
+	pgSweepOps  = `DELETE FROM operations WHERE id IN (SELECT id FROM operations
+		WHERE done = 1 AND updated_at < $1 ORDER BY updated_at LIMIT $2) AND done = 1 AND updated_at < $1`
+	pgSweepUploads = `DELETE FROM uploads WHERE id IN (SELECT id FROM uploads
+		WHERE created_at < $1 ORDER BY created_at LIMIT $2) AND created_at < $1`
+	pgSweepManifests = `DELETE FROM manifests WHERE digest IN (SELECT m.digest FROM manifests m
+		WHERE m.created_at < $1 AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = m.digest)
+		ORDER BY m.created_at LIMIT $2)`
+	pgSweepBlobs = `DELETE FROM blobs WHERE digest IN (SELECT b.digest FROM blobs b
+		WHERE b.created_at < $1 AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = b.digest)
+		ORDER BY b.created_at LIMIT $2)`
+)
+
+// knownSchema is the newest migration version embedded in this binary.
+var knownSchema = sync.OnceValues(func() (int64, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return 0, err
+	}
+	return store.NewestMigration(sub)
+})
+
+// SchemaVersion returns the applied and the embedded schema versions.
+func (t *tx) SchemaVersion() (applied, known int64, err error) {
+	if known, err = knownSchema(); err != nil {
+		return 0, 0, err
+	}
+	if err := t.queryRow(pgSchemaVersion).Scan(&applied); err != nil {
+		return 0, known, fmt.Errorf("read applied schema version: %w", err)
+	}
+	return applied, known, nil
+}
+
+// Stats counts unfinished operations and idempotency records and sums
+// stored blob bytes.
+func (t *tx) Stats() (st store.Stats, err error) {
+	if err := t.queryRow(pgStats).Scan(&st.PendingOperations, &st.IdempotencyRecords, &st.ArtifactBytes); err != nil {
+		return st, fmt.Errorf("read store gauges: %w", err)
+	}
+	return st, nil
+}
+
+// Usage reads the tenant's usage row; none is the zero Usage.
+func (t *tx) Usage(tenant string) (u store.Usage, err error) {
+	err = t.queryRow(pgUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return u, fmt.Errorf("read usage of tenant %s: %w", tenant, err)
+	}
+	return u, nil
+}
+
+// ReplaceArtifactRefs replaces what holder references.
+func (t *tx) ReplaceArtifactRefs(holder string, digests []string) error {
+	if _, err := t.exec(pgDropRefs, holder); err != nil {
+		return fmt.Errorf("drop artifact references of %s: %w", holder, err)
+	}
+	for _, d := range digests {
+		if _, err := t.exec(pgInsertRef, holder, d); err != nil {
+			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
+		}
+	}
+	return nil
+}
+
+// SweepOperations deletes up to limit terminal operations updated before
+// doneBefore.
+func (t *tx) SweepOperations(doneBefore time.Time, limit int) (int, error) {
+	return t.sweep("terminal operations", pgSweepOps, doneBefore.UnixNano(), limit)
+}
+
+// SweepUploads deletes up to limit upload sessions created before
+// createdBefore; their references go with them (trigger uploads_delete).
+func (t *tx) SweepUploads(createdBefore time.Time, limit int) (int, error) {
+	return t.sweep("abandoned uploads", pgSweepUploads, createdBefore.UnixNano(), limit)
+}
+
+// SweepArtifacts deletes up to limit unreferenced manifests and then up to
+// limit unreferenced blobs stored before storedBefore; triggers drop their
+// holdings, the manifests' references and the tenants' usage.
+func (t *tx) SweepArtifacts(storedBefore time.Time, limit int) (int, error) {
+	n := storedBefore.UnixNano()
+	m, err := t.sweep("unreferenced manifests", pgSweepManifests, n, limit)
+	if err != nil {
+		return m, err
+	}
+	b, err := t.sweep("unreferenced blobs", pgSweepBlobs, n, limit)
+	return m + b, err
+}
+
+func (t *tx) sweep(what, q string, args ...any) (int, error) {
+	tag, err := t.exec(q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("sweep %s: %w", what, err)
+	}
+	return int(tag.RowsAffected()), nil
+}
