@@ -146,7 +146,9 @@ func TestIdempotentReplayAcrossReplicas(t *testing.T) {
 	if err != nil || refused.Status != 412 {
 		t.Fatalf("create on a taken name: %v %+v", err, refused)
 	}
-	same("a recorded refusal", refused, func(e *conformance.Env) (*conformance.Raw, error) { return putApply(ctx, e, req, body, refusedKey, "", "") })
+	same("a recorded refusal", refused, func(e *conformance.Env) (*conformance.Raw, error) {
+		return putApply(ctx, e, req, body, refusedKey, "", "")
+	})
 
 	res, err := decodeResource(created)
 	if err != nil {
@@ -162,7 +164,9 @@ func TestIdempotentReplayAcrossReplicas(t *testing.T) {
 	if err != nil || updated.Status != 200 {
 		t.Fatalf("update: %v %+v", err, updated)
 	}
-	same("a 200 update", updated, func(e *conformance.Env) (*conformance.Raw, error) { return putApply(ctx, e, upd, updBody, updKey, "1", "") })
+	same("a 200 update", updated, func(e *conformance.Env) (*conformance.Raw, error) {
+		return putApply(ctx, e, upd, updBody, updKey, "1", "")
+	})
 
 	asyncName := a.Name("replay-async")
 	areq := a.RequestIn(a.Space, qref, asyncName, queueSpec(3600))
@@ -175,7 +179,9 @@ func TestIdempotentReplayAcrossReplicas(t *testing.T) {
 	if err != nil || accepted.Status != 202 {
 		t.Fatalf("async create: %v %+v", err, accepted)
 	}
-	asend := func(e *conformance.Env) (*conformance.Raw, error) { return putApply(ctx, e, areq, abody, akey, "", "async") }
+	asend := func(e *conformance.Env) (*conformance.Raw, error) {
+		return putApply(ctx, e, areq, abody, akey, "", "async")
+	}
 	same("a pending 202", accepted, asend)
 	var env wire.OperationEnvelope
 	if err := json.Unmarshal(accepted.Body, &env); err != nil {
