@@ -5,7 +5,11 @@ GO ?= go
 
 .PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench demo bench-provider
 
-test: fmt-check vet tofu unit conformance acceptance
+# The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
+# installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
+# `make unit` and friends on their own skip the PostgreSQL tests, saying so.
+test: fmt-check vet tofu
+	./scripts/postgres.sh run -- $(MAKE) --no-print-directory unit conformance acceptance
 
 # OpenTofu v1.12.6, built from the Go module proxy into tools/ (pinned,
 # cached); the provider's acceptance tests find it there.

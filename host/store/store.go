@@ -1,6 +1,6 @@
 // Package store is the host's storage contract: one transactional Store
 // with small typed methods, implemented by host/store/sqlite (embedded
-// default) and later PostgreSQL, both held to one test suite (storetest).
+// default) and host/store/postgres (replicas), both held to one test suite (storetest).
 // Every lookup is by key or index; nothing scans a tenant or a space.
 package store
 
@@ -18,6 +18,15 @@ var (
 	ErrConflict = errors.New("already exists")
 	// ErrTooNew refuses a database whose schema is newer than this binary.
 	ErrTooNew = errors.New("database schema is newer than this binary")
+	// ErrUnavailable wraps a storage fault expected to pass: the database
+	// connection was lost, or the server is shutting down or starting.
+	// The host answers backend_unavailable (retryable,
+	// spec/host-api-v1alpha3.md §3.5); the request may be sent again with
+	// its Idempotency-Key.
+	ErrUnavailable = errors.New("the database is unavailable")
+	// ErrLocked is ClaimOperation's answer when another transaction (another
+	// replica's worker) holds the operation.
+	ErrLocked = errors.New("held by another transaction")
 )
 
 // Store is a durable, transactional store. Update runs fn in one write
@@ -128,12 +137,20 @@ type Tx interface {
 	// Idempotency records.
 	Idempotency(tenant, principal, space, key string) (*Idempotency, error) // ErrNotFound
 	PutIdempotency(r *Idempotency) error                                    // insert or replace
-	RetireIdempotency(uid string) (int, error)                              // drop records bound to uid
+	// ClaimIdempotency inserts r only if its key is unused: ErrConflict when
+	// a record with the key exists, so one key sent to two replicas at the
+	// same moment is recorded (and so executed) once.
+	ClaimIdempotency(r *Idempotency) error
+	RetireIdempotency(uid string) (int, error) // drop records bound to uid
 	ExpireIdempotency(before time.Time) (int, error)
 
 	// Operations.
 	Operation(id string) (*Operation, error) // ErrNotFound
 	PutOperation(op *Operation) error        // insert or replace
+	// ClaimOperation reads operation id and holds it for this transaction:
+	// ErrNotFound when unknown, ErrLocked when another transaction holds it
+	// (it does not wait), so two workers never commit one operation twice.
+	ClaimOperation(id string) (*Operation, error)
 	// DueOperations lists up to limit unfinished operations whose
 	// NotBefore has passed, oldest first.
 	DueOperations(now time.Time, limit int) ([]*Operation, error)

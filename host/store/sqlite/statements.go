@@ -30,6 +30,7 @@ const (
 	qPinsToName
 	qIdempotency
 	qPutIdempotency
+	qClaimIdempotency
 	qRetireIdempotency
 	qExpireIdempotency
 	qRebindIdempotency
@@ -105,6 +106,9 @@ var queries = [numQueries]string{
 		fingerprint = excluded.fingerprint, status = excluded.status, etag = excluded.etag,
 		body = excluded.body, bound_uid = excluded.bound_uid,
 		bound_operation = excluded.bound_operation, created_at = excluded.created_at`,
+	qClaimIdempotency: `INSERT INTO idempotency (` + idempotencyCols + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tenant, principal, space, key) DO NOTHING`,
 	qRetireIdempotency: `DELETE FROM idempotency WHERE bound_uid = ? AND bound_uid <> ''`,
 	qExpireIdempotency: `DELETE FROM idempotency WHERE created_at < ?`,
 	qRebindIdempotency: `UPDATE idempotency SET bound_uid = ?, bound_operation = ''

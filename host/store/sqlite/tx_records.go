@@ -36,6 +36,24 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 	return nil
 }
 
+// ClaimIdempotency inserts r unless a record with its key exists, which
+// is an error wrapping store.ErrConflict.
+func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
+	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
+	res, err := t.exec(qClaimIdempotency, r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
+		r.Status, r.ETag, blob(r.Body), r.BoundUID, r.BoundOperation, unixNano(r.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n, err := affected(res); err != nil || n == 0 {
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return fmt.Errorf("%s: %w", what, store.ErrConflict)
+	}
+	return nil
+}
+
 // RetireIdempotency deletes the records bound to uid and returns how many;
 // an empty uid retires nothing (records bound to nothing keep replaying).
 func (t *tx) RetireIdempotency(uid string) (int, error) {
@@ -99,6 +117,10 @@ func (t *tx) Operation(id string) (*store.Operation, error) {
 	}
 	return op, nil
 }
+
+// ClaimOperation returns the operation with id like Operation: the one
+// writer goroutine already keeps any other transaction from holding it.
+func (t *tx) ClaimOperation(id string) (*store.Operation, error) { return t.Operation(id) }
 
 // PutOperation inserts op or replaces the operation with its ID.
 func (t *tx) PutOperation(op *store.Operation) error {

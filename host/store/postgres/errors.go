@@ -1,0 +1,84 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/takoform/takoform/host/store"
+)
+
+// SQLSTATE codes the store tells apart (PostgreSQL manual, Appendix A).
+const (
+	codeUniqueViolation      = "23505"
+	codeSerializationFailure = "40001"
+	codeDeadlockDetected     = "40P01"
+	codeReadOnlyTransaction  = "25006"
+)
+
+// unavailableCodes are the SQLSTATEs of a server that cannot serve now but
+// may soon: connection exceptions (class 08), shutting down or starting
+// (57P01–57P03), too many connections (53300).
+var unavailableCodes = map[string]bool{
+	"57P01": true, "57P02": true, "57P03": true, "53300": true,
+}
+
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// isRetryable reports a serialization failure or deadlock: the
+// transaction may succeed when run again from the start.
+func isRetryable(err error) bool {
+	c := pgCode(err)
+	return c == codeSerializationFailure || c == codeDeadlockDetected
+}
+
+func isConflict(err error) bool { return pgCode(err) == codeUniqueViolation }
+
+// isUnavailable reports an error of a lost or refused connection.
+func isUnavailable(err error) bool {
+	if c := pgCode(err); c != "" {
+		return strings.HasPrefix(c, "08") || unavailableCodes[c]
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// classify wraps an error of a lost or refused connection with
+// store.ErrUnavailable and returns every other error as is.
+func classify(err error) error {
+	if err == nil || errors.Is(err, store.ErrUnavailable) || !isUnavailable(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+}
+
+// notFound turns pgx.ErrNoRows into store.ErrNotFound, wrapped with what.
+func notFound(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func notFoundOr(err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+}

@@ -1,0 +1,283 @@
+// Package postgres is the host's scale-out store: store.Store on one
+// PostgreSQL database (pgx v5, a pgxpool connection pool) that any number
+// of host replicas share (DESIGN.md "Storage"). Its schema is versioned
+// goose migrations in migrations/, applied at Open under a PostgreSQL
+// advisory lock so replicas starting together migrate once; a database
+// whose schema is newer than this binary is refused with store.ErrTooNew.
+//
+// Concurrency (decision spec/decisions/0011-postgres-serializable.md):
+// every Update is one SERIALIZABLE transaction on the caller's goroutine,
+// retried from the start on a serialization failure or deadlock, so the
+// host's checks inside it (fences, idempotency, relations, claims, worker
+// aggregate rules) hold as if Updates ran one at a time, across replicas.
+// Sequences (Next) advance outside the transaction, like PostgreSQL's own
+// sequences: a value is never handed out twice, and a rolled-back Update
+// leaves a gap. View is one REPEATABLE READ READ ONLY transaction: a
+// consistent snapshot. A lost connection or a server that is shutting
+// down or starting is an error wrapping store.ErrUnavailable.
+//
+// Durability: PostgreSQL's default synchronous_commit=on; Update returns
+// nil only after the commit is flushed (acknowledged means durable).
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/takoform/takoform/host/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrClosed is returned by Update and View on a closed Store.
+var ErrClosed = errors.New("postgres store is closed")
+
+// migrationLockID is the advisory lock key replicas take while migrating
+// (any fixed int64; this one spells "takoform" in ASCII).
+const migrationLockID int64 = 0x74616b6f666f726d
+
+// Options tune a Store; the zero value selects every default.
+type Options struct {
+	// MaxConns caps the pool of connections serving Update and View.
+	// Default 32 (the database's max_connections must allow it per replica).
+	MaxConns int32
+	// MaxAttempts caps how often one Update runs its function when
+	// PostgreSQL reports a serialization failure or deadlock. Default 64.
+	MaxAttempts int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxConns <= 0 {
+		o.MaxConns = 32
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 64
+	}
+	return o
+}
+
+// Store is a store.Store on one PostgreSQL database. It is safe for
+// concurrent use and by any number of processes at once; Close it to
+// release its connections.
+type Store struct {
+	url    string // redacted: safe to print
+	opts   Options
+	pool   *pgxpool.Pool // Update and View
+	seq    *pgxpool.Pool // Next, outside the caller's transaction
+	closed chan struct{}
+	once   sync.Once
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Redact returns rawURL with its password (in the userinfo or a password
+// query parameter) replaced by "xxxxx"; a URL that does not parse is
+// replaced whole, so no password reaches a log. Use it for every message
+// that names the database.
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(a database URL that does not parse)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Open connects to the database at rawURL (postgres:// or postgresql://,
+// libpq keywords in the query), migrates its schema to the newest version
+// this binary knows under an advisory lock, and returns the Store. A
+// database whose schema version is newer is refused with an error wrapping
+// store.ErrTooNew naming both versions; an unreachable server wraps
+// store.ErrUnavailable. Errors name the URL without its password.
+func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	s := &Store{url: Redact(rawURL), opts: opts, closed: make(chan struct{})}
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: the URL does not parse as a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)", s.url)
+	}
+	cfg.MaxConns = opts.MaxConns
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
+	}
+	seqCfg := cfg.Copy()
+	seqCfg.MaxConns = 4
+	// A sequence's commit need not wait for its own flush: the Update that
+	// uses the value commits after it with synchronous_commit=on, and that
+	// flush covers every earlier WAL record (decision 0011).
+	seqCfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	if s.seq, err = pgxpool.NewWithConfig(ctx, seqCfg); err != nil {
+		s.pool.Close()
+		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
+	}
+	if err := s.pool.Ping(ctx); err != nil {
+		s.closePools()
+		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.closePools()
+		return nil, err
+	}
+	return s, nil
+}
+
+// migrate applies the embedded migrations with goose's Provider holding
+// a session advisory lock (so concurrent replicas migrate once), refusing
+// a database whose goose version is newer than the newest migration.
+func (s *Store) migrate(ctx context.Context) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID))
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(s.pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys,
+		goose.WithDisableGlobalRegistry(true), goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	current, known, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version of %s: %w", s.url, classify(err))
+	}
+	if current > known {
+		return fmt.Errorf("open %s: %w: the database has schema version %d, this binary knows up to %d; run a newer takoform", s.url, store.ErrTooNew, current, known)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate %s from schema version %d to %d: %w", s.url, current, known, classify(err))
+	}
+	return nil
+}
+
+// URL is the database URL this Store was opened on, password redacted.
+func (s *Store) URL() string { return s.url }
+
+// Update runs fn in one SERIALIZABLE transaction and commits it iff fn
+// returns nil; fn's error is returned as is (the transaction rolled back).
+// When PostgreSQL reports a serialization failure or a deadlock — at any
+// statement of fn, whatever fn returned, or at COMMIT — the transaction is
+// rolled back and fn runs again, up to Options.MaxAttempts times. A lost
+// connection is an error wrapping store.ErrUnavailable: when it happens at
+// COMMIT, the outcome is unknown to this process (the client's retry with
+// its Idempotency-Key replays it).
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		retry, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, false, fn)
+		if !retry {
+			return err
+		}
+		if attempt >= s.opts.MaxAttempts {
+			return fmt.Errorf("update gave up after %d serialization failures: %w", attempt, err)
+		}
+		// Jittered backoff, growing to ~8ms, so colliding transactions part.
+		d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 3)))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
+}
+
+// View runs fn in a REPEATABLE READ READ ONLY transaction: one snapshot of
+// what was committed when it began. Writes inside fn fail; fn's error is
+// returned as is.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	_, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, true, fn)
+	return err
+}
+
+// run is one attempt: retry reports a serialization failure or deadlock
+// seen by any statement or the commit.
+func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly bool, fn func(store.Tx) error) (retry bool, err error) {
+	select {
+	case <-s.closed:
+		return false, ErrClosed
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	pgTx, err := s.begin(ctx, opts)
+	if err != nil {
+		return false, fmt.Errorf("begin transaction on %s: %w", s.url, classify(err))
+	}
+	t := &tx{ctx: ctx, pg: pgTx, store: s, readOnly: readOnly}
+	defer func() { // also when fn panics, so the connection returns to the pool
+		t.done = true
+		if err != nil || readOnly {
+			_ = pgTx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := fn(t); err != nil {
+		return t.retry, err
+	}
+	if t.retry { // fn swallowed a serialization failure: never commit it
+		return true, fmt.Errorf("transaction on %s: %w", s.url, t.retryErr)
+	}
+	if readOnly {
+		return false, nil
+	}
+	if err := pgTx.Commit(context.WithoutCancel(ctx)); err != nil {
+		if isRetryable(err) {
+			return true, fmt.Errorf("commit on %s: %w", s.url, err)
+		}
+		return false, fmt.Errorf("commit on %s: %w", s.url, classify(err))
+	}
+	return false, nil
+}
+
+// begin starts a transaction, once more on a fresh connection when the
+// pooled one turned out dead before anything was sent (a restarted
+// server leaves the pool's idle connections broken).
+func (s *Store) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
+	pgTx, err := s.pool.BeginTx(ctx, opts)
+	if err != nil && pgconn.SafeToRetry(err) && ctx.Err() == nil {
+		pgTx, err = s.pool.BeginTx(ctx, opts)
+	}
+	return pgTx, err
+}
+
+// Close releases the Store's connections; Update and View then fail with
+// ErrClosed. It is safe to call twice.
+func (s *Store) Close() error {
+	s.once.Do(func() {
+		close(s.closed)
+		s.closePools()
+	})
+	return nil
+}
+
+func (s *Store) closePools() {
+	if s.seq != nil {
+		s.seq.Close()
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+}

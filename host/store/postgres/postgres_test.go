@@ -1,0 +1,158 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	neturl "net/url"
+	"strings"
+	"testing"
+
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
+	"github.com/takoform/takoform/host/store/storetest"
+)
+
+func openTest(t testing.TB, url string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), url, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+// The one behavioural suite, each case on a fresh database.
+func TestStore(t *testing.T) {
+	pgtest.ServerURL(t)
+	storetest.Run(t, func(t *testing.T) store.Store { return openTest(t, pgtest.URL(t)) })
+}
+
+// An operation one transaction claims is ErrLocked to another until the
+// first ends; then the other claims it.
+func TestClaimOperationLocks(t *testing.T) {
+	s := openTest(t, pgtest.URL(t))
+	o := &store.Operation{ID: "op_1", Tenant: "acme", Principal: "alice", Action: "apply"}
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.PutOperation(o) }); err != nil {
+		t.Fatal(err)
+	}
+	claimed, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Update(context.Background(), func(tx store.Tx) error {
+			if _, err := tx.ClaimOperation("op_1"); err != nil {
+				return err
+			}
+			close(claimed)
+			<-release
+			return nil
+		})
+	}()
+	<-claimed
+	err := s.Update(t.Context(), func(tx store.Tx) error {
+		_, err := tx.ClaimOperation("op_1")
+		return err
+	})
+	if !errors.Is(err, store.ErrLocked) {
+		t.Errorf("ClaimOperation while another transaction holds it: got %v, want ErrLocked", err)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("first claim: %v", err)
+	}
+	err = s.Update(t.Context(), func(tx store.Tx) error {
+		_, err := tx.ClaimOperation("op_1")
+		return err
+	})
+	if err != nil {
+		t.Errorf("ClaimOperation after the holder committed: %v", err)
+	}
+}
+
+// Replicas starting together on one empty database migrate it once and
+// all open it.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	url := pgtest.URL(t)
+	const replicas = 4
+	errs := make(chan error, replicas)
+	for range replicas {
+		go func() {
+			s, err := Open(context.Background(), url, Options{})
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range replicas {
+		if err := <-errs; err != nil {
+			t.Errorf("Open: %v", err)
+		}
+	}
+	s := openTest(t, url)
+	var applied int
+	if err := s.pool.QueryRow(t.Context(), `SELECT count(*) FROM goose_db_version WHERE version_id > 0`).Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if want := countMigrations(t); applied != want {
+		t.Errorf("goose_db_version has %d applied migrations, want %d (each once)", applied, want)
+	}
+}
+
+func countMigrations(t *testing.T) int {
+	entries, err := migrations.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// A database migrated by a newer binary is refused, naming both versions,
+// and its URL's password appears nowhere in the error.
+func TestNewerDatabaseRefused(t *testing.T) {
+	url := pgtest.URL(t)
+	s := openTest(t, url)
+	known := countMigrations(t)
+	if _, err := s.pool.Exec(t.Context(), `INSERT INTO goose_db_version (version_id, is_applied) VALUES ($1, true)`, known+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), url, Options{})
+	if !errors.Is(err, store.ErrTooNew) {
+		t.Fatalf("Open of a newer database: got %v, want ErrTooNew", err)
+	}
+	for _, want := range []string{fmt.Sprintf("schema version %d", known+1), fmt.Sprintf("knows up to %d", known)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if pw := password(t, url); pw == "" || strings.Contains(err.Error(), pw) {
+		t.Errorf("error %q: want the URL's password (%d characters) redacted", err, len(pw))
+	}
+}
+
+func password(t *testing.T, rawURL string) string {
+	u, err := neturl.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := u.User.Password()
+	return pw
+}
+
+func TestRedact(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"postgres://u:secret@db:5432/app?sslmode=disable", "postgres://u:xxxxx@db:5432/app?sslmode=disable"},
+		{"postgres://u@db/app", "postgres://u@db/app"},
+		{"postgres://db/app?password=secret&user=u", "postgres://db/app?password=xxxxx&user=u"},
+		{"postgres://u:sec%zz@db/app", "(a database URL that does not parse)"},
+	} {
+		if got := Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
