@@ -5,16 +5,13 @@
 // replicas: conformance, fences, idempotent replay, operations, conflicting
 // creates, crashes (SIGKILL) and linearizability.
 //
-// The database is real PostgreSQL: TAKOFORM_TEST_POSTGRES names a server
-// (scripts/postgres.sh sets it in `make test`); every cluster gets a fresh
-// database on it, dropped when the test ends. Without it the tests skip,
-// saying so.
+// The database is real PostgreSQL: the tests take a fresh database from
+// host/store/postgres/pgtest (TAKOFORM_TEST_POSTGRES, which `make test`
+// sets through scripts/postgres.sh) and skip, saying so, without it.
 package replicatest
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -305,9 +302,3 @@ func Cleanup() {
 		_ = os.RemoveAll(filepath.Dir(binPath))
 	}
 }
-
-// ErrNoPostgres is returned by Database when TAKOFORM_TEST_POSTGRES is unset.
-var ErrNoPostgres = errors.New("TAKOFORM_TEST_POSTGRES is unset: the replica tests need real PostgreSQL " +
-	"(run them through `make test`, or `./scripts/postgres.sh go test ./internal/replicatest`)")
-
-var _ = context.Background

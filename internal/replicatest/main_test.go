@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/internal/replicatest"
 )
 
@@ -17,14 +18,14 @@ func TestMain(m *testing.M) {
 // without one). REPLICATEST_SQLITE=1 runs the harness on one SQLite
 // replica instead, to debug a test without PostgreSQL; it proves nothing
 // about replicas.
-func cluster(t *testing.T, n int, o replicatest.Options) *replicatest.Cluster {
+func cluster(t testing.TB, n int, o replicatest.Options) *replicatest.Cluster {
 	t.Helper()
 	o.Replicas = n
 	if os.Getenv("REPLICATEST_SQLITE") == "1" {
 		o.Replicas = 1
 		o.Data = t.TempDir() + "/host.db"
 	} else {
-		o.Data = replicatest.Database(t)
+		o.Data = pgtest.URL(t)
 	}
 	return replicatest.Start(t, o)
 }
