@@ -106,6 +106,9 @@ func (s *Server) idempotent(space func(*request) string, h route) route {
 			}
 			return s.record(tx, r, refusal, "", "")
 		})
+		if errors.As(recErr, &rp) {
+			return rp.ans, nil // a twin recorded first: its answer is the key's
+		}
 		if recErr != nil {
 			s.log.Error("record refusal", "request", r.id, "err", recErr)
 		}
@@ -144,15 +147,24 @@ func (s *Server) checkReplayIn(tx store.Tx, r *request) error {
 	return &errReplay{ans: ans}
 }
 
-// record stores an answer under the request's replay key, bound to the
-// incarnation (uid) or operation it reports.
+// record claims the request's replay key for an answer, bound to the
+// incarnation (uid) or operation it reports. The claim is insert-only: if
+// a twin (the same key sent to another replica at the same moment)
+// recorded first, the transaction must not commit — record returns the
+// twin's answer as errReplay, so the key executes once.
 func (s *Server) record(tx store.Tx, r *request, a answer, boundUID, boundOp string) error {
 	if r.idem == nil {
 		return nil
 	}
-	return tx.PutIdempotency(&store.Idempotency{
+	err := tx.ClaimIdempotency(&store.Idempotency{
 		Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key,
 		Fingerprint: r.idem.fingerprint, Status: a.status, ETag: a.etag, Body: a.body,
 		BoundUID: boundUID, BoundOperation: boundOp, CreatedAt: s.cfg.Now(),
 	})
+	if errors.Is(err, store.ErrConflict) {
+		if rerr := s.checkReplayIn(tx, r); rerr != nil {
+			return rerr
+		}
+	}
+	return err
 }

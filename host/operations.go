@@ -108,7 +108,10 @@ func (s *Server) worker() {
 // document is stored and replayed byte-identically from then on.
 func (s *Server) settle(id string) error {
 	return s.cfg.Store.Update(context.Background(), func(tx store.Tx) error {
-		op, err := tx.Operation(id)
+		op, err := tx.ClaimOperation(id)
+		if errors.Is(err, store.ErrLocked) {
+			return nil // another replica's worker is committing it
+		}
 		if err != nil || op.Done {
 			return err
 		}

@@ -250,7 +250,10 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 		}
 	}
 	var out answer
+	request := *m
 	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+		m := new(mutation) // the store may run fn again (a serialization failure): start from the request each time
+		*m = request
 		if err := s.checkReplayIn(tx, r); err != nil {
 			return err
 		}

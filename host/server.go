@@ -204,7 +204,14 @@ func (s *Server) write(w http.ResponseWriter, a answer) {
 // errorAnswer renders any error as an envelope answer.
 func (s *Server) errorAnswer(req *request, err error) answer {
 	var we *wire.Error
-	if !errors.As(err, &we) {
+	switch {
+	case errors.As(err, &we):
+	case errors.Is(err, store.ErrUnavailable):
+		// A lost database connection is retryable, never a 500; the
+		// store's error names the database without its password.
+		s.log.Warn("store unavailable", "request", req.id, "err", err)
+		we = wire.Errorf(wire.BackendUnavailable, "the host's database is unavailable (request %s); retry later: a mutation sent again with the same Idempotency-Key replays its answer if it committed", req.id)
+	default:
 		s.log.Error("internal error", "request", req.id, "err", err)
 		we = wire.Errorf(wire.InternalError, "the host failed while answering; report request %s to the host operator", req.id)
 	}

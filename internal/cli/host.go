@@ -16,8 +16,37 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
+	"github.com/takoform/takoform/host/store/storeurl"
 )
+
+// dataEnv names the environment variable --data defaults to.
+const dataEnv = "TAKOFORM_DATA"
+
+// dataLocation resolves --data: the flag, else $TAKOFORM_DATA, else the
+// default SQLite file; a location storeurl cannot open is a usage error.
+// (The default is resolved here, not in the flag, so --help never prints
+// a URL's password from the environment.)
+func dataLocation(flag string) (string, error) {
+	data := flag
+	if data == "" {
+		data = os.Getenv(dataEnv)
+	}
+	if data == "" {
+		data = sqlite.DefaultPath()
+	}
+	if _, _, err := storeurl.Parse(data); err != nil {
+		return "", usage("--data: %v", err)
+	}
+	return data, nil
+}
+
+// openData opens the store a resolved --data names; errors never show a
+// password.
+func openData(ctx context.Context, data string) (store.Store, error) {
+	return storeurl.Open(ctx, data)
+}
 
 func newHostCommand() *cobra.Command {
 	h := &cobra.Command{Use: "host", Short: "Run and administer a Takoform host"}
@@ -44,9 +73,10 @@ func newHostServeCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the Host API (lane forms.takoform.com/v1alpha3) on an embedded SQLite file",
+		Short: "Serve the Host API (lane forms.takoform.com/v1alpha3) on SQLite or PostgreSQL",
 		Long: "serve answers the Takoform Host API. State lives in one SQLite file (created on first\n" +
-			"start, WAL, full fsync). Credentials come from a tokens file:\n" +
+			"start, WAL, full fsync) or, with --data postgres://…, in a PostgreSQL database that any\n" +
+			"number of replicas share. Credentials come from a tokens file:\n" +
 			"  {\"tokens\":[{\"sha256\":\"<takoform host token-hash TOKEN>\",\"tenant\":\"acme\",\"principal\":\"ci\"}]}\n" +
 			"or, for local development only, --dev-token (tenant and principal \"dev\").",
 		Args: cobra.NoArgs,
@@ -54,7 +84,7 @@ func newHostServeCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
-	fl.StringVar(&f.data, "data", sqlite.DefaultPath(), "SQLite data file")
+	fl.StringVar(&f.data, "data", "", "where state lives: a SQLite file path (or sqlite:///PATH), or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by replicas (default $"+dataEnv+", else the SQLite file "+sqlite.DefaultPath()+")")
 	fl.StringVar(&f.tokens, "tokens", "", "tokens file (JSON) mapping token hashes to tenant and principal")
 	fl.StringVar(&f.devToken, "dev-token", "", "accept this bearer token as tenant \"dev\", principal \"dev\" (development only)")
 	fl.StringVar(&f.forms, "forms", "", "install the Form family in this directory instead of the built-in Edge family")
@@ -83,6 +113,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if f.maxBody <= 0 {
 		return usage("--max-body-bytes must be positive, got %d", f.maxBody)
 	}
+	data, err := dataLocation(f.data)
+	if err != nil {
+		return err
+	}
 	var tokens []host.Token
 	if f.tokens != "" {
 		t, err := host.LoadTokens(f.tokens)
@@ -101,7 +135,6 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return usage("no credentials: pass --tokens FILE (or --dev-token TOKEN for local development)")
 	}
 	var cat *form.Catalog
-	var err error
 	if f.forms != "" {
 		cat, err = host.LoadCatalog(os.DirFS(f.forms))
 	} else {
@@ -118,9 +151,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if f.probe && !isLoopback(ln.Addr()) {
 		return usage("--conformance-probe is refused: %s is not a loopback address", ln.Addr())
 	}
-	st, err := sqlite.Open(ctx, f.data, sqlite.Options{})
+	st, err := openData(ctx, data)
 	if err != nil {
-		return fmt.Errorf("open data file %s: %w", f.data, err)
+		return err
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
@@ -133,7 +166,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	defer srv.Close()
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving http://%s (data %s, %d forms)\n", ln.Addr(), f.data, cat.Len())
+	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving http://%s (data %s, %d forms)\n", ln.Addr(), storeurl.Redact(data), cat.Len())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
