@@ -72,6 +72,8 @@ type Replica struct {
 	cmd   *exec.Cmd
 	done  chan struct{}
 	up    atomic.Bool
+	// Served counts the requests the proxy sent to this replica.
+	Served atomic.Int64
 }
 
 // Start starts the cluster and stops every process when the test ends.
@@ -87,7 +89,7 @@ func Start(t testing.TB, o Options) *Cluster {
 	if err := writeTokens(filepath.Join(c.dir, "tokens.json")); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.stop)
+	t.Cleanup(c.Stop)
 	for i := 0; i < o.Replicas; i++ {
 		r := &Replica{Index: i, addr: "127.0.0.1:0", log: filepath.Join(c.dir, fmt.Sprintf("replica-%d.log", i))}
 		c.Replicas = append(c.Replicas, r)
@@ -123,6 +125,7 @@ func (c *Cluster) pick() *url.URL {
 	start := c.next.Add(1)
 	for i := uint64(0); i < n; i++ {
 		if r := c.Replicas[(start+i)%n]; r.up.Load() {
+			r.Served.Add(1)
 			u, _ := url.Parse(r.URL)
 			return u
 		}
@@ -228,7 +231,9 @@ func (c *Cluster) Logs() string {
 	return b.String()
 }
 
-func (c *Cluster) stop() {
+// Stop stops the proxy and every replica (SIGTERM); the test's end calls
+// it too.
+func (c *Cluster) Stop() {
 	if c.proxy != nil {
 		_ = c.proxy.Close()
 	}

@@ -36,4 +36,10 @@ func TestConformanceAcrossReplicas(t *testing.T) {
 			}
 		})
 	}
+	for _, r := range c.Replicas {
+		t.Logf("replica %d served %d requests", r.Index, r.Served.Load())
+		if len(c.Replicas) > 1 && r.Served.Load() == 0 {
+			t.Errorf("replica %d served no request: the checks did not cross replicas", r.Index)
+		}
+	}
 }
