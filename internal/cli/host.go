@@ -50,7 +50,7 @@ func openData(ctx context.Context, data string) (store.Store, error) {
 
 func newHostCommand() *cobra.Command {
 	h := &cobra.Command{Use: "host", Short: "Run and administer a Takoform host"}
-	h.AddCommand(newHostServeCommand(), &cobra.Command{
+	h.AddCommand(newHostServeCommand(), newHostCopyCommand(), &cobra.Command{
 		Use:   "token-hash TOKEN",
 		Short: "Print the sha256 a tokens file stores for TOKEN",
 		Args:  cobra.ExactArgs(1),

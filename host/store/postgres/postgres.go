@@ -177,6 +177,11 @@ func (s *Store) migrate(ctx context.Context) error {
 // URL is the database URL this Store was opened on, password redacted.
 func (s *Store) URL() string { return s.url }
 
+// Pool is the Store's connection pool, for tools that work on whole tables
+// (`takoform host copy`, tests); the host itself goes through Update and
+// View only.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
 // Update runs fn in one SERIALIZABLE transaction and commits it iff fn
 // returns nil; fn's error is returned as is (the transaction rolled back).
 // When PostgreSQL reports a serialization failure or a deadlock — at any

@@ -1,0 +1,215 @@
+package storecopy_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	neturl "net/url"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/postgres"
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
+	"github.com/takoform/takoform/host/store/sqlite"
+	"github.com/takoform/takoform/host/store/storecopy"
+	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/wire"
+)
+
+func kvRequest(t *testing.T, c *client.Client, name string) wire.ResourceRequest {
+	t.Helper()
+	profiles, err := c.SupportForms(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range profiles.Profiles {
+		if p.FormRef != nil && p.FormRef.Kind == "EdgeKVNamespace" {
+			return wire.ResourceRequest{APIVersion: p.FormRef.APIVersion, Kind: p.FormRef.Kind, Form: wire.FormReference{FormRef: *p.FormRef},
+				Metadata: wire.Metadata{Name: name, Space: "copy test"}, Spec: json.RawMessage(`{}`)}
+		}
+	}
+	t.Fatal("no EdgeKVNamespace")
+	return wire.ResourceRequest{}
+}
+
+func connect(t *testing.T, url string) *client.Client {
+	t.Helper()
+	c, err := client.New(context.Background(), url, client.Options{Token: hosttest.TokenA1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// pgHost serves the host on a PostgreSQL store with hosttest's credentials.
+func pgHost(t *testing.T, url string) (*postgres.Store, string) {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), url, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := host.New(context.Background(), host.Config{Store: st, Catalog: cat, Family: host.DefaultFamily(cat), Tokens: []host.Token{
+		{SHA256: host.HashToken(hosttest.TokenA1), Tenant: "tenant-a", Principal: "principal-1"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { hs.Close(); srv.Close(); st.Close() })
+	return st, hs.URL
+}
+
+// A host's resources, idempotency records, prepare key and sequences come
+// across: the PostgreSQL host reads every resource as the SQLite host did,
+// a create's retry replays, and sequences continue past the source's.
+func TestCopyMovesAHost(t *testing.T) {
+	target := pgtest.URL(t)
+	h := hosttest.Start(t, hosttest.Options{})
+	c := connect(t, h.URL)
+	names := []string{"cache", "sessions", "flags"}
+	before := map[string]*wire.Resource{}
+	for _, name := range names {
+		req := kvRequest(t, c, name)
+		p, err := c.Prepare(context.Background(), req, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.ApplyAndWait(context.Background(), wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form,
+			Metadata: req.Metadata, Spec: p.Resource.Spec, Review: wire.Review{PrepareDigest: p.Review.PrepareDigest}}, client.Precondition{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[name] = res
+	}
+	err := h.Store.Update(context.Background(), func(tx store.Tx) error {
+		for range 3 {
+			if _, err := tx.Next("uid"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := kvRequest(t, c, "x").Form.FormRef
+	h.Stop()
+
+	tables, err := storecopy.Copy(context.Background(), h.Path, target)
+	if err != nil {
+		t.Fatalf("Copy: %v", err)
+	}
+	rows := map[string]int64{}
+	for _, tb := range tables {
+		rows[tb.Name] = tb.Rows
+	}
+	for table, want := range map[string]int64{"resources": 3, "idempotency": 3, "settings": 1, "sequences": 1} {
+		if rows[table] != want {
+			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
+		}
+	}
+	if len(tables) != 11 {
+		t.Errorf("copied %d tables, want all 11", len(tables))
+	}
+
+	st, pgURL := pgHost(t, target)
+	pc := connect(t, pgURL)
+	for _, name := range names {
+		got, err := pc.Read(context.Background(), client.Address{Space: "copy test", Ref: ref, Name: name})
+		if err != nil {
+			t.Fatalf("read %s from the PostgreSQL host: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, before[name]) {
+			t.Errorf("%s on PostgreSQL:\n got  %+v\n want %+v", name, got, before[name])
+		}
+	}
+	err = st.Update(context.Background(), func(tx store.Tx) error {
+		n, err := tx.Next("uid")
+		if err == nil && n != 4 {
+			t.Errorf("Next(uid) after the copy = %d, want 4 (past the source's 3)", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = storecopy.Copy(context.Background(), h.Path, target)
+	if !errors.Is(err, storecopy.ErrTargetNotEmpty) {
+		t.Errorf("second Copy into the same database: got %v, want ErrTargetNotEmpty", err)
+	}
+}
+
+func password(rawURL string) string {
+	u, err := neturl.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	pw, _ := u.User.Password()
+	return pw
+}
+
+// A row the target refuses (here an operation whose done flag is 2, which
+// the PostgreSQL schema's CHECK forbids) fails the copy after earlier
+// tables were written: the target is left empty, and the error never
+// shows the URL's password.
+func TestCopyFailureLeavesTargetEmpty(t *testing.T) {
+	target := pgtest.URL(t)
+	path := filepath.Join(t.TempDir(), "host.db")
+	src, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = src.Update(context.Background(), func(tx store.Tx) error {
+		return tx.CreateResource(&store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "n"},
+			UID: "u-1", Generation: 1, Revision: 1, Spec: []byte(`{}`), Status: []byte(`{}`)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO operations (id, tenant, principal, action, done, request, document, target_uid,
+		target_tenant, target_space, target_api_version, target_kind, target_name, not_before, created_at, updated_at)
+		VALUES ('op_1', 'acme', 'p', 'apply', 2, x'', x'', '', '', '', '', '', '', 0, 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	_, err = storecopy.Copy(context.Background(), path, target)
+	if err == nil {
+		t.Fatal("Copy of a row the target refuses succeeded")
+	}
+	if !strings.Contains(err.Error(), "operations") {
+		t.Errorf("error %q does not name the table that failed", err)
+	}
+	if pw := password(target); pw != "" && strings.Contains(err.Error(), pw) {
+		t.Errorf("error %q shows the password", err)
+	}
+	st, err := postgres.Open(context.Background(), target, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var n int
+	if err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM resources`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("the failed copy left %d resources in the target, want 0", n)
+	}
+}

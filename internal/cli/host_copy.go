@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/takoform/takoform/host/store/postgres"
+	"github.com/takoform/takoform/host/store/storecopy"
+	"github.com/takoform/takoform/host/store/storeurl"
+)
+
+// newHostCopyCommand is `takoform host copy --from FILE --to postgres://…`
+// (spec/decisions/0012-copy-sqlite-to-postgres.md).
+func newHostCopyCommand() *cobra.Command {
+	var from, to string
+	cmd := &cobra.Command{
+		Use:   "copy --from FILE --to postgres://USER:PASSWORD@HOST:PORT/DATABASE",
+		Short: "Copy a host's SQLite file into an empty PostgreSQL database",
+		Long: "copy moves a host from its SQLite file to PostgreSQL: every table, in one transaction on\n" +
+			"the target (a failure leaves it empty), sequences past the source's values, and row counts\n" +
+			"and content digests compared before it commits. Stop the host first; the target must be a\n" +
+			"new, empty database. Then start `takoform host serve --data postgres://…` on it.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from == "" || to == "" {
+				return usage("give both --from (the SQLite file) and --to (a postgres:// URL)")
+			}
+			if k, _, err := storeurl.Parse(from); err != nil || k != storeurl.SQLite {
+				return usage("--from must be a SQLite file path (or sqlite:///PATH), got %s", storeurl.Redact(from))
+			}
+			if k, _, err := storeurl.Parse(to); err != nil || k != storeurl.Postgres {
+				return usage("--to must be a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL, got %s", storeurl.Redact(to))
+			}
+			_, path, _ := storeurl.Parse(from)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			tables, err := storecopy.Copy(ctx, path, to)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			var rows int64
+			for _, t := range tables {
+				fmt.Fprintf(out, "%-12s %8d rows  %s\n", t.Name, t.Rows, t.Digest)
+				rows += t.Rows
+			}
+			fmt.Fprintf(out, "copied %d tables (%d rows) from %s to %s; counts and digests match\n", len(tables), rows, path, postgres.Redact(to))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "the host's SQLite data file")
+	cmd.Flags().StringVar(&to, "to", "", "an empty PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+	return cmd
+}
