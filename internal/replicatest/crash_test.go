@@ -181,3 +181,42 @@ func TestKilledReplicaLeavesPendingOperationsToTheOther(t *testing.T) {
 
 // runtimeYield is the pause of a wait on a counter other goroutines move.
 func runtimeYield() { time.Sleep(10 * time.Millisecond) }
+
+// TestOperationAcceptedByOneReplicaCancelledThroughTheOther: a 202
+// accepted by replica A is cancelled through replica B before it commits
+// (spec/host-api-v1alpha3.md §4): the operation ends operation_cancelled,
+// nothing is created, and no replica commits it afterwards.
+func TestOperationAcceptedByOneReplicaCancelledThroughTheOther(t *testing.T) {
+	f := newFixture(t, 2, replicatest.Options{Probe: true, Args: []string{"--provisioning-delay=1500ms", "--sync-budget=200ms"}})
+	ctx := context.Background()
+	a, b := f.replica(0), f.replica(1)
+	qref := ref(t, a, "AtLeastOnceQueue")
+	req := a.RequestIn(a.Space, qref, a.Name("cancelled"), queueSpec(3600))
+	body, err := prepared(ctx, a, req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := putApply(ctx, a, req, body, newKey(), "", "")
+	if err != nil || raw.Status != 202 {
+		t.Fatalf("create with a provisioning delay above the sync budget: %v %+v", err, raw)
+	}
+	var env wire.OperationEnvelope
+	if err := json.Unmarshal(raw.Body, &env); err != nil {
+		t.Fatal(err)
+	}
+	op, err := b.A1.CancelOperation(ctx, env.Operation.ID)
+	if err != nil || !op.Done || op.Error == nil || op.Error.Code != wire.OperationCancelled {
+		t.Fatalf("cancel through replica B: %v %+v", err, op)
+	}
+	// Wait past the operation's due time on both replicas' workers: a
+	// poll of the terminal document and a read must still say cancelled
+	// and absent.
+	time.Sleep(2 * time.Second)
+	again, err := a.A1.Operation(ctx, env.Operation.ID)
+	if err != nil || again.Error == nil || again.Error.Code != wire.OperationCancelled {
+		t.Fatalf("the cancelled operation polled through replica A later: %v %+v", err, again)
+	}
+	if _, err := read(ctx, b, a.Space, qref, req.Metadata.Name); !client.IsNotFound(err) {
+		t.Fatalf("a cancelled create left a resource: %v", err)
+	}
+}

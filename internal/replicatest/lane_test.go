@@ -57,7 +57,8 @@ func TestNoLostUpdateAcrossReplicas(t *testing.T) {
 					return
 				}
 				req := e.RequestIn(space, qref, name, queueSpec(spec.Retention+1))
-				body, err := prepared(ctx, e, req, cur)
+				// Prepared by the other replica: its digest verifies on this one.
+				body, err := prepared(ctx, f.replica(w+1), req, cur)
 				if conformance.ExpectCode(err, wire.GenerationConflict) == nil {
 					continue
 				} else if err != nil {
