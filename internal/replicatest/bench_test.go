@@ -161,8 +161,14 @@ func benchFloor(b *testing.B, ref form.FormRef) {
 	if _, err := pool.Exec(ctx, floorSchema); err != nil {
 		b.Fatal(err)
 	}
-	formRef, _ := json.Marshal(ref)
-	spec, _ := ijson.Canonical([]byte(`{}`))
+	formRef, err := json.Marshal(ref)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec, err := ijson.Canonical([]byte(`{}`))
+	if err != nil {
+		b.Fatal(err)
+	}
 	status := `{"observedGeneration":"1","conditions":[{"type":"Ready","status":"True","reason":"Available","lastTransitionTime":"2026-01-01T00:00:00Z"}]}`
 	var seq atomic.Int64
 	insert := func(name string) error {

@@ -64,14 +64,15 @@ type Cluster struct {
 // Replica is one `takoform host serve` process. Its address survives a
 // restart (the process is started again on the same port).
 type Replica struct {
-	Index int
-	URL   string // direct, bypassing the proxy
-	addr  string
-	log   string
-	mu    sync.Mutex
-	cmd   *exec.Cmd
-	done  chan struct{}
-	up    atomic.Bool
+	Index  int
+	URL    string // direct, bypassing the proxy
+	target *url.URL
+	addr   string
+	log    string
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{}
+	up     atomic.Bool
 	// Served counts the requests the proxy sent to this replica.
 	Served atomic.Int64
 }
@@ -126,12 +127,10 @@ func (c *Cluster) pick() *url.URL {
 	for i := uint64(0); i < n; i++ {
 		if r := c.Replicas[(start+i)%n]; r.up.Load() {
 			r.Served.Add(1)
-			u, _ := url.Parse(r.URL)
-			return u
+			return r.target
 		}
 	}
-	u, _ := url.Parse(c.Replicas[start%n].URL)
-	return u
+	return c.Replicas[start%n].target
 }
 
 var servingLine = regexp.MustCompile(`^takoform host serving (http://\S+) `)
@@ -187,8 +186,14 @@ func (c *Cluster) launch(r *Replica) error {
 			<-done
 			return fmt.Errorf("replica %d exited before serving:\n%s", r.Index, tail(r.log))
 		}
+		target, err := url.Parse(u)
+		if err != nil {
+			_ = cmd.Process.Kill()
+			<-done
+			return fmt.Errorf("replica %d announced %q: %w", r.Index, u, err)
+		}
 		r.mu.Lock()
-		r.cmd, r.done, r.URL, r.addr = cmd, done, u, strings.TrimPrefix(u, "http://")
+		r.cmd, r.done, r.URL, r.target, r.addr = cmd, done, u, target, target.Host
 		r.mu.Unlock()
 		r.up.Store(true)
 		return nil

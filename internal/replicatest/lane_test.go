@@ -100,7 +100,9 @@ func TestNoLostUpdateAcrossReplicas(t *testing.T) {
 	var spec struct {
 		Retention int `json:"messageRetentionSeconds"`
 	}
-	_ = json.Unmarshal(final.Spec, &spec)
+	if err := json.Unmarshal(final.Spec, &spec); err != nil {
+		t.Fatal(err)
+	}
 	if spec.Retention != start+len(acked) || final.Metadata.Generation != fmt.Sprint(1+len(acked)) {
 		t.Fatalf("after %d acknowledged increments: value %d (want %d), generation %s (want %d)",
 			len(acked), spec.Retention, start+len(acked), final.Metadata.Generation, 1+len(acked))

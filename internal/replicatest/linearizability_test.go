@@ -66,11 +66,9 @@ func answer(raw *conformance.Raw, err error) (linOut, *wire.Resource) {
 	case 200, 201:
 		res, err := decodeResource(raw)
 		if err != nil {
-			return linOut{unknown: true}, nil
+			return linOut{code: "malformed: " + err.Error()}, nil
 		}
-		v, _ := retention(res)
-		g, _ := strconv.Atoi(res.Metadata.Generation)
-		return linOut{code: strconv.Itoa(raw.Status), uid: res.Metadata.UID, gen: g, value: v}, res
+		return observed(strconv.Itoa(raw.Status), res), res
 	case 204:
 		return linOut{code: "204"}, nil
 	}
@@ -79,6 +77,17 @@ func answer(raw *conformance.Raw, err error) (linOut, *wire.Resource) {
 		return linOut{unknown: true}, nil
 	}
 	return linOut{code: string(code)}, nil
+}
+
+// observed is the model's output for a resource answered with code; a
+// resource the model cannot read is an output no state explains.
+func observed(code string, res *wire.Resource) linOut {
+	v, err := retention(res)
+	g, gerr := strconv.Atoi(res.Metadata.Generation)
+	if err != nil || gerr != nil {
+		return linOut{code: fmt.Sprintf("malformed: spec %v, generation %v", err, gerr)}
+	}
+	return linOut{code: code, uid: res.Metadata.UID, gen: g, value: v}
 }
 
 func retention(res *wire.Resource) (int, error) {
@@ -100,11 +109,9 @@ func (c *linClient) step(ctx context.Context, names []string) {
 	case cur == nil || p < 40:
 		c.mutate(ctx, linIn{kind: linCreate, name: name, value: 60 + c.rng.IntN(3)}, nil)
 	case p < 85:
-		g, _ := strconv.Atoi(cur.Metadata.Generation)
-		c.mutate(ctx, linIn{kind: linUpdate, name: name, value: 60 + c.rng.IntN(3), uid: cur.Metadata.UID, gen: g}, cur)
+		c.mutate(ctx, linIn{kind: linUpdate, name: name, value: 60 + c.rng.IntN(3), uid: cur.Metadata.UID, gen: observed("200", cur).gen}, cur)
 	default:
-		g, _ := strconv.Atoi(cur.Metadata.Generation)
-		c.mutate(ctx, linIn{kind: linDelete, name: name, gen: g}, cur)
+		c.mutate(ctx, linIn{kind: linDelete, name: name, gen: observed("200", cur).gen}, cur)
 	}
 }
 
@@ -116,9 +123,7 @@ func (c *linClient) read(ctx context.Context, name string) {
 		c.record(call, linIn{op: int(c.seq.Add(1)), kind: linRead, name: name}, linOut{code: "404"})
 		c.view[name] = nil
 	case err == nil:
-		v, _ := retention(res)
-		g, _ := strconv.Atoi(res.Metadata.Generation)
-		c.record(call, linIn{op: int(c.seq.Add(1)), kind: linRead, name: name}, linOut{code: "200", uid: res.Metadata.UID, gen: g, value: v})
+		c.record(call, linIn{op: int(c.seq.Add(1)), kind: linRead, name: name}, observed("200", res))
 		c.view[name] = res
 	}
 	// A read that failed tells nothing and changed nothing: not recorded.
