@@ -25,7 +25,7 @@ import (
 )
 
 var (
-	linOps    = flag.Int("replicatest.ops", 2000, "requests the linearizability test records (a replica is killed and restarted twice within them)")
+	linOps    = flag.Int("replicatest.ops", 2000, "requests the linearizability test records (a replica is killed and restarted once per 1,000 of them, at least twice)")
 	linVisual = flag.String("replicatest.visualize", "", "write the linearizability check's porcupine visualization (HTML) to this file")
 )
 
@@ -172,7 +172,7 @@ func (c *linClient) mutate(ctx context.Context, in linIn, cur *wire.Resource) {
 // TestLinearizableAcrossReplicasAndKills records a history of 16 clients
 // issuing fenced creates, updates, deletes and reads on three names
 // through the round-robin proxy over two replicas, while replica 1 is
-// SIGKILLed and restarted twice, and checks it with porcupine against the
+// SIGKILLed and restarted (once per 1,000 requests), and checks it with porcupine against the
 // lane's model (model_test.go): 0 violations. -replicatest.ops=N records
 // a longer history.
 func TestLinearizableAcrossReplicasAndKills(t *testing.T) {
@@ -203,14 +203,16 @@ func TestLinearizableAcrossReplicasAndKills(t *testing.T) {
 			runtimeYield()
 		}
 	}
-	victim := len(f.c.Replicas) - 1
-	for cycle := int64(0); cycle < 2; cycle++ {
-		waitOps(total * (1 + 2*cycle) / 5)
+	// Kill and restart replica 1 once per 1,000 requests (at least twice),
+	// at points counted in recorded requests.
+	victim, cycles := len(f.c.Replicas)-1, max(2, total/1000)
+	for cycle := int64(0); cycle < cycles; cycle++ {
+		waitOps(total * (1 + 2*cycle) / (2*cycles + 1))
 		f.c.Kill(victim)
 		if len(f.c.Replicas) == 1 {
 			f.c.Restart(victim) // SQLite debug mode: the only replica comes back
 		}
-		waitOps(total * (2 + 2*cycle) / 5)
+		waitOps(total * (2 + 2*cycle) / (2*cycles + 1))
 		if len(f.c.Replicas) > 1 {
 			f.c.Restart(victim)
 		}
