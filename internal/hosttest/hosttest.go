@@ -1,11 +1,14 @@
 // Package hosttest starts a real Takoform host in-process for tests: a
-// real SQLite file in a temporary directory, real HTTP on a loopback port,
+// real SQLite file in a temporary directory (or a real PostgreSQL
+// database, Options.Data), real HTTP on a loopback port,
 // and three credentials (two principals of one tenant, one of another),
 // the shape conformance checks need.
 package hosttest
 
 import (
 	"context"
+	"log/slog"
+	"net"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -13,7 +16,9 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
+	"github.com/takoform/takoform/host/store/storeurl"
 )
 
 // Tokens of the three test credentials.
@@ -26,18 +31,25 @@ const (
 // Host is a running test host.
 type Host struct {
 	URL    string
-	Path   string // the SQLite file
+	Path   string // the SQLite file ("" on PostgreSQL)
 	Server *host.Server
-	Store  *sqlite.Store
+	Store  store.Store
 	http   *httptest.Server
 }
 
 // Options adjust the host; zero values take host defaults and the
 // built-in Edge family.
 type Options struct {
-	Catalog           *form.Catalog
-	Family            host.Family
-	Path              string // reuse a data file (restart tests)
+	Catalog *form.Catalog
+	Family  host.Family
+	Path    string // reuse a data file (restart tests)
+	// Data, when set, is a data location as `host serve --data` takes it
+	// (storeurl): a postgres:// URL (pgtest.URL) serves from PostgreSQL.
+	Data string
+	// Listener, when set, is where the host serves (an address known
+	// before the host starts); default a fresh loopback port.
+	Listener          net.Listener
+	Logger            *slog.Logger // the host's log (default discarded)
 	SyncBudget        time.Duration
 	ProvisioningDelay time.Duration
 	Probe             bool
@@ -59,18 +71,24 @@ func Start(t testing.TB, o Options) *Host {
 	if o.Family == nil {
 		o.Family = host.DefaultFamily(o.Catalog)
 	}
-	if o.Path == "" {
+	if o.Path == "" && o.Data == "" {
 		o.Path = filepath.Join(t.TempDir(), "host.db")
 	}
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, o.Path, sqlite.Options{})
+	var st store.Store
+	var err error
+	if o.Data != "" {
+		st, err = storeurl.Open(ctx, o.Data)
+	} else {
+		st, err = sqlite.Open(ctx, o.Path, sqlite.Options{})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv, err := host.New(ctx, host.Config{
 		Store: st, Catalog: o.Catalog, Family: o.Family, Probe: o.Probe,
 		SyncBudget: o.SyncBudget, ProvisioningDelay: o.ProvisioningDelay,
-		MaxBodyBytes: o.MaxBodyBytes, IdempotencyTTL: o.IdempotencyTTL, Now: o.Now,
+		MaxBodyBytes: o.MaxBodyBytes, IdempotencyTTL: o.IdempotencyTTL, Now: o.Now, Logger: o.Logger,
 		Tokens: []host.Token{
 			{SHA256: host.HashToken(TokenA1), Tenant: "tenant-a", Principal: "principal-1"},
 			{SHA256: host.HashToken(TokenA2), Tenant: "tenant-a", Principal: "principal-2"},
@@ -81,7 +99,12 @@ func Start(t testing.TB, o Options) *Host {
 		st.Close()
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewUnstartedServer(srv)
+	if o.Listener != nil {
+		hs.Listener.Close()
+		hs.Listener = o.Listener
+	}
+	hs.Start()
 	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, http: hs}
 	t.Cleanup(h.Stop)
 	return h

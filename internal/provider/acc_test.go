@@ -59,6 +59,12 @@ func edgeRegistry(t *testing.T) *provider.Registry {
 }
 
 func providerBlock(h *hosttest.Host, space string) string {
+	return providerEndpointBlock(h.URL, space)
+}
+
+// providerEndpointBlock is the terraform and provider blocks for a host at
+// endpoint, as tenant-a principal-1 in space.
+func providerEndpointBlock(endpoint, space string) string {
 	return fmt.Sprintf(`
 terraform {
   required_providers {
@@ -71,5 +77,5 @@ provider "takoform" {
   token    = %q
   space    = %q
 }
-`, h.URL, hosttest.TokenA1, space)
+`, endpoint, hosttest.TokenA1, space)
 }

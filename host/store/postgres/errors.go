@@ -56,7 +56,7 @@ func isUnavailable(err error) bool {
 	return errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) || errors.Is(err, pgconn.ErrConnClosed)
 }
 
 // classify wraps an error of a lost or refused connection with

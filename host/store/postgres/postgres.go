@@ -257,15 +257,20 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly bool, fn f
 	return false, nil
 }
 
-// begin starts a transaction, once more on a fresh connection when the
-// pooled one turned out dead before anything was sent (a restarted
-// server leaves the pool's idle connections broken).
+// begin starts a transaction. A pooled connection that turns out dead
+// (a restarted or unreachable server leaves the pool's idle connections
+// broken) is dropped and the next one tried: nothing of fn has run yet,
+// so BEGIN is always safe to repeat. A failure to dial a new connection
+// ends the attempts.
 func (s *Store) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
-	pgTx, err := s.pool.BeginTx(ctx, opts)
-	if err != nil && pgconn.SafeToRetry(err) && ctx.Err() == nil {
-		pgTx, err = s.pool.BeginTx(ctx, opts)
+	for range s.opts.MaxConns + 1 {
+		pgTx, err := s.pool.BeginTx(ctx, opts)
+		var dial *pgconn.ConnectError
+		if err == nil || !isUnavailable(err) || errors.As(err, &dial) || ctx.Err() != nil {
+			return pgTx, err
+		}
 	}
-	return pgTx, err
+	return s.pool.BeginTx(ctx, opts)
 }
 
 // Close releases the Store's connections; Update and View then fail with

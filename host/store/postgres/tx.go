@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
 // tx implements store.Tx on one pgx.Tx. Every database error passes
@@ -108,34 +108,6 @@ func (t *tx) savepoint(fn func() error) error {
 	return t.observe(sp.Commit(t.ctx))
 }
 
-// Times are stored as Unix nanoseconds, the zero Time as 0, and read
-// back in UTC: exact, as on SQLite.
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromUnixNano(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
-// blob stores nil as an empty BYTEA (the columns are NOT NULL).
-func blob(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-func keyString(k store.Key) string {
-	return fmt.Sprintf("%s/%s/%s/%s/%s", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
-}
-
 // --- Sequences ---
 
 // Next returns the next value of sequence: 1 on first use, then 2, 3, …
@@ -179,7 +151,7 @@ func (t *tx) Setting(name string) ([]byte, error) {
 // transaction fails serialization and, run again, reads the winner's.
 func (t *tx) PutSetting(name string, value []byte) ([]byte, error) {
 	if _, err := t.exec(`INSERT INTO settings (name, value) VALUES ($1, $2)
-		ON CONFLICT (name) DO NOTHING`, name, blob(value)); err != nil {
+		ON CONFLICT (name) DO NOTHING`, name, sqlrow.Blob(value)); err != nil {
 		return nil, fmt.Errorf("put setting %q: %w", name, err)
 	}
 	return t.Setting(name)

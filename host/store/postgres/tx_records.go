@@ -8,14 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/takoform/takoform/host/store"
-)
-
-const (
-	idempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
-		bound_uid, bound_operation, created_at`
-	operationCols = `id, tenant, principal, action, done, request, document, target_uid,
-		target_tenant, target_space, target_api_version, target_kind, target_name,
-		not_before, created_at, updated_at`
+	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
 // --- Idempotency records (spec/host-api-v1alpha3.md §3.5) ---
@@ -23,33 +16,22 @@ const (
 // Idempotency returns the record keyed (tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
 func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	var r store.Idempotency
-	var created int64
-	err := t.queryRow(`SELECT `+idempotencyCols+` FROM idempotency
-		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`,
-		tenant, principal, space, key).Scan(&r.Tenant, &r.Principal,
-		&r.Space, &r.Key, &r.Fingerprint, &r.Status, &r.ETag, &r.Body, &r.BoundUID,
-		&r.BoundOperation, &created)
+	r, err := sqlrow.ScanIdempotency(t.queryRow(`SELECT `+sqlrow.IdempotencyCols+` FROM idempotency
+		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`, tenant, principal, space, key))
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
 	}
-	r.CreatedAt = fromUnixNano(created)
-	return &r, nil
-}
-
-func idemArgs(r *store.Idempotency) []any {
-	return []any{r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
-		r.Status, r.ETag, blob(r.Body), r.BoundUID, r.BoundOperation, unixNano(r.CreatedAt)}
+	return r, nil
 }
 
 // PutIdempotency inserts r or replaces the record with its key.
 func (t *tx) PutIdempotency(r *store.Idempotency) error {
-	_, err := t.exec(`INSERT INTO idempotency (`+idempotencyCols+`)
+	_, err := t.exec(`INSERT INTO idempotency (`+sqlrow.IdempotencyCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (tenant, principal, space, key) DO UPDATE SET
 		fingerprint = excluded.fingerprint, status = excluded.status, etag = excluded.etag,
 		body = excluded.body, bound_uid = excluded.bound_uid,
-		bound_operation = excluded.bound_operation, created_at = excluded.created_at`, idemArgs(r)...)
+		bound_operation = excluded.bound_operation, created_at = excluded.created_at`, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("put idempotency record %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
 	}
@@ -62,9 +44,9 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 // runs its function again and finds the record.
 func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
 	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
-	tag, err := t.exec(`INSERT INTO idempotency (`+idempotencyCols+`)
+	tag, err := t.exec(`INSERT INTO idempotency (`+sqlrow.IdempotencyCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		ON CONFLICT (tenant, principal, space, key) DO NOTHING`, idemArgs(r)...)
+		ON CONFLICT (tenant, principal, space, key) DO NOTHING`, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -90,7 +72,7 @@ func (t *tx) RetireIdempotency(uid string) (int, error) {
 // ExpireIdempotency deletes the records created strictly before before and
 // returns how many.
 func (t *tx) ExpireIdempotency(before time.Time) (int, error) {
-	tag, err := t.exec(`DELETE FROM idempotency WHERE created_at < $1`, unixNano(before))
+	tag, err := t.exec(`DELETE FROM idempotency WHERE created_at < $1`, sqlrow.UnixNano(before))
 	if err != nil {
 		return 0, fmt.Errorf("expire idempotency records before %s: %w", before.Format(time.RFC3339Nano), err)
 	}
@@ -113,26 +95,10 @@ func (t *tx) RebindIdempotency(operationID, uid string) error {
 
 // --- Operations (spec/host-api-v1alpha3.md §4) ---
 
-func scanOperation(row scanner) (*store.Operation, error) {
-	var op store.Operation
-	var done int16
-	var notBefore, created, updated int64
-	k := &op.Target
-	err := row.Scan(&op.ID, &op.Tenant, &op.Principal, &op.Action, &done, &op.Request,
-		&op.Document, &op.TargetUID, &k.Tenant, &k.Space, &k.APIVersion, &k.Kind, &k.Name,
-		&notBefore, &created, &updated)
-	if err != nil {
-		return nil, err
-	}
-	op.Done = done != 0
-	op.NotBefore, op.CreatedAt, op.UpdatedAt = fromUnixNano(notBefore), fromUnixNano(created), fromUnixNano(updated)
-	return &op, nil
-}
-
 // Operation returns the operation with id, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Operation(id string) (*store.Operation, error) {
-	op, err := scanOperation(t.queryRow(`SELECT `+operationCols+` FROM operations WHERE id = $1`, id))
+	op, err := sqlrow.ScanOperation(t.queryRow(`SELECT `+sqlrow.OperationCols+` FROM operations WHERE id = $1`, id))
 	if err != nil {
 		return nil, notFound(err, "read operation "+id)
 	}
@@ -146,7 +112,7 @@ func (t *tx) Operation(id string) (*store.Operation, error) {
 // loses its connection and so its lock; another then claims it.
 func (t *tx) ClaimOperation(id string) (*store.Operation, error) {
 	what := "claim operation " + id
-	op, err := scanOperation(t.queryRow(`SELECT `+operationCols+` FROM operations WHERE id = $1
+	op, err := sqlrow.ScanOperation(t.queryRow(`SELECT `+sqlrow.OperationCols+` FROM operations WHERE id = $1
 		FOR UPDATE SKIP LOCKED`, id))
 	if err == nil {
 		return op, nil
@@ -162,12 +128,7 @@ func (t *tx) ClaimOperation(id string) (*store.Operation, error) {
 
 // PutOperation inserts op or replaces the operation with its ID.
 func (t *tx) PutOperation(op *store.Operation) error {
-	k := op.Target
-	done := 0
-	if op.Done {
-		done = 1
-	}
-	_, err := t.exec(`INSERT INTO operations (`+operationCols+`)
+	_, err := t.exec(`INSERT INTO operations (`+sqlrow.OperationCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		ON CONFLICT (id) DO UPDATE SET
 		tenant = excluded.tenant, principal = excluded.principal, action = excluded.action,
@@ -176,10 +137,7 @@ func (t *tx) PutOperation(op *store.Operation) error {
 		target_space = excluded.target_space, target_api_version = excluded.target_api_version,
 		target_kind = excluded.target_kind, target_name = excluded.target_name,
 		not_before = excluded.not_before, created_at = excluded.created_at,
-		updated_at = excluded.updated_at`,
-		op.ID, op.Tenant, op.Principal, op.Action, done,
-		blob(op.Request), blob(op.Document), op.TargetUID, k.Tenant, k.Space, k.APIVersion,
-		k.Kind, k.Name, unixNano(op.NotBefore), unixNano(op.CreatedAt), unixNano(op.UpdatedAt))
+		updated_at = excluded.updated_at`, sqlrow.OperationArgs(op)...)
 	if err != nil {
 		return fmt.Errorf("put operation %s: %w", op.ID, err)
 	}
@@ -189,7 +147,7 @@ func (t *tx) PutOperation(op *store.Operation) error {
 func (t *tx) operations(sql string, args ...any) ([]*store.Operation, error) {
 	var ops []*store.Operation
 	err := t.queryAll(func(rows pgx.Rows) error {
-		op, err := scanOperation(rows)
+		op, err := sqlrow.ScanOperation(rows)
 		if err == nil {
 			ops = append(ops, op)
 		}
@@ -202,9 +160,9 @@ func (t *tx) operations(sql string, args ...any) ([]*store.Operation, error) {
 // is at or before now, longest due first: by NotBefore, then CreatedAt,
 // then ID. A zero NotBefore is always due.
 func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error) {
-	ops, err := t.operations(`SELECT `+operationCols+` FROM operations
+	ops, err := t.operations(`SELECT `+sqlrow.OperationCols+` FROM operations
 		WHERE done = 0 AND not_before <= $1
-		ORDER BY not_before, created_at, id LIMIT $2`, unixNano(now), limit)
+		ORDER BY not_before, created_at, id LIMIT $2`, sqlrow.UnixNano(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("list operations due at %s: %w", now.Format(time.RFC3339Nano), err)
 	}
@@ -215,12 +173,12 @@ func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error)
 // unfinished operation whose Target is k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
-	op, err := scanOperation(t.queryRow(`SELECT `+operationCols+` FROM operations
+	op, err := sqlrow.ScanOperation(t.queryRow(`SELECT `+sqlrow.OperationCols+` FROM operations
 		WHERE done = 0 AND target_tenant = $1 AND target_space = $2 AND target_api_version = $3
 		AND target_kind = $4 AND target_name = $5
 		ORDER BY created_at, id LIMIT 1`, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
 	if err != nil {
-		return nil, notFound(err, "read pending operation for "+keyString(k))
+		return nil, notFound(err, "read pending operation for "+sqlrow.KeyString(k))
 	}
 	return op, nil
 }
@@ -251,7 +209,7 @@ func (t *tx) Blob(digest string) ([]byte, error) {
 // first bytes (the caller has verified the digest).
 func (t *tx) PutBlob(digest string, data []byte) error {
 	if _, err := t.exec(`INSERT INTO blobs (digest, size, data) VALUES ($1, $2, $3)
-		ON CONFLICT (digest) DO NOTHING`, digest, len(data), blob(data)); err != nil {
+		ON CONFLICT (digest) DO NOTHING`, digest, len(data), sqlrow.Blob(data)); err != nil {
 		return fmt.Errorf("put blob %s (%d bytes): %w", digest, len(data), err)
 	}
 	return nil
@@ -293,7 +251,7 @@ func (t *tx) Manifest(digest string) ([]byte, error) {
 // the first document.
 func (t *tx) PutManifest(digest string, doc []byte) error {
 	if _, err := t.exec(`INSERT INTO manifests (digest, doc) VALUES ($1, $2)
-		ON CONFLICT (digest) DO NOTHING`, digest, blob(doc)); err != nil {
+		ON CONFLICT (digest) DO NOTHING`, digest, sqlrow.Blob(doc)); err != nil {
 		return fmt.Errorf("put manifest %s: %w", digest, err)
 	}
 	return nil
@@ -309,7 +267,7 @@ func (t *tx) Upload(id string) (*store.Upload, error) {
 	if err != nil {
 		return nil, notFound(err, "read upload "+id)
 	}
-	u.CreatedAt = fromUnixNano(created)
+	u.CreatedAt = sqlrow.FromUnixNano(created)
 	return &u, nil
 }
 
@@ -320,7 +278,7 @@ func (t *tx) PutUpload(u *store.Upload) error {
 		ON CONFLICT (id) DO UPDATE SET
 		tenant = excluded.tenant, principal = excluded.principal, manifest = excluded.manifest,
 		manifest_digest = excluded.manifest_digest, created_at = excluded.created_at`,
-		u.ID, u.Tenant, u.Principal, blob(u.Manifest), u.ManifestDigest, unixNano(u.CreatedAt))
+		u.ID, u.Tenant, u.Principal, sqlrow.Blob(u.Manifest), u.ManifestDigest, sqlrow.UnixNano(u.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("put upload %s: %w", u.ID, err)
 	}

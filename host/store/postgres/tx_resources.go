@@ -7,42 +7,17 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlrow"
 )
-
-const (
-	resourceCols = `uid, tenant, space, api_version, kind, name,
-		form_api_version, form_kind, form_definition_version, form_schema_digest,
-		package_digest, generation, revision, spec, spec_digest, status, native_id,
-		created_at, updated_at`
-	pinCols = `source_uid, pointer, relation_pointer, target_api_version, target_kind,
-		target_name, target_uid, target_form_api_version, target_form_kind,
-		target_form_definition_version, target_form_schema_digest, binding`
-)
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanResource(row scanner) (*store.Resource, error) {
-	var r store.Resource
-	var created, updated int64
-	err := row.Scan(&r.UID, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name,
-		&r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest,
-		&r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
-		&created, &updated)
-	if err != nil {
-		return nil, err
-	}
-	r.CreatedAt, r.UpdatedAt = fromUnixNano(created), fromUnixNano(updated)
-	return &r, nil
-}
 
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := scanResource(t.queryRow(`SELECT `+resourceCols+` FROM resources
+	r, err := sqlrow.ScanResource(t.queryRow(`SELECT `+sqlrow.ResourceCols+` FROM resources
 		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`,
 		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
 	if err != nil {
-		return nil, notFound(err, "read resource "+keyString(k))
+		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
 	}
 	return r, nil
 }
@@ -50,7 +25,7 @@ func (t *tx) Resource(k store.Key) (*store.Resource, error) {
 // ResourceByUID returns the resource with uid, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) ResourceByUID(uid string) (*store.Resource, error) {
-	r, err := scanResource(t.queryRow(`SELECT `+resourceCols+` FROM resources WHERE uid = $1`, uid))
+	r, err := sqlrow.ScanResource(t.queryRow(`SELECT `+sqlrow.ResourceCols+` FROM resources WHERE uid = $1`, uid))
 	if err != nil {
 		return nil, notFound(err, "read resource uid "+uid)
 	}
@@ -64,7 +39,7 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 	if nativeID == "" {
 		return nil, fmt.Errorf("%s: %w", what, store.ErrNotFound)
 	}
-	r, err := scanResource(t.queryRow(`SELECT `+resourceCols+` FROM resources
+	r, err := sqlrow.ScanResource(t.queryRow(`SELECT `+sqlrow.ResourceCols+` FROM resources
 		WHERE tenant = $1 AND native_id = $2 AND native_id <> ''`, tenant, nativeID))
 	if err != nil {
 		return nil, notFound(err, what)
@@ -76,17 +51,14 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 // claim — any unique constraint of the table — is an error wrapping
 // store.ErrConflict; the transaction stays usable (ON CONFLICT DO NOTHING).
 func (t *tx) CreateResource(r *store.Resource) error {
-	what := fmt.Sprintf("create resource %s uid %s", keyString(r.Key), r.UID)
+	what := fmt.Sprintf("create resource %s uid %s", sqlrow.KeyString(r.Key), r.UID)
 	if r.UID == "" {
 		return fmt.Errorf("%s: no UID", what)
 	}
-	tag, err := t.exec(`INSERT INTO resources (`+resourceCols+`)
+	tag, err := t.exec(`INSERT INTO resources (`+sqlrow.ResourceCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 		ON CONFLICT DO NOTHING`,
-		r.UID, r.Tenant, r.Space, r.APIVersion, r.Kind, r.Name,
-		r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
-		r.PackageDigest, r.Generation, r.Revision, blob(r.Spec), r.SpecDigest, blob(r.Status), r.NativeID,
-		unixNano(r.CreatedAt), unixNano(r.UpdatedAt))
+		sqlrow.ResourceArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -110,10 +82,7 @@ func (t *tx) UpdateResource(r *store.Resource) error {
 			form_definition_version = $3, form_schema_digest = $4, package_digest = $5,
 			generation = $6, revision = $7, spec = $8, spec_digest = $9, status = $10,
 			native_id = $11, updated_at = $12
-			WHERE uid = $13`,
-			r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
-			r.PackageDigest, r.Generation, r.Revision, blob(r.Spec), r.SpecDigest, blob(r.Status),
-			r.NativeID, unixNano(r.UpdatedAt), r.UID)
+			WHERE uid = $13`, sqlrow.ResourceUpdateArgs(r)...)
 		return err
 	}
 	var err error
@@ -200,11 +169,8 @@ func (t *tx) ReleaseClaims(uid string) error {
 func (t *tx) pins(sql string, args ...any) ([]store.Pin, error) {
 	var pins []store.Pin
 	err := t.queryAll(func(rows pgx.Rows) error {
-		var p store.Pin
-		f := &p.TargetFormRef
-		if err := rows.Scan(&p.SourceUID, &p.Pointer, &p.RelationPointer, &p.TargetAPIVersion,
-			&p.TargetKind, &p.TargetName, &p.TargetUID, &f.APIVersion, &f.Kind,
-			&f.DefinitionVersion, &f.SchemaDigest, &p.Binding); err != nil {
+		p, err := sqlrow.ScanPin(rows)
+		if err != nil {
 			return err
 		}
 		pins = append(pins, p)
@@ -216,7 +182,7 @@ func (t *tx) pins(sql string, args ...any) ([]store.Pin, error) {
 // Pins returns the pins of sourceUID in the order ReplacePins stored
 // them; none (nil) for an unknown source.
 func (t *tx) Pins(sourceUID string) ([]store.Pin, error) {
-	pins, err := t.pins(`SELECT `+pinCols+` FROM pins WHERE source_uid = $1 ORDER BY ord`, sourceUID)
+	pins, err := t.pins(`SELECT `+sqlrow.PinCols+` FROM pins WHERE source_uid = $1 ORDER BY ord`, sourceUID)
 	if err != nil {
 		return nil, fmt.Errorf("read pins of %s: %w", sourceUID, err)
 	}
@@ -237,7 +203,7 @@ func (t *tx) ReplacePins(sourceUID string, pins []store.Pin) error {
 	}
 	for i, p := range pins {
 		f := p.TargetFormRef
-		if _, err := t.exec(`INSERT INTO pins (ord, tenant, space, `+pinCols+`)
+		if _, err := t.exec(`INSERT INTO pins (ord, tenant, space, `+sqlrow.PinCols+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 			i, tenant, space, sourceUID, p.Pointer, p.RelationPointer,
 			p.TargetAPIVersion, p.TargetKind, p.TargetName, p.TargetUID, f.APIVersion, f.Kind,
@@ -251,7 +217,7 @@ func (t *tx) ReplacePins(sourceUID string, pins []store.Pin) error {
 // PinsTo returns every pin holding targetUID, ordered by source UID then
 // the source's pin order.
 func (t *tx) PinsTo(targetUID string) ([]store.Pin, error) {
-	pins, err := t.pins(`SELECT `+pinCols+` FROM pins WHERE target_uid = $1 ORDER BY source_uid, ord`, targetUID)
+	pins, err := t.pins(`SELECT `+sqlrow.PinCols+` FROM pins WHERE target_uid = $1 ORDER BY source_uid, ord`, targetUID)
 	if err != nil {
 		return nil, fmt.Errorf("read pins to %s: %w", targetUID, err)
 	}
@@ -262,7 +228,7 @@ func (t *tx) PinsTo(targetUID string) ([]store.Pin, error) {
 // target (apiVersion, kind, name), whatever UID it holds, ordered as
 // PinsTo.
 func (t *tx) PinsToName(tenant, space, apiVersion, kind, name string) ([]store.Pin, error) {
-	pins, err := t.pins(`SELECT `+pinCols+` FROM pins
+	pins, err := t.pins(`SELECT `+sqlrow.PinCols+` FROM pins
 		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5
 		ORDER BY source_uid, ord`, tenant, space, apiVersion, kind, name)
 	if err != nil {

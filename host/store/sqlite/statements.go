@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
 // query names one prepared statement. Each is prepared once per connection
@@ -57,28 +59,13 @@ const (
 	numQueries
 )
 
-const (
-	resourceCols = `uid, tenant, space, api_version, kind, name,
-		form_api_version, form_kind, form_definition_version, form_schema_digest,
-		package_digest, generation, revision, spec, spec_digest, status, native_id,
-		created_at, updated_at`
-	pinCols = `source_uid, pointer, relation_pointer, target_api_version, target_kind,
-		target_name, target_uid, target_form_api_version, target_form_kind,
-		target_form_definition_version, target_form_schema_digest, binding`
-	idempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
-		bound_uid, bound_operation, created_at`
-	operationCols = `id, tenant, principal, action, done, request, document, target_uid,
-		target_tenant, target_space, target_api_version, target_kind, target_name,
-		not_before, created_at, updated_at`
-)
-
 var queries = [numQueries]string{
-	qResourceByKey: `SELECT ` + resourceCols + ` FROM resources
+	qResourceByKey: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?`,
-	qResourceByUID: `SELECT ` + resourceCols + ` FROM resources WHERE uid = ?`,
-	qResourceByNativeID: `SELECT ` + resourceCols + ` FROM resources
+	qResourceByUID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources WHERE uid = ?`,
+	qResourceByNativeID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
 		WHERE tenant = ? AND native_id = ? AND native_id <> ''`,
-	qInsertResource: `INSERT INTO resources (` + resourceCols + `)
+	qInsertResource: `INSERT INTO resources (` + sqlrow.ResourceCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateResource: `UPDATE resources SET form_api_version = ?, form_kind = ?,
 		form_definition_version = ?, form_schema_digest = ?, package_digest = ?,
@@ -90,31 +77,31 @@ var queries = [numQueries]string{
 	qClaimHolder:    `SELECT uid FROM claims WHERE tenant = ? AND claim = ?`,
 	qPutClaim:       `INSERT INTO claims (tenant, claim, uid) VALUES (?, ?, ?) ON CONFLICT (tenant, claim) DO NOTHING`,
 	qReleaseClaims:  `DELETE FROM claims WHERE uid = ?`,
-	qPins:           `SELECT ` + pinCols + ` FROM pins WHERE source_uid = ? ORDER BY ord`,
+	qPins:           `SELECT ` + sqlrow.PinCols + ` FROM pins WHERE source_uid = ? ORDER BY ord`,
 	qDeletePins:     `DELETE FROM pins WHERE source_uid = ?`,
-	qInsertPin: `INSERT INTO pins (ord, tenant, space, ` + pinCols + `)
+	qInsertPin: `INSERT INTO pins (ord, tenant, space, ` + sqlrow.PinCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	qPinsTo: `SELECT ` + pinCols + ` FROM pins WHERE target_uid = ? ORDER BY source_uid, ord`,
-	qPinsToName: `SELECT ` + pinCols + ` FROM pins
+	qPinsTo: `SELECT ` + sqlrow.PinCols + ` FROM pins WHERE target_uid = ? ORDER BY source_uid, ord`,
+	qPinsToName: `SELECT ` + sqlrow.PinCols + ` FROM pins
 		WHERE tenant = ? AND space = ? AND target_api_version = ? AND target_kind = ? AND target_name = ?
 		ORDER BY source_uid, ord`,
-	qIdempotency: `SELECT ` + idempotencyCols + ` FROM idempotency
+	qIdempotency: `SELECT ` + sqlrow.IdempotencyCols + ` FROM idempotency
 		WHERE tenant = ? AND principal = ? AND space = ? AND key = ?`,
-	qPutIdempotency: `INSERT INTO idempotency (` + idempotencyCols + `)
+	qPutIdempotency: `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tenant, principal, space, key) DO UPDATE SET
 		fingerprint = excluded.fingerprint, status = excluded.status, etag = excluded.etag,
 		body = excluded.body, bound_uid = excluded.bound_uid,
 		bound_operation = excluded.bound_operation, created_at = excluded.created_at`,
-	qClaimIdempotency: `INSERT INTO idempotency (` + idempotencyCols + `)
+	qClaimIdempotency: `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tenant, principal, space, key) DO NOTHING`,
 	qRetireIdempotency: `DELETE FROM idempotency WHERE bound_uid = ? AND bound_uid <> ''`,
 	qExpireIdempotency: `DELETE FROM idempotency WHERE created_at < ?`,
 	qRebindIdempotency: `UPDATE idempotency SET bound_uid = ?, bound_operation = ''
 		WHERE bound_operation = ? AND bound_operation <> ''`,
-	qOperation: `SELECT ` + operationCols + ` FROM operations WHERE id = ?`,
-	qPutOperation: `INSERT INTO operations (` + operationCols + `)
+	qOperation: `SELECT ` + sqlrow.OperationCols + ` FROM operations WHERE id = ?`,
+	qPutOperation: `INSERT INTO operations (` + sqlrow.OperationCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
 		tenant = excluded.tenant, principal = excluded.principal, action = excluded.action,
@@ -124,10 +111,10 @@ var queries = [numQueries]string{
 		target_kind = excluded.target_kind, target_name = excluded.target_name,
 		not_before = excluded.not_before, created_at = excluded.created_at,
 		updated_at = excluded.updated_at`,
-	qDueOperations: `SELECT ` + operationCols + ` FROM operations
+	qDueOperations: `SELECT ` + sqlrow.OperationCols + ` FROM operations
 		WHERE done = 0 AND not_before <= ?
 		ORDER BY not_before, created_at, id LIMIT ?`,
-	qPendingOperation: `SELECT ` + operationCols + ` FROM operations
+	qPendingOperation: `SELECT ` + sqlrow.OperationCols + ` FROM operations
 		WHERE done = 0 AND target_tenant = ? AND target_space = ? AND target_api_version = ?
 		AND target_kind = ? AND target_name = ?
 		ORDER BY created_at, id LIMIT 1`,

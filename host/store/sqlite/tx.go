@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
 // tx implements store.Tx on one *sql.Tx. In a write batch it is shared
@@ -48,7 +48,7 @@ func (t *tx) exec(q query, args ...any) (sql.Result, error) {
 	return t.stmt(q).ExecContext(t.ctx, args...)
 }
 
-func (t *tx) queryRow(q query, args ...any) scanner {
+func (t *tx) queryRow(q query, args ...any) sqlrow.Scanner {
 	if t.done {
 		return errRow{errTxDone}
 	}
@@ -89,65 +89,14 @@ func notFound(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// Times are stored as Unix nanoseconds, the zero Time as 0, and read
-// back in UTC.
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromUnixNano(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
-// blob stores nil as an empty BLOB (the columns are NOT NULL).
-func blob(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func keyString(k store.Key) string {
-	return fmt.Sprintf("%s/%s/%s/%s/%s", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
-}
-
 // --- Resources ---
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanResource(row scanner) (*store.Resource, error) {
-	var r store.Resource
-	var created, updated int64
-	err := row.Scan(&r.UID, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name,
-		&r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest,
-		&r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
-		&created, &updated)
-	if err != nil {
-		return nil, err
-	}
-	r.CreatedAt, r.UpdatedAt = fromUnixNano(created), fromUnixNano(updated)
-	return &r, nil
-}
 
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := scanResource(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	r, err := sqlrow.ScanResource(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
 	if err != nil {
-		return nil, notFound(err, "read resource "+keyString(k))
+		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
 	}
 	return r, nil
 }
@@ -155,7 +104,7 @@ func (t *tx) Resource(k store.Key) (*store.Resource, error) {
 // ResourceByUID returns the resource with uid, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) ResourceByUID(uid string) (*store.Resource, error) {
-	r, err := scanResource(t.queryRow(qResourceByUID, uid))
+	r, err := sqlrow.ScanResource(t.queryRow(qResourceByUID, uid))
 	if err != nil {
 		return nil, notFound(err, "read resource uid "+uid)
 	}
@@ -169,7 +118,7 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 	if nativeID == "" {
 		return nil, fmt.Errorf("%s: %w", what, store.ErrNotFound)
 	}
-	r, err := scanResource(t.queryRow(qResourceByNativeID, tenant, nativeID))
+	r, err := sqlrow.ScanResource(t.queryRow(qResourceByNativeID, tenant, nativeID))
 	if err != nil {
 		return nil, notFound(err, what)
 	}
@@ -179,14 +128,11 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 // CreateResource inserts r. An existing key, UID or (tenant, native id)
 // claim is an error wrapping store.ErrConflict.
 func (t *tx) CreateResource(r *store.Resource) error {
-	what := fmt.Sprintf("create resource %s uid %s", keyString(r.Key), r.UID)
+	what := fmt.Sprintf("create resource %s uid %s", sqlrow.KeyString(r.Key), r.UID)
 	if r.UID == "" {
 		return fmt.Errorf("%s: no UID", what)
 	}
-	_, err := t.exec(qInsertResource, r.UID, r.Tenant, r.Space, r.APIVersion, r.Kind, r.Name,
-		r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
-		r.PackageDigest, r.Generation, r.Revision, blob(r.Spec), r.SpecDigest, blob(r.Status), r.NativeID,
-		unixNano(r.CreatedAt), unixNano(r.UpdatedAt))
+	_, err := t.exec(qInsertResource, sqlrow.ResourceArgs(r)...)
 	if isConflict(err) {
 		return fmt.Errorf("%s: %w (%v)", what, store.ErrConflict, err)
 	}
@@ -201,10 +147,7 @@ func (t *tx) CreateResource(r *store.Resource) error {
 // claimed by another resource of the tenant wraps store.ErrConflict.
 func (t *tx) UpdateResource(r *store.Resource) error {
 	what := fmt.Sprintf("update resource uid %s", r.UID)
-	res, err := t.exec(qUpdateResource,
-		r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
-		r.PackageDigest, r.Generation, r.Revision, blob(r.Spec), r.SpecDigest, blob(r.Status),
-		r.NativeID, unixNano(r.UpdatedAt), r.UID)
+	res, err := t.exec(qUpdateResource, sqlrow.ResourceUpdateArgs(r)...)
 	if isConflict(err) {
 		return fmt.Errorf("%s: %w (%v)", what, store.ErrConflict, err)
 	}
@@ -292,11 +235,8 @@ func scanPins(rows *sql.Rows, err error) ([]store.Pin, error) {
 	defer rows.Close()
 	var pins []store.Pin
 	for rows.Next() {
-		var p store.Pin
-		f := &p.TargetFormRef
-		if err := rows.Scan(&p.SourceUID, &p.Pointer, &p.RelationPointer, &p.TargetAPIVersion,
-			&p.TargetKind, &p.TargetName, &p.TargetUID, &f.APIVersion, &f.Kind,
-			&f.DefinitionVersion, &f.SchemaDigest, &p.Binding); err != nil {
+		p, err := sqlrow.ScanPin(rows)
+		if err != nil {
 			return nil, err
 		}
 		pins = append(pins, p)

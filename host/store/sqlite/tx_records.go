@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
 // --- Idempotency records (spec/host-api-v1alpha3.md §3.5) ---
@@ -14,22 +15,16 @@ import (
 // Idempotency returns the record keyed (tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
 func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	var r store.Idempotency
-	var created int64
-	err := t.queryRow(qIdempotency, tenant, principal, space, key).Scan(&r.Tenant, &r.Principal,
-		&r.Space, &r.Key, &r.Fingerprint, &r.Status, &r.ETag, &r.Body, &r.BoundUID,
-		&r.BoundOperation, &created)
+	r, err := sqlrow.ScanIdempotency(t.queryRow(qIdempotency, tenant, principal, space, key))
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
 	}
-	r.CreatedAt = fromUnixNano(created)
-	return &r, nil
+	return r, nil
 }
 
 // PutIdempotency inserts r or replaces the record with its key.
 func (t *tx) PutIdempotency(r *store.Idempotency) error {
-	_, err := t.exec(qPutIdempotency, r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
-		r.Status, r.ETag, blob(r.Body), r.BoundUID, r.BoundOperation, unixNano(r.CreatedAt))
+	_, err := t.exec(qPutIdempotency, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("put idempotency record %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
 	}
@@ -40,8 +35,7 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 // is an error wrapping store.ErrConflict.
 func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
 	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
-	res, err := t.exec(qClaimIdempotency, r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
-		r.Status, r.ETag, blob(r.Body), r.BoundUID, r.BoundOperation, unixNano(r.CreatedAt))
+	res, err := t.exec(qClaimIdempotency, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -70,7 +64,7 @@ func (t *tx) RetireIdempotency(uid string) (int, error) {
 // ExpireIdempotency deletes the records created strictly before before and
 // returns how many.
 func (t *tx) ExpireIdempotency(before time.Time) (int, error) {
-	res, err := t.exec(qExpireIdempotency, unixNano(before))
+	res, err := t.exec(qExpireIdempotency, sqlrow.UnixNano(before))
 	if err != nil {
 		return 0, fmt.Errorf("expire idempotency records before %s: %w", before.Format(time.RFC3339Nano), err)
 	}
@@ -92,26 +86,10 @@ func (t *tx) RebindIdempotency(operationID, uid string) error {
 
 // --- Operations (spec/host-api-v1alpha3.md §4) ---
 
-func scanOperation(row scanner) (*store.Operation, error) {
-	var op store.Operation
-	var done int
-	var notBefore, created, updated int64
-	k := &op.Target
-	err := row.Scan(&op.ID, &op.Tenant, &op.Principal, &op.Action, &done, &op.Request,
-		&op.Document, &op.TargetUID, &k.Tenant, &k.Space, &k.APIVersion, &k.Kind, &k.Name,
-		&notBefore, &created, &updated)
-	if err != nil {
-		return nil, err
-	}
-	op.Done = done != 0
-	op.NotBefore, op.CreatedAt, op.UpdatedAt = fromUnixNano(notBefore), fromUnixNano(created), fromUnixNano(updated)
-	return &op, nil
-}
-
 // Operation returns the operation with id, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Operation(id string) (*store.Operation, error) {
-	op, err := scanOperation(t.queryRow(qOperation, id))
+	op, err := sqlrow.ScanOperation(t.queryRow(qOperation, id))
 	if err != nil {
 		return nil, notFound(err, "read operation "+id)
 	}
@@ -124,10 +102,7 @@ func (t *tx) ClaimOperation(id string) (*store.Operation, error) { return t.Oper
 
 // PutOperation inserts op or replaces the operation with its ID.
 func (t *tx) PutOperation(op *store.Operation) error {
-	k := op.Target
-	_, err := t.exec(qPutOperation, op.ID, op.Tenant, op.Principal, op.Action, boolInt(op.Done),
-		blob(op.Request), blob(op.Document), op.TargetUID, k.Tenant, k.Space, k.APIVersion,
-		k.Kind, k.Name, unixNano(op.NotBefore), unixNano(op.CreatedAt), unixNano(op.UpdatedAt))
+	_, err := t.exec(qPutOperation, sqlrow.OperationArgs(op)...)
 	if err != nil {
 		return fmt.Errorf("put operation %s: %w", op.ID, err)
 	}
@@ -138,7 +113,7 @@ func (t *tx) PutOperation(op *store.Operation) error {
 // is at or before now, longest due first: by NotBefore, then CreatedAt,
 // then ID. A zero NotBefore is always due.
 func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error) {
-	ops, err := t.operations(qDueOperations, unixNano(now), limit)
+	ops, err := t.operations(qDueOperations, sqlrow.UnixNano(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("list operations due at %s: %w", now.Format(time.RFC3339Nano), err)
 	}
@@ -153,7 +128,7 @@ func (t *tx) operations(q query, args ...any) ([]*store.Operation, error) {
 	defer rows.Close()
 	var ops []*store.Operation
 	for rows.Next() {
-		op, err := scanOperation(rows)
+		op, err := sqlrow.ScanOperation(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -166,9 +141,9 @@ func (t *tx) operations(q query, args ...any) ([]*store.Operation, error) {
 // unfinished operation whose Target is k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
-	op, err := scanOperation(t.queryRow(qPendingOperation, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	op, err := sqlrow.ScanOperation(t.queryRow(qPendingOperation, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
 	if err != nil {
-		return nil, notFound(err, "read pending operation for "+keyString(k))
+		return nil, notFound(err, "read pending operation for "+sqlrow.KeyString(k))
 	}
 	return op, nil
 }
@@ -198,7 +173,7 @@ func (t *tx) Blob(digest string) ([]byte, error) {
 // PutBlob stores data under digest once; storing a digest again keeps the
 // first bytes (the caller has verified the digest).
 func (t *tx) PutBlob(digest string, data []byte) error {
-	if _, err := t.exec(qPutBlob, digest, len(data), blob(data)); err != nil {
+	if _, err := t.exec(qPutBlob, digest, len(data), sqlrow.Blob(data)); err != nil {
 		return fmt.Errorf("put blob %s (%d bytes): %w", digest, len(data), err)
 	}
 	return nil
@@ -238,7 +213,7 @@ func (t *tx) Manifest(digest string) ([]byte, error) {
 // PutManifest stores doc under digest once; storing a digest again keeps
 // the first document.
 func (t *tx) PutManifest(digest string, doc []byte) error {
-	if _, err := t.exec(qPutManifest, digest, blob(doc)); err != nil {
+	if _, err := t.exec(qPutManifest, digest, sqlrow.Blob(doc)); err != nil {
 		return fmt.Errorf("put manifest %s: %w", digest, err)
 	}
 	return nil
@@ -253,13 +228,13 @@ func (t *tx) Upload(id string) (*store.Upload, error) {
 	if err != nil {
 		return nil, notFound(err, "read upload "+id)
 	}
-	u.CreatedAt = fromUnixNano(created)
+	u.CreatedAt = sqlrow.FromUnixNano(created)
 	return &u, nil
 }
 
 // PutUpload inserts u or replaces the upload with its ID.
 func (t *tx) PutUpload(u *store.Upload) error {
-	_, err := t.exec(qPutUpload, u.ID, u.Tenant, u.Principal, blob(u.Manifest), u.ManifestDigest, unixNano(u.CreatedAt))
+	_, err := t.exec(qPutUpload, u.ID, u.Tenant, u.Principal, sqlrow.Blob(u.Manifest), u.ManifestDigest, sqlrow.UnixNano(u.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("put upload %s: %w", u.ID, err)
 	}
@@ -290,7 +265,7 @@ func (t *tx) Setting(name string) ([]byte, error) {
 // PutSetting stores value under name unless name is already set, and
 // returns the value now stored (value, or the one set before).
 func (t *tx) PutSetting(name string, value []byte) ([]byte, error) {
-	if _, err := t.exec(qPutSetting, name, blob(value)); err != nil {
+	if _, err := t.exec(qPutSetting, name, sqlrow.Blob(value)); err != nil {
 		return nil, fmt.Errorf("put setting %q: %w", name, err)
 	}
 	return t.Setting(name)

@@ -5,15 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
-	neturl "net/url"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/takoform/takoform/client"
-	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/postgres"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
@@ -46,28 +43,6 @@ func connect(t *testing.T, url string) *client.Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// pgHost serves the host on a PostgreSQL store with hosttest's credentials.
-func pgHost(t *testing.T, url string) (*postgres.Store, string) {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), url, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := host.BuiltinCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := host.New(context.Background(), host.Config{Store: st, Catalog: cat, Family: host.DefaultFamily(cat), Tokens: []host.Token{
-		{SHA256: host.HashToken(hosttest.TokenA1), Tenant: "tenant-a", Principal: "principal-1"},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close(); st.Close() })
-	return st, hs.URL
 }
 
 // A host's resources, idempotency records, prepare key and sequences come
@@ -123,8 +98,8 @@ func TestCopyMovesAHost(t *testing.T) {
 		t.Errorf("copied %d tables, want all 11", len(tables))
 	}
 
-	st, pgURL := pgHost(t, target)
-	pc := connect(t, pgURL)
+	pg := hosttest.Start(t, hosttest.Options{Data: target})
+	pc := connect(t, pg.URL)
 	for _, name := range names {
 		got, err := pc.Read(context.Background(), client.Address{Space: "copy test", Ref: ref, Name: name})
 		if err != nil {
@@ -134,7 +109,7 @@ func TestCopyMovesAHost(t *testing.T) {
 			t.Errorf("%s on PostgreSQL:\n got  %+v\n want %+v", name, got, before[name])
 		}
 	}
-	err = st.Update(context.Background(), func(tx store.Tx) error {
+	err = pg.Store.Update(context.Background(), func(tx store.Tx) error {
 		n, err := tx.Next("uid")
 		if err == nil && n != 4 {
 			t.Errorf("Next(uid) after the copy = %d, want 4 (past the source's 3)", n)
@@ -149,15 +124,6 @@ func TestCopyMovesAHost(t *testing.T) {
 	if !errors.Is(err, storecopy.ErrTargetNotEmpty) {
 		t.Errorf("second Copy into the same database: got %v, want ErrTargetNotEmpty", err)
 	}
-}
-
-func password(rawURL string) string {
-	u, err := neturl.Parse(rawURL)
-	if err != nil {
-		return rawURL
-	}
-	pw, _ := u.User.Password()
-	return pw
 }
 
 // A row the target refuses (here an operation whose done flag is 2, which
@@ -197,9 +163,7 @@ func TestCopyFailureLeavesTargetEmpty(t *testing.T) {
 	if !strings.Contains(err.Error(), "operations") {
 		t.Errorf("error %q does not name the table that failed", err)
 	}
-	if pw := password(target); pw != "" && strings.Contains(err.Error(), pw) {
-		t.Errorf("error %q shows the password", err)
-	}
+	pgtest.NoPassword(t, target, "the copy's error", err.Error())
 	st, err := postgres.Open(context.Background(), target, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +74,17 @@ func WithDatabase(t testing.TB, serverURL, database string) string {
 	}
 	u.Path = "/" + database
 	return u.String()
+}
+
+// NoPassword fails t when text (what: a log, an error, an output) shows
+// the password of dbURL.
+func NoPassword(t testing.TB, dbURL, what, text string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatalf("%s does not parse as a URL", EnvVar)
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" && strings.Contains(text, pw) {
+		t.Errorf("%s shows the database password:\n%s", what, text)
+	}
 }

@@ -1,0 +1,154 @@
+// Package sqlrow is the row layout the SQL stores share (host/store/sqlite
+// and host/store/postgres have the same tables and columns, decision
+// spec/decisions/0011-postgres-serializable.md): the column lists their
+// queries select, the scanners that turn a row into a store type, and the
+// value encodings — times as Unix nanoseconds (0 = the zero Time, read
+// back in UTC), nil bytes as empty, booleans as 0/1.
+package sqlrow
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/takoform/takoform/host/store"
+)
+
+// Column lists, in the order the scanners read them.
+const (
+	ResourceCols = `uid, tenant, space, api_version, kind, name,
+		form_api_version, form_kind, form_definition_version, form_schema_digest,
+		package_digest, generation, revision, spec, spec_digest, status, native_id,
+		created_at, updated_at`
+	PinCols = `source_uid, pointer, relation_pointer, target_api_version, target_kind,
+		target_name, target_uid, target_form_api_version, target_form_kind,
+		target_form_definition_version, target_form_schema_digest, binding`
+	IdempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
+		bound_uid, bound_operation, created_at`
+	OperationCols = `id, tenant, principal, action, done, request, document, target_uid,
+		target_tenant, target_space, target_api_version, target_kind, target_name,
+		not_before, created_at, updated_at`
+)
+
+// Scanner is one row of either driver.
+type Scanner interface{ Scan(dest ...any) error }
+
+// ScanResource reads a row of ResourceCols.
+func ScanResource(row Scanner) (*store.Resource, error) {
+	var r store.Resource
+	var created, updated int64
+	err := row.Scan(&r.UID, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name,
+		&r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest,
+		&r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
+		&created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	r.CreatedAt, r.UpdatedAt = FromUnixNano(created), FromUnixNano(updated)
+	return &r, nil
+}
+
+// ResourceArgs are r's values in ResourceCols order.
+func ResourceArgs(r *store.Resource) []any {
+	return []any{r.UID, r.Tenant, r.Space, r.APIVersion, r.Kind, r.Name,
+		r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
+		r.PackageDigest, r.Generation, r.Revision, Blob(r.Spec), r.SpecDigest, Blob(r.Status), r.NativeID,
+		UnixNano(r.CreatedAt), UnixNano(r.UpdatedAt)}
+}
+
+// ResourceUpdateArgs are the values an update rewrites — everything but
+// the UID, key and CreatedAt — followed by the UID.
+func ResourceUpdateArgs(r *store.Resource) []any {
+	return []any{r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
+		r.PackageDigest, r.Generation, r.Revision, Blob(r.Spec), r.SpecDigest, Blob(r.Status),
+		r.NativeID, UnixNano(r.UpdatedAt), r.UID}
+}
+
+// ScanPin reads a row of PinCols.
+func ScanPin(row Scanner) (store.Pin, error) {
+	var p store.Pin
+	f := &p.TargetFormRef
+	err := row.Scan(&p.SourceUID, &p.Pointer, &p.RelationPointer, &p.TargetAPIVersion,
+		&p.TargetKind, &p.TargetName, &p.TargetUID, &f.APIVersion, &f.Kind,
+		&f.DefinitionVersion, &f.SchemaDigest, &p.Binding)
+	return p, err
+}
+
+// ScanIdempotency reads a row of IdempotencyCols.
+func ScanIdempotency(row Scanner) (*store.Idempotency, error) {
+	var r store.Idempotency
+	var created int64
+	err := row.Scan(&r.Tenant, &r.Principal, &r.Space, &r.Key, &r.Fingerprint, &r.Status, &r.ETag,
+		&r.Body, &r.BoundUID, &r.BoundOperation, &created)
+	if err != nil {
+		return nil, err
+	}
+	r.CreatedAt = FromUnixNano(created)
+	return &r, nil
+}
+
+// IdempotencyArgs are r's values in IdempotencyCols order.
+func IdempotencyArgs(r *store.Idempotency) []any {
+	return []any{r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
+		r.Status, r.ETag, Blob(r.Body), r.BoundUID, r.BoundOperation, UnixNano(r.CreatedAt)}
+}
+
+// ScanOperation reads a row of OperationCols.
+func ScanOperation(row Scanner) (*store.Operation, error) {
+	var op store.Operation
+	var done, notBefore, created, updated int64
+	k := &op.Target
+	err := row.Scan(&op.ID, &op.Tenant, &op.Principal, &op.Action, &done, &op.Request,
+		&op.Document, &op.TargetUID, &k.Tenant, &k.Space, &k.APIVersion, &k.Kind, &k.Name,
+		&notBefore, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	op.Done = done != 0
+	op.NotBefore, op.CreatedAt, op.UpdatedAt = FromUnixNano(notBefore), FromUnixNano(created), FromUnixNano(updated)
+	return &op, nil
+}
+
+// OperationArgs are op's values in OperationCols order.
+func OperationArgs(op *store.Operation) []any {
+	k := op.Target
+	return []any{op.ID, op.Tenant, op.Principal, op.Action, BoolInt(op.Done),
+		Blob(op.Request), Blob(op.Document), op.TargetUID, k.Tenant, k.Space, k.APIVersion,
+		k.Kind, k.Name, UnixNano(op.NotBefore), UnixNano(op.CreatedAt), UnixNano(op.UpdatedAt)}
+}
+
+// UnixNano stores t as Unix nanoseconds, the zero Time as 0.
+func UnixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// FromUnixNano reads UnixNano's encoding back, in UTC.
+func FromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// Blob stores nil as an empty value (the byte columns are NOT NULL).
+func Blob(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// BoolInt stores a boolean as 0 or 1.
+func BoolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// KeyString names k in errors: tenant/space/apiVersion/kind/name.
+func KeyString(k store.Key) string {
+	return fmt.Sprintf("%s/%s/%s/%s/%s", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
+}

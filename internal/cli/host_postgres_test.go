@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
+	"github.com/takoform/takoform/host/store/sqlite"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// `host serve` with TAKOFORM_DATA=postgres://… (no --data) serves from
+// the database and prints its URL with the password redacted.
+func TestServeOnPostgresFromEnvironment(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	addr := freePort(t)
+	args := strings.Join([]string{"host", "serve", "--listen", addr, "--dev-token", "tok"}, "\x1f")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostProcess$")
+	cmd.Env = append(os.Environ(), "TAKOFORM_TEST_HOST_ARGS="+args, dataEnv+"="+dbURL)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	c := connect(t, addr)
+	if _, err := create(context.Background(), c, kvRef(t, c), "on-postgres"); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Kill()
+	_, _ = cmd.Process.Wait()
+	if !strings.Contains(out.String(), "(data postgres://takoform:xxxxx@") {
+		t.Errorf("the host did not name its database redacted:\n%s", out.String())
+	}
+	pgtest.NoPassword(t, dbURL, "the host's output", out.String())
+}
+
+func TestServeRefusesUnknownDataScheme(t *testing.T) {
+	code, _, errOut := run("host", "serve", "--listen", "127.0.0.1:0", "--dev-token", "t", "--data", "mysql://u:secret@db/x")
+	if code != 2 || !strings.Contains(errOut, `scheme "mysql" is not supported`) || !strings.Contains(errOut, "postgres://USER:PASSWORD@HOST:PORT/DATABASE") {
+		t.Errorf("exit %d, stderr %q; want 2 naming the unsupported scheme and the supported forms", code, errOut)
+	}
+	if strings.Contains(errOut, "secret") {
+		t.Errorf("stderr shows the password: %q", errOut)
+	}
+}
+
+// `host copy` copies a file into an empty database, says the counts and
+// digests match, and refuses the same (now non-empty) database again.
+func TestHostCopyCommand(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	path := filepath.Join(t.TempDir(), "host.db")
+	st, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(context.Background(), func(tx store.Tx) error {
+		return tx.CreateResource(&store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "n"},
+			UID: "u-1", Generation: 1, Revision: 1, Spec: []byte(`{}`), Status: []byte(`{}`)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	code, out, errOut := run("host", "copy", "--from", path, "--to", dbURL)
+	if code != 0 || !strings.Contains(out, "counts and digests match") || !strings.Contains(out, "resources           1 rows") {
+		t.Fatalf("host copy: exit %d\n%s%s", code, out, errOut)
+	}
+	pgtest.NoPassword(t, dbURL, "host copy's output", out+errOut)
+	code, _, errOut = run("host", "copy", "--from", path, "--to", dbURL)
+	if code != 1 || !strings.Contains(errOut, "not empty") || !strings.Contains(errOut, "resources") {
+		t.Errorf("second host copy: exit %d, stderr %q; want 1 naming the non-empty tables", code, errOut)
+	}
+	pgtest.NoPassword(t, dbURL, "host copy's refusal", errOut)
+	code, _, errOut = run("host", "copy", "--from", path, "--to", path)
+	if code != 2 || !strings.Contains(errOut, "--to must be a postgres://") {
+		t.Errorf("host copy --to FILE: exit %d, stderr %q; want 2", code, errOut)
+	}
+}
