@@ -56,9 +56,12 @@ fuzz-space:
 	$(GO) test ./spaceid -run '^$$' -fuzz FuzzAgreement -fuzztime 150s
 
 # Host benchmarks over real HTTP (32 concurrent clients; 0 and 100,000
-# stored resources).
+# stored resources), then `host serve` processes on SQLite and on a
+# throwaway PostgreSQL with one and two replicas beside bare pgx
+# (internal/replicatest prints them with the issue 10 targets).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./host ./host/store/sqlite
+	./scripts/postgres.sh run -- $(GO) test -run '^$$' -bench Replicas -benchtime 3s -timeout 30m ./internal/replicatest
 
 # The provider against the protocol floor: tofu apply, plan (no changes) and
 # destroy of 500 takoform_edge_kv_namespace resources on our host beside 500
