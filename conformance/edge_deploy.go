@@ -9,7 +9,7 @@ import (
 
 func init() {
 	register(
-		Check{ID: "deployment-weight-sum-enforced", Group: "edge", Summary: "deployment weights must sum to exactly 10000 on validate, prepare, apply and update", Run: deploymentWeightSum},
+		Check{ID: "deployment-weight-sum-enforced", Group: "edge", Summary: "deployment weights must sum to exactly 10000: the apply, import and update refuse any other sum (prepare answers a review)", Run: deploymentWeightSum},
 		Check{ID: "deployment-single-active-per-worker", Group: "edge", Summary: "a worker has at most one WorkerDeployment; re-applying it is fine", Run: deploymentSinglePerWorker},
 		Check{ID: "deployment-version-ownership", Group: "edge", Summary: "a deployment weights only versions of its own worker", Run: deploymentVersionOwnership},
 		Check{ID: "deployment-version-duplicate-rejected", Group: "edge", Summary: "a deployment names each version once", Run: deploymentVersionDuplicate},
@@ -39,7 +39,7 @@ func deploymentWeightSum(ctx context.Context, e *Env) error {
 	wn, n1, n2 := w.Metadata.Name, v1.Metadata.Name, v2.Metadata.Name
 	for _, bad := range [][2]int{{5000, 4000}, {5000, 5001}, {1, 1}} {
 		spec := edgeDeploymentSpec(wn, edgeWeighted{n1, bad[0]}, edgeWeighted{n2, bad[1]})
-		if err := e.edgeSpecRefused(ctx, "WorkerDeployment", spec, fmt.Sprintf("weights %d+%d", bad[0], bad[1])); err != nil {
+		if err := e.edgeAggregateRefused(ctx, "WorkerDeployment", spec, "weights sum to exactly 10000", fmt.Sprintf("weights %d+%d", bad[0], bad[1])); err != nil {
 			return err
 		}
 	}

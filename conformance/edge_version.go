@@ -11,7 +11,7 @@ func init() {
 	register(
 		Check{ID: "undeclared-runtime-handler-rejected", Group: "edge", Summary: "a WorkerVersion handler outside fetch, scheduled, queue is refused everywhere it can enter", Run: undeclaredHandlerRejected},
 		Check{ID: "declared-handler-not-exported-rejected", Group: "edge", Summary: "a WorkerVersion declaring a handler its bundle's default export lacks is invalid_argument on apply and import", Run: declaredHandlerNotExported},
-		Check{ID: "binding-name-collision-rejected", Group: "edge", Summary: "vars keys, requiredSensitiveVars and binding names share one environment namespace", Run: bindingNameCollision},
+		Check{ID: "binding-name-collision-rejected", Group: "edge", Summary: "vars keys, requiredSensitiveVars and binding names share one environment namespace, held by the apply and import", Run: bindingNameCollision},
 	)
 }
 
@@ -159,7 +159,7 @@ func bindingNameCollision(ctx context.Context, e *Env) error {
 		{"a required sensitive var and a kv binding named TOKEN", map[string]any{"requiredSensitiveVars": []any{"TOKEN"}, "kvBindings": []any{bind("TOKEN", "EdgeKVNamespace", kv)}}},
 		{"two kv bindings named cache", map[string]any{"kvBindings": []any{bind("cache", "EdgeKVNamespace", kv), bind("cache", "EdgeKVNamespace", kv2)}}},
 	} {
-		if err := e.edgeSpecRefused(ctx, "WorkerVersion", edgeVersionSpec(wn, bn, fetch, c.extra), c.what); err != nil {
+		if err := e.edgeAggregateRefused(ctx, "WorkerVersion", edgeVersionSpec(wn, bn, fetch, c.extra), "one environment namespace", c.what); err != nil {
 			return err
 		}
 	}

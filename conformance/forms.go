@@ -563,6 +563,9 @@ func conditionReasonClosed(ctx context.Context, e *Env) error {
 		if ready == nil || ready.Status != w.status || ready.Reason != w.reason {
 			return fmt.Errorf("ModuleWorker %q: Ready condition %+v, want %s/%s", w.res.Metadata.Name, ready, w.status, w.reason)
 		}
+		if w.reason == "Provisioning" && !strings.Contains(ready.HostReason, w.res.Metadata.Name) {
+			return fmt.Errorf("ModuleWorker %q without an active deployment renders hostReason %q; it must name the worker (spec/conformance-probe.md §4)", w.res.Metadata.Name, ready.HostReason)
+		}
 	}
 	return nil
 }
