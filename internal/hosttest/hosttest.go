@@ -6,6 +6,7 @@ package hosttest
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -44,6 +45,9 @@ type Options struct {
 	MaxBodyBytes      int64
 	IdempotencyTTL    time.Duration
 	Now               func() time.Time // the host's clock (default time.Now)
+	// Wrap, when set, wraps the host's handler: a test that must show a
+	// conformance check fails on a host breaking its rule breaks ours here.
+	Wrap func(http.Handler) http.Handler
 }
 
 // Start starts a host and stops it when the test ends.
@@ -81,7 +85,11 @@ func Start(t testing.TB, o Options) *Host {
 		st.Close()
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	var handler http.Handler = srv
+	if o.Wrap != nil {
+		handler = o.Wrap(srv)
+	}
+	hs := httptest.NewServer(handler)
 	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, http: hs}
 	t.Cleanup(h.Stop)
 	return h
