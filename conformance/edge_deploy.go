@@ -109,7 +109,7 @@ func deploymentSinglePerWorker(ctx context.Context, e *Env) error {
 	for _, w := range []*App{b, {Worker: idle, Version: iv}} {
 		_, err := e.edgeTryUpdate(ctx, a.Deployment, edgeDeploymentSpec(w.Worker.Metadata.Name, edgeWeighted{w.Version.Metadata.Name, 10000}))
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-			return fmt.Errorf("re-pointing a deployment at worker %s (and its version): %w", w.Worker.Metadata.Name, err)
+			return fmt.Errorf("re-pointing a deployment at worker %s (and its version): a deployment's worker is an immutable field, changed only by replacement, so the update must be refused: %w", w.Worker.Metadata.Name, err)
 		}
 	}
 	// Once the first is gone the worker may have another (under a new

@@ -77,14 +77,14 @@ func declaredHandlerNotExported(ctx context.Context, e *Env) error {
 		name := e.Name("version")
 		_, err = e.Create(ctx, e.A1, "WorkerVersion", name, spec)
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-			return fmt.Errorf("a version declaring %v over %s: %w", c.declares, c.what, err)
+			return fmt.Errorf("a version declaring %v over %s (the host parses the main module's bytes, any bytes, and refuses a declared handler its default export lacks): %w", c.declares, c.what, err)
 		}
 		if err := e.edgeAbsent(ctx, e.A1, e.Space, "WorkerVersion", name); err != nil {
 			return err
 		}
 		_, err = e.edgeImport(ctx, e.A1, e.Space, "WorkerVersion", name, spec)
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-			return fmt.Errorf("importing a version declaring %v over %s: %w", c.declares, c.what, err)
+			return fmt.Errorf("importing a version declaring %v over %s (import validates like apply: the host parses the main module's bytes and refuses a declared handler its default export lacks): %w", c.declares, c.what, err)
 		}
 		if err := e.edgeAbsent(ctx, e.A1, e.Space, "WorkerVersion", name); err != nil {
 			return err

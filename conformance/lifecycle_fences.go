@@ -84,18 +84,18 @@ func updateGenerationFence(ctx context.Context, e *Env) error {
 		return err
 	}
 	r, err := e.lcPutApply(ctx, e.Creds.A1, b, map[string]string{wire.HeaderIdempotency: lcKey()})
-	if err := lcExpect(r, err, wire.InvalidArgument, "an update without a fence"); err != nil {
+	if err := lcExpect(r, err, wire.InvalidArgument, "an update without a fence (an update apply needs Takoform-Expected-Generation)"); err != nil {
 		return err
 	}
 	// A fence is a canonical positive decimal; int64 max is a real (future) one.
 	for _, g := range []string{"0", "0" + res.Metadata.Generation, "+" + res.Metadata.Generation, "-1", "1.0", "9223372036854775808"} {
 		r, err := e.lcPutApply(ctx, e.Creds.A1, b, lcUpdateHeaders(lcKey(), g))
-		if err := lcExpect(r, err, wire.InvalidArgument, fmt.Sprintf("an update fenced on %q", g)); err != nil {
+		if err := lcExpect(r, err, wire.InvalidArgument, fmt.Sprintf("an update fenced on %q (a generation fence is a canonical positive decimal in 1..9223372036854775807; any other text is invalid_argument, spec/host-api-v1alpha3.md §3.2)", g)); err != nil {
 			return err
 		}
 	}
 	r, err = e.lcPutApply(ctx, e.Creds.A1, b, lcUpdateHeaders(lcKey(), "9223372036854775807"))
-	if err := lcExpect(r, err, wire.GenerationConflict, "an update fenced on generation 9223372036854775807"); err != nil {
+	if err := lcExpect(r, err, wire.GenerationConflict, "an update fenced on generation 9223372036854775807 (a well-formed fence that is not the current generation is generation_conflict, never accepted)"); err != nil {
 		return err
 	}
 	return e.lcUnchanged(ctx, res, "unfenced and malformed updates")
