@@ -14,7 +14,8 @@ var ProbeSecondGroupRef = form.FormRef{
 	SchemaDigest: "sha256:6c0c743c4fcd5332da4b484b391d93ed6e93118a7773e254e1c7b0657557aefb",
 }
 
-// probeSecondGroupDocument is the Form §5 describes: role identity,
+// probeSecondGroupDocument is the Form spec/conformance-probe.md §5
+// describes: role identity,
 // capabilities create, read, delete, import, observe, a closed empty
 // desired schema, and its title.
 const probeSecondGroupDocument = `{"apiVersion":"other.forms.takoform.com/v1alpha1","kind":"EdgeKVNamespace","definitionVersion":"0.1.0",` +
