@@ -36,7 +36,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !req.State.Raw.IsNull() {
 		state, _ = attrsOf(req.State.Raw)
 	}
-	c := r.spec.Create
+	c := r.createCodec(ctx)
 	if state != nil {
 		if sc, ok := r.spec.Codec(refOf(state)); ok {
 			c = sc

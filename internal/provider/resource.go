@@ -181,7 +181,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if !r.configured(&resp.Diagnostics) {
 		return
 	}
-	c := r.spec.Create
+	c := r.createCodec(ctx)
 	id := r.ident(plan, &c.Ref)
 	if r.spec.LocalModules {
 		if d := r.uploadBundle(ctx, plan, id); d.HasError() {

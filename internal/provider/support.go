@@ -91,7 +91,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	}
 	p, ok := profiles[c.Ref.String()]
 	if !ok {
-		return renderError("The host does not support this Form", fmt.Errorf("no support profile for %s", c.Ref), withCode(id, "takoform.provider/host-does-not-support-form"))
+		return renderError("The host does not support this Form", r.servedNeither(c), withCode(id, "takoform.provider/host-does-not-support-form"))
 	}
 	need := []string{"create", "read", "delete"}
 	if r.spec.HasUpdate {
