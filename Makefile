@@ -49,7 +49,7 @@ demo:
 # Regenerate committed generated files (the SpaceID JSON Schema and the
 # Edge family documents); tests fail when they drift.
 generate:
-	$(GO) generate ./spaceid ./forms/edge
+	$(GO) generate ./spaceid ./forms/edge ./internal/provider
 
 # The SpaceID agreement fuzz test (Go validator vs the JSON Schema).
 fuzz-space:

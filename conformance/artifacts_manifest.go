@@ -32,7 +32,7 @@ func rxRejected(ctx context.Context, e *Env, cases map[string]map[string]any) er
 			return err
 		}
 		if err := r.ExpectCode(wire.ArtifactInvalid); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return fmt.Errorf("%s: the manifest reject list refuses it (media types are exact tokens of the closed set, without parameters): %w", what, err)
 		}
 		d, err := ijson.DigestValue(m)
 		if err != nil {

@@ -97,6 +97,23 @@ func errorEnvelopeTaxonomy(ctx context.Context, e *Env) error {
 			return fmt.Errorf("%s %s: %w", c.method, c.path, err)
 		}
 	}
+	if !e.Probe {
+		return nil
+	}
+	// The probe's error:<code> on GET {api}/forms without a query answers
+	// every code's exact envelope (spec/conformance-probe.md §1).
+	for code := range wire.Taxonomy {
+		r, err := e.Do(ctx, e.Creds.A1, http.MethodGet, "/forms", map[string]string{wire.HeaderProbe: "error:" + string(code)}, nil)
+		if err != nil {
+			return err
+		}
+		if err := r.ExpectCode(code); err != nil {
+			return fmt.Errorf("the probe error:%s on GET /forms: %w", code, err)
+		}
+		if body, _ := r.Envelope(); body.RequestID == "" {
+			return fmt.Errorf("the probe error:%s answered no requestId", code)
+		}
+	}
 	return nil
 }
 

@@ -193,7 +193,7 @@ func cronGrammarEnforced(ctx context.Context, e *Env) error {
 		}
 	}
 	for _, c := range edgeBadCrons {
-		if err := e.edgeSpecRefused(ctx, "WorkerCronTrigger", spec(c), fmt.Sprintf("cron %q", c)); err != nil {
+		if err := e.edgeSpecRefused(ctx, "WorkerCronTrigger", spec(c), fmt.Sprintf("cron %q (the grammar: five numeric UTC fields in range, ascending ranges, and a step from 1 to its range's span)", c)); err != nil {
 			return err
 		}
 	}
@@ -261,7 +261,7 @@ func queueSingleConsumer(ctx context.Context, e *Env) error {
 	}
 	_, err = e.edgeTryUpdate(ctx, first, edgeQueueConsumerSpec(a.Worker.Metadata.Name, q3.Metadata.Name, ""))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-		return fmt.Errorf("moving the consumer of %s to another queue: %w", qn, err)
+		return fmt.Errorf("moving the consumer of %s to another queue: a consumer's queue is an immutable field, changed only by replacement, so the update must be refused: %w", qn, err)
 	}
 	// Re-applying the one consumer is fine; it keeps its queue.
 	if _, err := e.Update(ctx, e.A1, first, edgeQueueConsumerSpec(a.Worker.Metadata.Name, qn, "")); err != nil {

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	register(
-		Check{ID: "deployment-weight-sum-enforced", Group: "edge", Summary: "deployment weights must sum to exactly 10000 on validate, prepare, apply and update", Run: deploymentWeightSum},
+		Check{ID: "deployment-weight-sum-enforced", Group: "edge", Summary: "deployment weights must sum to exactly 10000: the apply, import and update refuse any other sum (prepare answers a review)", Run: deploymentWeightSum},
 		Check{ID: "deployment-single-active-per-worker", Group: "edge", Summary: "a worker has at most one WorkerDeployment; re-applying it is fine", Run: deploymentSinglePerWorker},
 		Check{ID: "deployment-version-ownership", Group: "edge", Summary: "a deployment weights only versions of its own worker", Run: deploymentVersionOwnership},
 		Check{ID: "deployment-version-duplicate-rejected", Group: "edge", Summary: "a deployment names each version once", Run: deploymentVersionDuplicate},
@@ -39,7 +39,7 @@ func deploymentWeightSum(ctx context.Context, e *Env) error {
 	wn, n1, n2 := w.Metadata.Name, v1.Metadata.Name, v2.Metadata.Name
 	for _, bad := range [][2]int{{5000, 4000}, {5000, 5001}, {1, 1}} {
 		spec := edgeDeploymentSpec(wn, edgeWeighted{n1, bad[0]}, edgeWeighted{n2, bad[1]})
-		if err := e.edgeSpecRefused(ctx, "WorkerDeployment", spec, fmt.Sprintf("weights %d+%d", bad[0], bad[1])); err != nil {
+		if err := e.edgeAggregateRefused(ctx, "WorkerDeployment", spec, "weights sum to exactly 10000", fmt.Sprintf("weights %d+%d", bad[0], bad[1])); err != nil {
 			return err
 		}
 	}
@@ -109,7 +109,7 @@ func deploymentSinglePerWorker(ctx context.Context, e *Env) error {
 	for _, w := range []*App{b, {Worker: idle, Version: iv}} {
 		_, err := e.edgeTryUpdate(ctx, a.Deployment, edgeDeploymentSpec(w.Worker.Metadata.Name, edgeWeighted{w.Version.Metadata.Name, 10000}))
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-			return fmt.Errorf("re-pointing a deployment at worker %s (and its version): %w", w.Worker.Metadata.Name, err)
+			return fmt.Errorf("re-pointing a deployment at worker %s (and its version): a deployment's worker is an immutable field, changed only by replacement, so the update must be refused: %w", w.Worker.Metadata.Name, err)
 		}
 	}
 	// Once the first is gone the worker may have another (under a new

@@ -122,6 +122,36 @@ func (e *Env) edgeSpecRefused(ctx context.Context, kind string, spec any, what s
 	return e.edgeAbsent(ctx, e.A1, e.Space, kind, name)
 }
 
+// edgeAggregateRefused checks a spec that breaks a rule over the whole
+// spec (weights summing to 10000, one environment namespace) is refused
+// where spec/conformance-probe.md §3 places it: prepare answers a review
+// (validate need not report it), the apply of that very review is
+// invalid_argument, an import is invalid_argument, and nothing is stored.
+func (e *Env) edgeAggregateRefused(ctx context.Context, kind string, spec any, rule, what string) error {
+	name := e.Name("refused")
+	req, err := e.Request(kind, name, spec)
+	if err != nil {
+		return err
+	}
+	p, err := e.A1.Prepare(ctx, req, "")
+	if err != nil {
+		return fmt.Errorf("prepare %s refused it (%v); prepare answers a review for a spec that passes the per-field rules, and %s is refused by the apply (spec/conformance-probe.md §3)", what, err, rule)
+	}
+	_, err = e.A1.ApplyAndWait(ctx, wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata,
+		Spec: p.Resource.Spec, Review: wire.Review{PrepareDigest: p.Review.PrepareDigest}}, client.Precondition{})
+	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
+		return fmt.Errorf("apply of the prepared review of %s (rule: %s): %w", what, rule, err)
+	}
+	if err := e.edgeAbsent(ctx, e.A1, e.Space, kind, name); err != nil {
+		return err
+	}
+	_, err = e.edgeImport(ctx, e.A1, e.Space, kind, name, spec)
+	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
+		return fmt.Errorf("import %s (rule: %s): %w", what, rule, err)
+	}
+	return e.edgeAbsent(ctx, e.A1, e.Space, kind, name)
+}
+
 func edgeHasError(ds []wire.Diagnostic) bool {
 	for _, d := range ds {
 		if d.Severity == "error" {

@@ -11,7 +11,7 @@ func init() {
 	register(
 		Check{ID: "undeclared-runtime-handler-rejected", Group: "edge", Summary: "a WorkerVersion handler outside fetch, scheduled, queue is refused everywhere it can enter", Run: undeclaredHandlerRejected},
 		Check{ID: "declared-handler-not-exported-rejected", Group: "edge", Summary: "a WorkerVersion declaring a handler its bundle's default export lacks is invalid_argument on apply and import", Run: declaredHandlerNotExported},
-		Check{ID: "binding-name-collision-rejected", Group: "edge", Summary: "vars keys, requiredSensitiveVars and binding names share one environment namespace", Run: bindingNameCollision},
+		Check{ID: "binding-name-collision-rejected", Group: "edge", Summary: "vars keys, requiredSensitiveVars and binding names share one environment namespace, held by the apply and import", Run: bindingNameCollision},
 	)
 }
 
@@ -77,14 +77,14 @@ func declaredHandlerNotExported(ctx context.Context, e *Env) error {
 		name := e.Name("version")
 		_, err = e.Create(ctx, e.A1, "WorkerVersion", name, spec)
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-			return fmt.Errorf("a version declaring %v over %s: %w", c.declares, c.what, err)
+			return fmt.Errorf("a version declaring %v over %s (the host parses the main module's bytes, any bytes, and refuses a declared handler its default export lacks): %w", c.declares, c.what, err)
 		}
 		if err := e.edgeAbsent(ctx, e.A1, e.Space, "WorkerVersion", name); err != nil {
 			return err
 		}
 		_, err = e.edgeImport(ctx, e.A1, e.Space, "WorkerVersion", name, spec)
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-			return fmt.Errorf("importing a version declaring %v over %s: %w", c.declares, c.what, err)
+			return fmt.Errorf("importing a version declaring %v over %s (import validates like apply: the host parses the main module's bytes and refuses a declared handler its default export lacks): %w", c.declares, c.what, err)
 		}
 		if err := e.edgeAbsent(ctx, e.A1, e.Space, "WorkerVersion", name); err != nil {
 			return err
@@ -159,7 +159,7 @@ func bindingNameCollision(ctx context.Context, e *Env) error {
 		{"a required sensitive var and a kv binding named TOKEN", map[string]any{"requiredSensitiveVars": []any{"TOKEN"}, "kvBindings": []any{bind("TOKEN", "EdgeKVNamespace", kv)}}},
 		{"two kv bindings named cache", map[string]any{"kvBindings": []any{bind("cache", "EdgeKVNamespace", kv), bind("cache", "EdgeKVNamespace", kv2)}}},
 	} {
-		if err := e.edgeSpecRefused(ctx, "WorkerVersion", edgeVersionSpec(wn, bn, fetch, c.extra), c.what); err != nil {
+		if err := e.edgeAggregateRefused(ctx, "WorkerVersion", edgeVersionSpec(wn, bn, fetch, c.extra), "one environment namespace", c.what); err != nil {
 			return err
 		}
 	}

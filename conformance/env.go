@@ -209,6 +209,9 @@ func (e *Env) Do(ctx context.Context, token, method, path string, headers map[st
 
 // Envelope decodes an error answer and checks it against the taxonomy.
 func (r *Raw) Envelope() (wire.ErrorBody, error) {
+	if r.Status >= 200 && r.Status < 300 {
+		return wire.ErrorBody{}, fmt.Errorf("answered HTTP %d (success) instead of an error: %s", r.Status, abbreviate(r.Body))
+	}
 	var env wire.ErrorEnvelope
 	if err := json.Unmarshal(r.Body, &env); err != nil {
 		return wire.ErrorBody{}, fmt.Errorf("HTTP %d body is not an error envelope: %s", r.Status, abbreviate(r.Body))

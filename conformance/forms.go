@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
@@ -81,7 +82,7 @@ func formsExactAvailability(ctx context.Context, e *Env) error {
 	}
 	for _, b := range bad {
 		r, err := e.Do(ctx, e.Creds.A1, http.MethodGet, "/forms"+b.query, nil, nil)
-		if err := lcExpect(r, err, wire.InvalidArgument, "forms with "+b.what); err != nil {
+		if err := lcExpect(r, err, wire.InvalidArgument, "forms with "+b.what+" (the exact query is space, group, kind, definitionVersion and schemaDigest, each exactly once, and nothing else; spec/host-api-v1alpha3.md §3.3)"); err != nil {
 			return err
 		}
 	}
@@ -520,8 +521,8 @@ func (e *Env) fmConditions(ctx context.Context, res *wire.Resource) (*wire.Condi
 		if _, err := time.Parse(time.RFC3339, c.LastTransitionTime); err != nil {
 			return nil, fmt.Errorf("%s %q condition %s: lastTransitionTime %q is not RFC 3339", res.Kind, res.Metadata.Name, c.Type, c.LastTransitionTime)
 		}
-		if len(c.HostReason) > 256 || len(c.Message) > 4096 {
-			return nil, fmt.Errorf("%s %q condition %s: hostReason or message too long", res.Kind, res.Metadata.Name, c.Type)
+		if n, m := utf8.RuneCountInString(c.HostReason), utf8.RuneCountInString(c.Message); n > 256 || m > 4096 {
+			return nil, fmt.Errorf("%s %q condition %s: hostReason is %d characters and message %d; the wire schema holds them to at most 256 and 4096 (spec/conformance-probe.md §4)", res.Kind, res.Metadata.Name, c.Type, n, m)
 		}
 		if c.Type == "Ready" {
 			ready = &conds[i]
@@ -562,6 +563,9 @@ func conditionReasonClosed(ctx context.Context, e *Env) error {
 		}
 		if ready == nil || ready.Status != w.status || ready.Reason != w.reason {
 			return fmt.Errorf("ModuleWorker %q: Ready condition %+v, want %s/%s", w.res.Metadata.Name, ready, w.status, w.reason)
+		}
+		if w.reason == "Provisioning" && !strings.Contains(ready.HostReason, w.res.Metadata.Name) {
+			return fmt.Errorf("ModuleWorker %q without an active deployment renders hostReason %q; it must name the worker (spec/conformance-probe.md §4)", w.res.Metadata.Name, ready.HostReason)
 		}
 	}
 	return nil

@@ -193,7 +193,7 @@ func applyIdempotencyReplay(ctx context.Context, e *Env) error {
 	if again, err = e.lcPutApply(ctx, e.Creds.A1, body, lcCreateHeaders(key2)); err != nil {
 		return err
 	}
-	if err := lcSame(refused, again, "a recorded refusal replayed after its cause went away"); err != nil {
+	if err := lcSame(refused, again, "a recorded refusal replayed after its cause went away (an Idempotency-Key replays its recorded answer, a refusal included; it is never re-executed, spec/host-api-v1alpha3.md §3.5)"); err != nil {
 		return err
 	}
 	return e.lcAbsent(ctx, Addr(res), "replaying a refusal")

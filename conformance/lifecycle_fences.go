@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -84,18 +85,18 @@ func updateGenerationFence(ctx context.Context, e *Env) error {
 		return err
 	}
 	r, err := e.lcPutApply(ctx, e.Creds.A1, b, map[string]string{wire.HeaderIdempotency: lcKey()})
-	if err := lcExpect(r, err, wire.InvalidArgument, "an update without a fence"); err != nil {
+	if err := lcExpect(r, err, wire.InvalidArgument, "an update without a fence (an update apply needs Takoform-Expected-Generation)"); err != nil {
 		return err
 	}
 	// A fence is a canonical positive decimal; int64 max is a real (future) one.
 	for _, g := range []string{"0", "0" + res.Metadata.Generation, "+" + res.Metadata.Generation, "-1", "1.0", "9223372036854775808"} {
 		r, err := e.lcPutApply(ctx, e.Creds.A1, b, lcUpdateHeaders(lcKey(), g))
-		if err := lcExpect(r, err, wire.InvalidArgument, fmt.Sprintf("an update fenced on %q", g)); err != nil {
+		if err := lcExpect(r, err, wire.InvalidArgument, fmt.Sprintf("an update fenced on %q (a generation fence is a canonical positive decimal in 1..9223372036854775807; any other text is invalid_argument, spec/host-api-v1alpha3.md §3.2)", g)); err != nil {
 			return err
 		}
 	}
 	r, err = e.lcPutApply(ctx, e.Creds.A1, b, lcUpdateHeaders(lcKey(), "9223372036854775807"))
-	if err := lcExpect(r, err, wire.GenerationConflict, "an update fenced on generation 9223372036854775807"); err != nil {
+	if err := lcExpect(r, err, wire.GenerationConflict, "an update fenced on generation 9223372036854775807 (a well-formed fence that is not the current generation is generation_conflict, never accepted)"); err != nil {
 		return err
 	}
 	return e.lcUnchanged(ctx, res, "unfenced and malformed updates")
@@ -255,7 +256,42 @@ func statusChangeBumpsRevision(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	return lcRevisionOnly(served, idle, "deleting its deployment")
+	if err := lcRevisionOnly(served, idle, "deleting its deployment"); err != nil {
+		return err
+	}
+	if !e.Probe {
+		return nil
+	}
+	// The probe's touch-status makes exactly one host-side status change:
+	// revision + 1 with a matching strong ETag, generation and outputs
+	// unchanged (spec/conformance-probe.md §1).
+	b, err := e.DeployApp(ctx, e.A1, "fetch")
+	if err != nil {
+		return err
+	}
+	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": Rel("ModuleWorker", b.Worker.Metadata.Name)})
+	if err != nil {
+		return fmt.Errorf("create an endpoint: %w", err)
+	}
+	r, err := e.Do(ctx, e.Creds.A1, http.MethodPost, ResourcePath(ep.Form.FormRef, ep.Metadata.Name, "/observe")+ExactQuery(ep.Metadata.Space, ep.Form.FormRef),
+		map[string]string{wire.HeaderIdempotency: lcKey(), wire.HeaderGeneration: ep.Metadata.Generation, wire.HeaderProbe: "touch-status"}, nil)
+	if err != nil {
+		return err
+	}
+	var touched wire.ResourceEnvelope
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &touched) != nil {
+		return fmt.Errorf("observe with the probe touch-status answered HTTP %d: %s", r.Status, abbreviate(r.Body))
+	}
+	got := touched.Resource
+	want := fmt.Sprint(lcCounter(ep.Metadata.Revision) + 1)
+	if got.Metadata.Revision != want || r.Header.Get("ETag") != `"`+want+`"` || got.Metadata.Generation != ep.Metadata.Generation || got.Metadata.UID != ep.Metadata.UID {
+		return fmt.Errorf("touch-status left the endpoint at revision %s (ETag %s) generation %s; want revision %s with ETag \"%s\" at generation %s",
+			got.Metadata.Revision, r.Header.Get("ETag"), got.Metadata.Generation, want, want, ep.Metadata.Generation)
+	}
+	if !bytes.Equal(got.Status.Outputs, ep.Status.Outputs) {
+		return fmt.Errorf("touch-status changed the endpoint's outputs %s -> %s; an endpoint's address is stable for its uid", ep.Status.Outputs, got.Status.Outputs)
+	}
+	return nil
 }
 
 // lcRevisionOnly requires after to be before with a higher revision, the

@@ -135,7 +135,7 @@ func fmSchemaAgrees(raw json.RawMessage, p wire.SupportProfile) error {
 		return fmt.Errorf("desiredSchema is not an object: %v", err)
 	}
 	if s.Schema != form.Draft202012 || s.Type != "object" || s.Additional == nil || *s.Additional {
-		return fmt.Errorf("desiredSchema is not a closed Draft 2020-12 object schema ($schema %q, type %q)", s.Schema, s.Type)
+		return fmt.Errorf("desiredSchema is not a closed Draft 2020-12 object schema: it must declare $schema %q, type object and additionalProperties false (form-definition v1alpha3); it has $schema %q, type %q", form.Draft202012, s.Schema, s.Type)
 	}
 	if _, ok := s.Properties["name"]; ok {
 		return fmt.Errorf("desiredSchema has a name property; the envelope owns the name")

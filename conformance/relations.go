@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
@@ -357,6 +358,9 @@ func rxDrifted(ctx context.Context, e *Env, res *wire.Resource, reason string, w
 	c := rxReady(got)
 	if c.Status != "False" || c.Reason != reason {
 		return nil, fmt.Errorf("source %s %q reports Ready=%s/%s, want False/%s", res.Kind, res.Metadata.Name, c.Status, c.Reason, reason)
+	}
+	if n := utf8.RuneCountInString(c.HostReason); n > 256 {
+		return nil, fmt.Errorf("source %s %q: the %s hostReason is %d characters; the wire schema holds hostReason to at most 256 (spec/conformance-probe.md §4)", res.Kind, res.Metadata.Name, reason, n)
 	}
 	for _, w := range want {
 		if !strings.Contains(c.HostReason, w) {

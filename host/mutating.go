@@ -89,7 +89,7 @@ func (s *Server) observe(r *request) (answer, error) {
 	if !ok {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "observe needs the %s header", wire.HeaderGeneration).WithHostCode("fence_required")
 	}
-	return s.run(r, &mutation{Action: "observe", Key: k, Ref: ref, Generation: gen})
+	return s.run(r, &mutation{Action: "observe", Key: k, Ref: ref, Generation: gen, TouchStatus: s.probe(r) == probeTouchStatus})
 }
 
 // delete answers DELETE /resources/…/{name} (spec/host-api-v1alpha3.md §3.4 (9)).
@@ -119,7 +119,7 @@ func (s *Server) delete(r *request) (answer, error) {
 	}
 	// The test-only probe external-change simulates the backend losing the
 	// resource: no dependency protection applies (spec/host-api-v1alpha3.md §3.2, §5.5).
-	return s.run(r, &mutation{Action: "delete", Key: k, Ref: ref, Generation: gen, IfMatch: ifMatch, OutOfBand: s.probe(r) == "external-change"})
+	return s.run(r, &mutation{Action: "delete", Key: k, Ref: ref, Generation: gen, IfMatch: ifMatch, OutOfBand: s.probe(r) == probeExternalChange})
 }
 
 // pathIntake decodes a name-addressed body into req, checks it against the

@@ -35,6 +35,9 @@ type mutation struct {
 	NativeID      string       `json:"nativeId,omitempty"`
 	AcceptedUID   string       `json:"acceptedUid,omitempty"` // incarnation bound at accept time
 	OutOfBand     bool         `json:"outOfBand,omitempty"`   // probe external-change: a delete the backend did, unguarded
+	TouchStatus   bool         `json:"touchStatus,omitempty"` // probe touch-status: one host-side status change
+	PollDriven    bool         `json:"pollDriven,omitempty"`  // probe async: committed by the caller's polls, never the worker
+	Polls         int          `json:"polls,omitempty"`       // polls answered pending so far (poll-driven only)
 	OperationID   string       `json:"-"`                     // set while the worker commits its own operation
 }
 
@@ -61,7 +64,10 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 		return nil, err
 	}
 	if m.AcceptedUID != "" {
-		if existing == nil || existing.FormRef != m.Ref {
+		// The name may now be held by another incarnation, even under another
+		// definition version: that is uid_mismatch, never not-found
+		// (spec/conformance-probe.md §2).
+		if existing == nil {
 			return nil, wire.Errorf(wire.ResourceNotFound, "%s %q no longer exists; the accepted operation has nothing to act on", m.Key.Kind, m.Key.Name)
 		}
 		if existing.UID != m.AcceptedUID {

@@ -12,10 +12,6 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// probeAsyncDelay is how long a probe-forced asynchronous mutation waits
-// before the worker may commit it.
-const probeAsyncDelay = 300 * time.Millisecond
-
 // probe returns the test-only Takoform-Conformance-Probe directive, or ""
 // when probe mode is off (spec/host-api-v1alpha3.md §3.2).
 func (s *Server) probe(r *request) string {
@@ -41,6 +37,9 @@ func (s *Server) accept(tx store.Tx, m *mutation, now time.Time, delay time.Dura
 	op := &store.Operation{
 		ID: "op_" + randomHex(12), Tenant: m.Key.Tenant, Principal: m.Principal, Action: m.Action,
 		Request: mustJSON(m), TargetUID: m.AcceptedUID, Target: m.Key, NotBefore: now.Add(delay), CreatedAt: now, UpdatedAt: now,
+	}
+	if m.PollDriven {
+		op.NotBefore = pollDrivenNever
 	}
 	progress := 0
 	doc := wire.Operation{APIVersion: wire.OperationsAPI, Kind: wire.OperationKind, ID: op.ID, Metadata: &wire.OperationMetadata{Phase: "Provisioning", Progress: &progress}}
@@ -115,42 +114,48 @@ func (s *Server) settle(id string) error {
 		if err != nil || op.Done {
 			return err
 		}
-		var m mutation
-		if err := json.Unmarshal(op.Request, &m); err != nil {
-			return err
-		}
-		m.OperationID = op.ID
-		now := s.cfg.Now()
-		var doc wire.Operation
-		_ = json.Unmarshal(op.Document, &doc)
-		doc.Done, doc.Metadata = true, nil
-		o, err := s.commit(tx, &m, false, now)
-		var we *wire.Error
-		switch {
-		case errors.As(err, &we):
-			doc.Error = &wire.OperationError{Code: we.Code, Message: we.Message, Retryable: wire.Taxonomy[we.Code].Retryable, HostCode: we.HostCode}
-		case err != nil:
-			return err
-		case m.Action == "delete":
-			doc.Result = json.RawMessage(`{"deleted":true}`)
-		case m.Action == "observe":
-			doc.Result = o.ans.body
-		default:
-			doc.Result = mustJSON(map[string]json.RawMessage{"resource": o.ans.body})
-		}
-		uid := ""
-		if o != nil {
-			uid = o.uid
-		}
-		if uid != "" {
-			doc.Target = &wire.OperationTarget{UID: uid}
-		}
-		op.Done, op.TargetUID, op.UpdatedAt, op.Document = true, uid, now, mustJSON(doc)
-		if err := tx.PutOperation(op); err != nil {
-			return err
-		}
-		return tx.RebindIdempotency(op.ID, uid)
+		return s.settleIn(tx, op)
 	})
+}
+
+// settleIn commits the pending operation op inside tx and stores its
+// terminal document in op (spec/host-api-v1alpha3.md §4).
+func (s *Server) settleIn(tx store.Tx, op *store.Operation) error {
+	var m mutation
+	if err := json.Unmarshal(op.Request, &m); err != nil {
+		return err
+	}
+	m.OperationID = op.ID
+	now := s.cfg.Now()
+	var doc wire.Operation
+	_ = json.Unmarshal(op.Document, &doc)
+	doc.Done, doc.Metadata = true, nil
+	o, err := s.commit(tx, &m, false, now)
+	var we *wire.Error
+	switch {
+	case errors.As(err, &we):
+		doc.Error = &wire.OperationError{Code: we.Code, Message: we.Message, Retryable: wire.Taxonomy[we.Code].Retryable, HostCode: we.HostCode}
+	case err != nil:
+		return err
+	case m.Action == "delete":
+		doc.Result = json.RawMessage(`{"deleted":true}`)
+	case m.Action == "observe":
+		doc.Result = o.ans.body
+	default:
+		doc.Result = mustJSON(map[string]json.RawMessage{"resource": o.ans.body})
+	}
+	uid := ""
+	if o != nil {
+		uid = o.uid
+	}
+	if uid != "" {
+		doc.Target = &wire.OperationTarget{UID: uid}
+	}
+	op.Done, op.TargetUID, op.UpdatedAt, op.Document = true, uid, now, mustJSON(doc)
+	if err := tx.PutOperation(op); err != nil {
+		return err
+	}
+	return tx.RebindIdempotency(op.ID, uid)
 }
 
 // ownedOperation loads an operation the caller (tenant and principal)
@@ -178,12 +183,26 @@ func (s *Server) operation(r *request) (answer, error) {
 		return answer{}, err
 	}
 	var op *store.Operation
+	var polled answer
+	var pollDriven bool
 	err = s.cfg.Store.View(r.Context(), func(tx store.Tx) error {
 		op, err = ownedOperation(tx, r, id)
 		return err
 	})
+	if err == nil && !op.Done && s.cfg.Probe {
+		err = s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+			if op, err = ownedOperation(tx, r, id); err != nil {
+				return err
+			}
+			polled, pollDriven, err = s.pollOperation(tx, op)
+			return err
+		})
+	}
 	if err != nil {
 		return answer{}, err
+	}
+	if pollDriven {
+		return polled, nil
 	}
 	a := answer{status: 200, body: op.Document}
 	if !op.Done {

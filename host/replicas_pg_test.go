@@ -33,7 +33,7 @@ func TestPostgresLostDatabaseAnswersBackendUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := kvRequest(t, c, "before")
-	if _, err := create(c, req); err != nil {
+	if _, err := pgCreate(c, req); err != nil {
 		t.Fatal(err)
 	}
 	addr := client.Address{Space: req.Metadata.Space, Ref: req.Form.FormRef, Name: req.Metadata.Name}
@@ -41,7 +41,7 @@ func TestPostgresLostDatabaseAnswersBackendUnavailable(t *testing.T) {
 	proxy.Down()
 	_, err = c.Read(context.Background(), addr)
 	wantUnavailable(t, "read while the database is down", err)
-	_, err = create(c, kvRequest(t, c, "during"))
+	_, err = pgCreate(c, kvRequest(t, c, "during"))
 	wantUnavailable(t, "create while the database is down", err)
 	if !strings.Contains(logs.String(), "store unavailable") {
 		t.Errorf("the host logged no store-unavailable line:\n%s", logs.String())
@@ -52,12 +52,12 @@ func TestPostgresLostDatabaseAnswersBackendUnavailable(t *testing.T) {
 	if _, err := c.Read(context.Background(), addr); err != nil {
 		t.Fatalf("first read after the database returned: %v", err)
 	}
-	if _, err := create(c, kvRequest(t, c, "after")); err != nil {
+	if _, err := pgCreate(c, kvRequest(t, c, "after")); err != nil {
 		t.Fatalf("create after the database returned: %v", err)
 	}
 }
 
-func create(c *client.Client, req wire.ResourceRequest) (*wire.Resource, error) {
+func pgCreate(c *client.Client, req wire.ResourceRequest) (*wire.Resource, error) {
 	p, err := c.Prepare(context.Background(), req, "")
 	if err != nil {
 		return nil, err

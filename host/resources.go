@@ -221,18 +221,8 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	m.Principal = r.caller.Principal
 	delay := s.cfg.ProvisioningDelay
 	async := delay > s.cfg.SyncBudget
-	switch p := s.probe(r); {
-	case p == "async":
-		async = true
-		if delay <= 0 {
-			delay = probeAsyncDelay
-		}
-	case strings.HasPrefix(p, "error:"):
-		code := wire.Code(strings.TrimPrefix(p, "error:"))
-		if _, ok := wire.Taxonomy[code]; !ok {
-			return answer{}, wire.Errorf(wire.InvalidArgument, "probe error code %q is not in the taxonomy", code)
-		}
-		return answer{}, wire.Errorf(code, "forced by the conformance probe").WithHostCode("probe")
+	if s.probe(r) == probeAsync {
+		async, m.PollDriven = true, true
 	}
 	if m.Action == "observe" {
 		// Observe answers 200 only; it is never an operation (spec/host-api-v1alpha3.md §4).

@@ -13,7 +13,7 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	res := api + "/resources/{group}/{version}/{kind}/{name}"
 	s.handle(wire.DiscoveryPath, true, map[string]route{http.MethodGet: s.discovery})
-	s.handle(api+"/forms", true, map[string]route{http.MethodGet: s.forms})
+	s.handle(api+"/forms", true, map[string]route{http.MethodGet: s.probeError(s.forms)})
 	s.handle(api+"/form-definitions/{group}/{version}/{kind}", true, map[string]route{http.MethodGet: s.formDefinition})
 	s.handle(api+"/resources/validate", true, map[string]route{http.MethodPost: s.validate})
 	s.handle(api+"/resources/prepare", true, map[string]route{http.MethodPost: s.prepare})

@@ -99,6 +99,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Family == nil {
 		cfg.Family = NoFamily{}
 	}
+	if cfg.Probe {
+		cat, err := withProbeForms(cfg.Catalog)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Catalog = cat
+	}
 	s := &Server{cfg: cfg, auth: newAuthenticator(cfg.Tokens), log: cfg.Logger, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	secret, err := s.loadSecret(ctx)
 	if err != nil {

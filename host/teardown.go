@@ -80,8 +80,18 @@ func (s *Server) commitObserve(tx store.Tx, def *form.Definition, m *mutation, e
 		return &outcome{}, nil
 	}
 	res := *existing
-	if _, err := s.rerender(tx, &res, now); err != nil {
+	changed, err := s.rerender(tx, &res, now)
+	if err != nil {
 		return nil, err
+	}
+	if m.TouchStatus && !changed {
+		// The probe's touch-status: one host-side status change, the
+		// revision only (spec/conformance-probe.md §1).
+		res.Revision++
+		res.UpdatedAt = now
+		if err := tx.UpdateResource(&res); err != nil {
+			return nil, err
+		}
 	}
 	body := append(append([]byte(`{"resource":`), resourceAnswer(200, &res).body...), '}')
 	return &outcome{ans: answer{status: 200, etag: etag(&res), body: body}, uid: res.UID}, nil

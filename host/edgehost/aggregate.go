@@ -17,6 +17,11 @@ import (
 // stored (spec/host-api-v1alpha3.md §6.5, §7.3, §3.6), on apply, import and at 202 commit.
 func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error {
 	spec := specOf(res)
+	if kindOf(def) != "" {
+		if err := checkAggregate(def, spec); err != nil {
+			return err
+		}
+	}
 	switch kindOf(def) {
 	case WorkerBundle:
 		digest, _ := spec["manifestDigest"].(string)

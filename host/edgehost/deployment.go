@@ -3,6 +3,7 @@ package edgehost
 import (
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/takoform/takoform/form"
@@ -158,9 +159,11 @@ func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 	case err != nil:
 		return wire.Condition{}, err
 	case d == nil:
-		return wire.Condition{Type: "Ready", Status: "False", Reason: "Provisioning", Message: "no WorkerDeployment serves this worker yet"}, nil
+		return wire.Condition{Type: "Ready", Status: "False", Reason: "Provisioning", Message: "no WorkerDeployment serves this worker yet",
+			HostReason: hostReason("ModuleWorker " + strconv.Quote(w.Name) + " has no active WorkerDeployment")}, nil
 	case !contains(served, edge.HandlerFetch):
-		return wire.Condition{Type: "Ready", Status: "False", Reason: "UnsupportedCapability", Message: "WorkerDeployment " + d.Name + " has a version that does not export fetch"}, nil
+		return wire.Condition{Type: "Ready", Status: "False", Reason: "UnsupportedCapability", Message: "WorkerDeployment " + d.Name + " has a version that does not export fetch",
+			HostReason: hostReason("ModuleWorker " + strconv.Quote(w.Name) + ": WorkerDeployment " + strconv.Quote(d.Name) + " weights a version without fetch")}, nil
 	}
 	return wire.Condition{Type: "Ready", Status: "True", Reason: "Available"}, nil
 }
@@ -197,4 +200,13 @@ func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource)
 	}
 	h, _ := specOf(res)["hostname"].(string)
 	return tx.PutClaim(res.Tenant, hostnameClaim(h), res.UID)
+}
+
+// hostReason bounds a condition's hostReason to the wire schema's 256
+// characters (spec/conformance-probe.md §4), cutting at a rune boundary.
+func hostReason(s string) string {
+	if r := []rune(s); len(r) > 256 {
+		return string(r[:255]) + "…"
+	}
+	return s
 }

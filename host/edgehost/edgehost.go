@@ -136,16 +136,33 @@ func (f *Family) Canonicalize(def *form.Definition, spec map[string]any) map[str
 	return spec
 }
 
-// CheckSpec applies the spec-only rules of forms/edge (edge.SpecRules).
+// CheckSpec applies the per-field spec rules of forms/edge (edge.SpecRules
+// less edge.AggregateRule ones, which checkAggregate refuses at apply;
+// spec/conformance-probe.md §3).
 func (f *Family) CheckSpec(def *form.Definition, spec map[string]any) []form.Diagnostic {
 	if kindOf(def) == "" {
 		return nil
 	}
 	var out []form.Diagnostic
 	for _, re := range edge.SpecRules(def.Ref().Kind, spec) {
-		out = append(out, form.Diagnostic{Pointer: re.Pointer, Message: re.Message + " [" + re.Rule + "]"})
+		if !edge.AggregateRule(re.Rule) {
+			out = append(out, form.Diagnostic{Pointer: re.Pointer, Message: re.Message + " [" + re.Rule + "]"})
+		}
 	}
 	return out
+}
+
+// checkAggregate refuses, at apply and import, a spec that breaks an
+// aggregate rule of forms/edge: invalid_argument naming the rule and the
+// pointer (spec/conformance-probe.md §3).
+func checkAggregate(def *form.Definition, spec map[string]any) error {
+	for _, re := range edge.SpecRules(def.Ref().Kind, spec) {
+		if edge.AggregateRule(re.Rule) {
+			return wire.Errorf(wire.InvalidArgument, "%s: %s [%s]", re.Pointer, re.Message, re.Rule).
+				WithHostCode("aggregate_rule").WithDetail("pointer", re.Pointer).WithDetail("rule", re.Rule)
+		}
+	}
+	return nil
 }
 
 // Render renders ModuleWorker readiness (spec/host-api-v1alpha3.md §5.2) and WorkerEndpoint

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/signal"
@@ -55,12 +56,13 @@ func newHostCommand() *cobra.Command {
 }
 
 type serveFlags struct {
-	listen, data, tokens, devToken, forms string
-	syncBudget, delay, idemTTL            time.Duration
-	maxBody                               int64
-	probe                                 bool
-	deploy                                deployFlags
-	op                                    *operatorFlags
+	listen, data, tokens, devToken string
+	forms                          []string
+	syncBudget, delay, idemTTL     time.Duration
+	maxBody                        int64
+	probe                          bool
+	deploy                         deployFlags
+	op                             *operatorFlags
 }
 
 func newHostServeCommand() *cobra.Command {
@@ -81,7 +83,7 @@ func newHostServeCommand() *cobra.Command {
 	fl.StringVar(&f.data, "data", "", "where state lives: a SQLite file path (or sqlite:///PATH), or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by replicas (default: the SQLite file "+sqlite.DefaultPath()+")")
 	fl.StringVar(&f.tokens, "tokens", "", "tokens file (JSON) mapping token hashes to tenant and principal; re-read on SIGHUP")
 	fl.StringVar(&f.devToken, "dev-token", "", "accept this bearer token as tenant \"dev\", principal \"dev\" (development only)")
-	fl.StringVar(&f.forms, "forms", "", "install the Form family in this directory instead of the built-in Edge family")
+	fl.StringArrayVar(&f.forms, "forms", nil, "install the Form family in this directory instead of the built-in Edge family; repeat to install several families that do not collide (\""+host.BuiltinFamily+"\" names the built-in one)")
 	fl.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "longest a mutation may take before it answers 202 with an operation")
 	fl.DurationVar(&f.delay, "provisioning-delay", 0, "artificial delay before a mutation commits (above --sync-budget every mutation is asynchronous)")
 	fl.DurationVar(&f.idemTTL, "idempotency-ttl", 24*time.Hour, "age after which idempotency records expire")
@@ -125,8 +127,8 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	var cat *form.Catalog
-	if f.forms != "" {
-		cat, err = host.LoadCatalog(os.DirFS(f.forms))
+	if len(f.forms) > 0 {
+		cat, err = host.LoadFamilies(host.FamilySources(f.forms, func(dir string) fs.FS { return os.DirFS(dir) }))
 	} else {
 		cat, err = host.BuiltinCatalog()
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -59,6 +60,9 @@ type Options struct {
 	// Configure, when set, adjusts the host configuration last (logger,
 	// limits, retention, quotas).
 	Configure func(*host.Config)
+	// Wrap, when set, wraps the host's handler: a test that must show a
+	// conformance check fails on a host breaking its rule breaks ours here.
+	Wrap func(http.Handler) http.Handler
 }
 
 // Start starts a host and stops it when the test ends.
@@ -106,7 +110,11 @@ func Start(t testing.TB, o Options) *Host {
 		st.Close()
 		t.Fatal(err)
 	}
-	hs := httptest.NewUnstartedServer(srv)
+	var handler http.Handler = srv
+	if o.Wrap != nil {
+		handler = o.Wrap(srv)
+	}
+	hs := httptest.NewUnstartedServer(handler)
 	if o.Listener != nil {
 		hs.Listener.Close()
 		hs.Listener = o.Listener

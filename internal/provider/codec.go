@@ -21,6 +21,19 @@ type Codec struct {
 	Fields    []Field
 	Outputs   []string
 	Canonical map[string]func(string) (string, error) // Exception.Canonical of the kind
+	// contracts maps the Interface and Binding digests Def names to the
+	// ones this identity names (a public equivalent's, addEquivalents).
+	contracts map[string]string
+}
+
+// contractDigest is the digest under which this codec names an Interface
+// or Binding its definition names as d: the public family's for a codec of
+// a public equivalent identity (addEquivalents), else d itself.
+func (c *Codec) contractDigest(d string) string {
+	if m, ok := c.contracts[d]; ok {
+		return m
+	}
+	return d
 }
 
 // NewCodec derives the codec of a definition.

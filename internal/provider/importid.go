@@ -119,6 +119,10 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	if !r.configured(&resp.Diagnostics) {
 		return
 	}
+	if id.Ref == nil {
+		c = r.createCodec(ctx)
+		ref = c.Ref
+	}
 	space := id.Space
 	if space == "" {
 		space = r.data.Space

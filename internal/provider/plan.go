@@ -36,7 +36,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !req.State.Raw.IsNull() {
 		state, _ = attrsOf(req.State.Raw)
 	}
-	c := r.spec.Create
+	c := r.createCodec(ctx)
 	if state != nil {
 		// the recorded FormRef, never the default create codec: a plan
 		// that skipped refresh (-refresh=false) fails closed as Read does

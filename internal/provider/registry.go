@@ -35,12 +35,16 @@ type TypeSpec struct {
 	DefaultCreate form.FormRef
 	Codecs        map[form.FormRef]*Codec
 	Create        *Codec
-	Revision      bool   // revision role: optional name derived from content
-	NamePrefix    string // prefix of derived names
-	LocalModules  bool   // bundle authoring from local module files
-	HasUpdate     bool
-	Lineage       *Lineage // state layout history; Schema.Version is Lineage.Version
-	Schema        schema.Schema
+	// CreateEquivalent is the public family's identity of DefaultCreate
+	// (addEquivalents), created under when the host serves only it; nil
+	// when there is none.
+	CreateEquivalent *Codec
+	Revision         bool   // revision role: optional name derived from content
+	NamePrefix       string // prefix of derived names
+	LocalModules     bool   // bundle authoring from local module files
+	HasUpdate        bool
+	Lineage          *Lineage // state layout history; Schema.Version is Lineage.Version
+	Schema           schema.Schema
 }
 
 // Codec returns the codec of an exact ref and whether the type has one.
@@ -160,7 +164,12 @@ func EdgeRegistry() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewRegistry(cat, DeclareCatalog(cat))
+	r, err := NewRegistry(cat, DeclareCatalog(cat))
+	if err != nil {
+		return nil, err
+	}
+	addEquivalents(r)
+	return r, nil
 }
 
 func snakeDash(kind string) string {

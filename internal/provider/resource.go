@@ -189,7 +189,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if !r.configured(&resp.Diagnostics) {
 		return
 	}
-	c := r.spec.Create
+	c := r.createCodec(ctx)
 	id := r.ident(plan, &c.Ref)
 	if !r.data.claims.claim(c.Ref, str(plan, "space"), str(plan, "name")) {
 		resp.Diagnostics.Append(r.duplicateAddress(c, id)...)

@@ -91,7 +91,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	}
 	p, ok := profiles[c.Ref.String()]
 	if !ok {
-		return renderError("The host does not support this Form", fmt.Errorf("no support profile for %s", c.Ref), withCode(id, "takoform.provider/host-does-not-support-form"))
+		return renderError("The host does not support this Form", r.servedNeither(c), withCode(id, "takoform.provider/host-does-not-support-form"))
 	}
 	need := []string{"create", "read", "delete"}
 	if r.spec.HasUpdate {
@@ -149,7 +149,7 @@ func (r *Resource) planContracts(ctx context.Context, c *Codec, spec map[string]
 	type want struct{ kind, name, version, digest string }
 	var wants []want
 	for _, i := range c.Def.ProvidedInterfaces() {
-		wants = append(wants, want{"interface", i.Name, i.Version, i.SchemaDigest})
+		wants = append(wants, want{"interface", i.Name, i.Version, c.contractDigest(i.SchemaDigest)})
 	}
 	used := map[string]bool{}
 	for _, ref := range c.Def.References(jsonRoundTrip(spec)) {
@@ -157,7 +157,7 @@ func (r *Resource) planContracts(ctx context.Context, c *Codec, spec map[string]
 			used[b] = true
 			for _, a := range c.Def.AcceptedBindings() {
 				if a.Name == b {
-					wants = append(wants, want{"binding", a.Name, a.Version, a.SchemaDigest})
+					wants = append(wants, want{"binding", a.Name, a.Version, c.contractDigest(a.SchemaDigest)})
 				}
 			}
 		}

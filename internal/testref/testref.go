@@ -19,6 +19,19 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
+// ConformanceDir returns the public host conformance corpus's data
+// (../shared/reference/takoform-v1alpha3-conformance: the second
+// definition version of ModuleWorker, spec/conformance-probe.md §5) or
+// skips t when it is absent.
+func ConformanceDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(Dir(t)), "takoform-v1alpha3-conformance")
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Skip("reference data ../shared/reference/takoform-v1alpha3-conformance is absent beside the repository; skipping the interoperability check")
+	}
+	return dir
+}
+
 // Find locates the reference data directory by walking up from the working
 // directory to the module root (the directory holding go.mod).
 func Find() (string, bool) {

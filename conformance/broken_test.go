@@ -1,0 +1,154 @@
+package conformance_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/takoform/takoform/conformance"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/wire"
+)
+
+// The tests here show that each check changed to agree with
+// spec/conformance-probe.md fails on a host that breaks the rule the check
+// now holds: our host, deliberately broken by a handler or family wrapper
+// in the test, and passes where the page relaxed a rule.
+
+// runCheck runs one check by ID against h with the probe.
+func runCheck(t *testing.T, h *hosttest.Host, id string) error {
+	t.Helper()
+	ctx := context.Background()
+	env, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range conformance.Checks() {
+		if c.ID == id {
+			r := conformance.RunCheck(ctx, env, c)
+			if r.Skipped {
+				t.Fatalf("%s skipped: %v", id, r.Err)
+			}
+			return r.Err
+		}
+	}
+	t.Fatalf("no check %s", id)
+	return nil
+}
+
+// headerDropper removes Retry-After from the answers when picks says so.
+type headerDropper struct {
+	http.ResponseWriter
+	drop func(status int) bool
+}
+
+func (w headerDropper) WriteHeader(status int) {
+	if w.drop(status) {
+		w.Header().Del("Retry-After")
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func dropRetryAfter(onPolls bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			poll := r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/operations/")
+			next.ServeHTTP(headerDropper{w, func(status int) bool {
+				if onPolls {
+					return poll
+				}
+				return status == http.StatusAccepted
+			}}, r)
+		})
+	}
+}
+
+var retryAfterChecks = []string{"async-operation-flow", "operation-replay-terminal", "operation-bound-to-its-creating-principal",
+	"async-commit-revalidates", "async-commit-binds-the-accepted-identity"}
+
+// TestRetryAfterIsRequiredOnPendingPollsOnly: a 202 without Retry-After
+// passes; a pending poll without it fails every check that polls.
+func TestRetryAfterIsRequiredOnPendingPollsOnly(t *testing.T) {
+	lax := hosttest.Start(t, hosttest.Options{Probe: true, Wrap: dropRetryAfter(false)})
+	broken := hosttest.Start(t, hosttest.Options{Probe: true, Wrap: dropRetryAfter(true)})
+	for _, id := range retryAfterChecks {
+		if err := runCheck(t, lax, id); err != nil {
+			t.Errorf("%s fails on a host whose 202 carries no Retry-After (the lane does not require it): %v", id, err)
+		}
+		err := runCheck(t, broken, id)
+		if err == nil || !strings.Contains(err.Error(), "Retry-After") {
+			t.Errorf("%s passes on a host whose pending polls carry no Retry-After: %v", id, err)
+		}
+	}
+}
+
+// aggregateAtPrepare is the Edge family refusing the aggregate rules at
+// validate and prepare too (our host before spec/conformance-probe.md §3).
+type aggregateAtPrepare struct{ host.Family }
+
+func (f aggregateAtPrepare) CheckSpec(def *form.Definition, spec map[string]any) []form.Diagnostic {
+	out := f.Family.CheckSpec(def, spec)
+	if def.Ref().APIVersion == edge.Group {
+		for _, re := range edge.SpecRules(def.Ref().Kind, spec) {
+			if edge.AggregateRule(re.Rule) {
+				out = append(out, form.Diagnostic{Pointer: re.Pointer, Message: re.Message})
+			}
+		}
+	}
+	return out
+}
+
+// aggregateNowhere is the Edge family with no commit rules for
+// deployments and versions: the aggregate rules are held nowhere.
+type aggregateNowhere struct{ host.Family }
+
+func (f aggregateNowhere) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error {
+	if k := def.Ref().Kind; k == "WorkerDeployment" || k == "WorkerVersion" {
+		return nil
+	}
+	return f.Family.CheckCommit(tx, def, res, creating)
+}
+
+// TestAggregateRulesAreHeldByTheApply: the two aggregate checks fail on a
+// host that refuses at prepare and on one that never refuses.
+func TestAggregateRulesAreHeldByTheApply(t *testing.T) {
+	cat, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := hosttest.Start(t, hosttest.Options{Probe: true, Family: aggregateAtPrepare{host.DefaultFamily(cat)}})
+	never := hosttest.Start(t, hosttest.Options{Probe: true, Family: aggregateNowhere{host.DefaultFamily(cat)}})
+	for _, id := range []string{"deployment-weight-sum-enforced", "binding-name-collision-rejected"} {
+		if err := runCheck(t, early, id); err == nil || !strings.Contains(err.Error(), "is refused by the apply") {
+			t.Errorf("%s passes on a host that refuses an aggregate rule at prepare: %v", id, err)
+		}
+		if err := runCheck(t, never, id); err == nil || !strings.Contains(err.Error(), string(wire.InvalidArgument)) {
+			t.Errorf("%s passes on a host that never holds the aggregate rule: %v", id, err)
+		}
+	}
+}
+
+// TestResumableCheckNeedsReplay: a host that never replays an
+// Idempotency-Key (each request gets a fresh key) fails the resumable check.
+func TestResumableCheckNeedsReplay(t *testing.T) {
+	var n atomic.Int64
+	fresh := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && r.Header.Get(wire.HeaderIdempotency) != "" {
+				r.Header.Set(wire.HeaderIdempotency, r.Header.Get(wire.HeaderIdempotency)+"-"+strconv.FormatInt(n.Add(1), 10))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	broken := hosttest.Start(t, hosttest.Options{Probe: true, Wrap: fresh})
+	if err := runCheck(t, broken, "operation-resumable-after-settlement"); err == nil || !strings.Contains(err.Error(), "replays its recorded answer") {
+		t.Fatalf("operation-resumable-after-settlement passes on a host that never replays: %v", err)
+	}
+}

@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/internal/testref"
+)
+
+// TestCreateUnderWhatTheHostServes: a type creates under its own ref on a
+// host serving our family, under the public equivalent on a host serving
+// the public family, and on a host serving neither the refusal names both.
+func TestCreateUnderWhatTheHostServes(t *testing.T) {
+	reg, err := EdgeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, err := host.LoadFamilies(host.FamilySources([]string{testref.Dir(t)}, func(d string) fs.FS { return os.DirFS(d) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := host.LoadCatalog(os.DirFS("../../conformance/testdata/forms/example-kv-namespace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resourceOn := func(ty *TypeSpec, h *hosttest.Host) *Resource {
+		c, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenA1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Resource{spec: ty, data: &Data{Client: c, Registry: reg}}
+	}
+	ours, pub, neither := hosttest.Start(t, hosttest.Options{Catalog: builtin}), hosttest.Start(t, hosttest.Options{Catalog: public}), hosttest.Start(t, hosttest.Options{Catalog: other})
+	for name, ty := range reg.Types {
+		if got := resourceOn(ty, ours).createCodec(context.Background()); got != ty.Create {
+			t.Errorf("%s on a host serving our family creates under %s", name, got.Ref)
+		}
+		if got := resourceOn(ty, pub).createCodec(context.Background()); got != ty.CreateEquivalent {
+			t.Errorf("%s on a host serving the public family creates under %s", name, got.Ref)
+		}
+		r := resourceOn(ty, neither)
+		c := r.createCodec(context.Background())
+		msg := r.servedNeither(c).Error()
+		if c != ty.Create || !strings.Contains(msg, ty.Create.Ref.String()) || !strings.Contains(msg, ty.CreateEquivalent.Ref.String()) {
+			t.Errorf("%s on a host serving neither: %s", name, msg)
+		}
+	}
+}
