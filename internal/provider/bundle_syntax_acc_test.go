@@ -20,7 +20,7 @@ import (
 const (
 	goodMain = "export default { async fetch() { return new Response(\"ok\") } };\n"
 	badMain  = "export default {\n  async fetch() { return new Response(\"ok\" }\n};\n" // line 2: ) missing
-	badLib   = "export const greeting = \"hi\";\nexport const = 2;\n" // line 2: no binding name
+	badLib   = "export const greeting = \"hi\";\nexport const = 2;\n"                   // line 2: no binding name
 )
 
 // bundleStack is a worker, a bundle authored from main.js and lib.js at
