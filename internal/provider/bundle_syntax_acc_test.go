@@ -23,22 +23,17 @@ const (
 	badLib   = "export const greeting = \"hi\";\nexport const = 2;\n"                   // line 2: no binding name
 )
 
-// bundleStack is a worker, a bundle authored from main.js and lib.js at
-// the given paths, and a version serving fetch.
-func bundleStack(h *hosttest.Host, mainPath, libPath string) string {
+// versionStack is a worker, a bundle named name with the given body, and
+// a version of it serving fetch.
+func versionStack(h *hosttest.Host, name, bundleBody string) string {
 	return providerBlock(h, "prod") + `
 resource "takoform_module_worker" "app" {
   name = "app"
 }
 
 resource "takoform_worker_bundle" "app" {
-  name        = "app-bundle"
-  main_module = "main.js"
-  modules = [
-    { name = "main.js", content_file = ` + mainPath + ` },
-    { name = "lib.js", content_file = ` + libPath + ` },
-  ]
-}
+  name = "` + name + `"
+` + bundleBody + `}
 
 resource "takoform_worker_version" "app" {
   name     = "app-version"
@@ -47,6 +42,17 @@ resource "takoform_worker_version" "app" {
   handlers = ["fetch"]
 }
 `
+}
+
+// bundleStack is versionStack with a bundle authored from main.js and
+// lib.js at the given paths.
+func bundleStack(h *hosttest.Host, mainPath, libPath string) string {
+	return versionStack(h, "app-bundle", `  main_module = "main.js"
+  modules = [
+    { name = "main.js", content_file = `+mainPath+` },
+    { name = "lib.js", content_file = `+libPath+` },
+  ]
+`)
 }
 
 func writeModule(t *testing.T, dir, name, src string) string {
@@ -126,23 +132,7 @@ func TestAccHostRefusesUnparsableModule(t *testing.T) {
 	badMainDigest := commit(artifact.ModuleFile{Name: "main.js", Data: []byte(badMain)})
 	badLibDigest := commit(artifact.ModuleFile{Name: "main.js", Data: []byte(goodMain)}, artifact.ModuleFile{Name: "lib.js", Data: []byte(badLib)})
 	cfg := func(name, digest string) string {
-		return providerBlock(h, "prod") + `
-resource "takoform_module_worker" "app" {
-  name = "app"
-}
-
-resource "takoform_worker_bundle" "app" {
-  name            = "` + name + `"
-  manifest_digest = "` + digest + `"
-}
-
-resource "takoform_worker_version" "app" {
-  name     = "app-version"
-  worker   = takoform_module_worker.app.name
-  bundle   = takoform_worker_bundle.app.name
-  handlers = ["fetch"]
-}
-`
+		return versionStack(h, name, "  manifest_digest = \""+digest+"\"\n")
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories(edgeRegistry(t)),
