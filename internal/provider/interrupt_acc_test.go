@@ -26,6 +26,7 @@ type answerGate struct {
 	hold      time.Duration
 	mu        sync.Mutex
 	committed int
+	inflight  int // PUTs whose answer has not been written yet
 	lose      map[string]bool
 	refuse    map[string]bool
 }
@@ -39,7 +40,13 @@ func (g *answerGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	g.mu.Lock()
 	lose, refuse := g.lose[segs[3]], g.refuse[segs[3]]
+	g.inflight++
 	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.inflight--
+		g.mu.Unlock()
+	}()
 	if refuse {
 		panic(http.ErrAbortHandler)
 	}
@@ -59,6 +66,19 @@ func (g *answerGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.Code)
 	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// settle waits until no PUT is in flight.
+func (g *answerGate) settle() {
+	for {
+		g.mu.Lock()
+		n := g.inflight
+		g.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (g *answerGate) count() int {

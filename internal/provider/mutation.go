@@ -34,20 +34,25 @@ var errInterrupted = errors.New("the run was interrupted before this change was 
 // cancellation when OpenTofu stops the provider until StopGrace has passed
 // after the stop. interrupted(ctx) reports the stop itself.
 func mutationContext(parent context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	return graceContext(parent, limit, StopGrace)
+}
+
+// graceContext is mutationContext with the grace given.
+func graceContext(parent context.Context, limit, grace time.Duration) (context.Context, context.CancelFunc) {
 	base := context.WithValue(client.WithKeyScope(context.WithoutCancel(parent), client.NewKeyScope()), stopKey{}, parent)
 	ctx, cancel := context.WithTimeout(base, limit)
 	var mu sync.Mutex
-	var grace *time.Timer
+	var timer *time.Timer
 	stopWatch := context.AfterFunc(parent, func() {
 		mu.Lock()
-		grace = time.AfterFunc(StopGrace, cancel)
+		timer = time.AfterFunc(grace, cancel)
 		mu.Unlock()
 	})
 	return ctx, func() {
 		stopWatch()
 		mu.Lock()
-		if grace != nil {
-			grace.Stop()
+		if timer != nil {
+			timer.Stop()
 		}
 		mu.Unlock()
 		cancel()

@@ -162,11 +162,12 @@ type stateEntry struct {
 	Attrs   map[string]any
 }
 
-// state reads terraform.tfstate (empty when none was written).
+// state reads terraform.tfstate (nothing when none or an empty file was
+// written).
 func (d *tofuDir) state() []stateEntry {
 	d.t.Helper()
 	b, err := os.ReadFile(filepath.Join(d.dir, "terraform.tfstate"))
-	if os.IsNotExist(err) {
+	if os.IsNotExist(err) || (err == nil && len(b) == 0) { // a killed tofu may leave it empty
 		return nil
 	}
 	if err != nil {
