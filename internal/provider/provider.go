@@ -59,6 +59,7 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 			"token":    schema.StringAttribute{Optional: true, Sensitive: true, Description: "Bearer token (or TAKOFORM_TOKEN)."},
 		},
 	}
+	describeProvider(&resp.Schema)
 }
 
 // Data is what every resource of one provider configuration shares: one
@@ -145,5 +146,8 @@ func (p *Provider) Resources(context.Context) []func() resource.Resource {
 	return out
 }
 
-// DataSources: none in this lane.
-func (p *Provider) DataSources(context.Context) []func() datasource.DataSource { return nil }
+// DataSources registers one generic data source per registry type
+// (datasource.go).
+func (p *Provider) DataSources(context.Context) []func() datasource.DataSource {
+	return p.dataSources()
+}
