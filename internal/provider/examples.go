@@ -72,10 +72,7 @@ tofu import %[1]s '%[3]s/%[2]s'
 # supports. NAME and SPACE/NAME bind to the type's default create FormRef.
 tofu import %[1]s '%[4]s'
 `, addr, name, ExampleSpace, j))
-		out[path.Join(dir, "import-by-identity.tf")] = []byte(fmt.Sprintf(`# OpenTofu 1.12 and Terraform 1.12 and later: import by resource identity.
-# space defaults to the provider's; api_version, kind, definition_version
-# and schema_digest (all four or none) default to the type's default create
-# FormRef.
+		out[path.Join(dir, "import-by-identity.tf")] = []byte(fmt.Sprintf(`# Import by resource identity (OpenTofu 1.12, Terraform 1.12 and later).
 import {
   to = %s
   identity = {

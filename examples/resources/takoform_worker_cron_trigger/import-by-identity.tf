@@ -1,7 +1,4 @@
-# OpenTofu 1.12 and Terraform 1.12 and later: import by resource identity.
-# space defaults to the provider's; api_version, kind, definition_version
-# and schema_digest (all four or none) default to the type's default create
-# FormRef.
+# Import by resource identity (OpenTofu 1.12, Terraform 1.12 and later).
 import {
   to = takoform_worker_cron_trigger.example
   identity = {
