@@ -56,7 +56,7 @@ docs: tofu
 # The release archives, built locally and never published: provider zips
 # for linux/darwin/windows x amd64/arm64, SHA256SUMS, the takoform binary
 # (goreleaser from the Go module proxy; .goreleaser.yml). Not part of test.
-GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.18.2
+GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.17.0
 release-snapshot:
 	$(GO) run $(GORELEASER) release --snapshot --clean --skip=sign,publish
 
