@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -117,4 +118,23 @@ func pages(t *testing.T, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestDescriptionsComeFromTheForms: every desired member of every Edge
+// type is described by its Form schema's own description (none falls back
+// to the placeholder), in both Description and MarkdownDescription, and a
+// type's description opens with its Form's title.
+func TestDescriptionsComeFromTheForms(t *testing.T) {
+	reg := edgeRegistry(t)
+	for name, typ := range reg.Types {
+		if title := typ.Create.Def.Title(); !strings.Contains(typ.Schema.MarkdownDescription, title) || typ.Schema.Description == "" {
+			t.Errorf("%s: description %q does not carry the Form's title %q", name, typ.Schema.MarkdownDescription, title)
+		}
+		for _, f := range typ.Create.Fields {
+			a := typ.Schema.Attributes[f.Attr]
+			if f.Doc == "" || a.GetMarkdownDescription() != f.Doc || a.GetDescription() == "" {
+				t.Errorf("%s.%s: markdown %q, plain %q; the Form says %q", name, f.Attr, a.GetMarkdownDescription(), a.GetDescription(), f.Doc)
+			}
+		}
+	}
 }
