@@ -76,7 +76,9 @@ func dataSourceSchema(t *TypeSpec) dschema.Schema {
 			attrs[n] = a
 		}
 	}
-	md := "Reads an existing `" + t.Name + "` by space and name without managing it: its uid, exact FormRef, generation, conditions and declared outputs.\n\n" + t.Schema.MarkdownDescription
+	ref := t.DefaultCreate
+	md := "Reads an existing `" + t.Name + "` by space and name without managing it: its uid, exact FormRef, generation, conditions and declared outputs.\n\n" +
+		formDoc(t) + fmt.Sprintf("\n\nThe type's default create FormRef is `%s` `%s` `%s` (schema digest `%s`).", ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest)
 	return dschema.Schema{Attributes: attrs, Description: plain(md), MarkdownDescription: md}
 }
 

@@ -60,10 +60,17 @@ func fieldDoc(f Field) string {
 }
 
 // resourceDoc is a resource type's description: the default create
-// definition's title and description, and the FormRef new resources are
-// created under (spec/host-api-v1alpha3.md §1.3).
+// definition's title and description (formDoc), and the FormRef new
+// resources are created under (spec/host-api-v1alpha3.md §1.3).
 func resourceDoc(t *TypeSpec) string {
-	def, ref := t.Create.Def, t.DefaultCreate
+	ref := t.DefaultCreate
+	return formDoc(t) + fmt.Sprintf("\n\nNew resources are created under the FormRef `%s` `%s` `%s` (schema digest `%s`); reads, updates and deletes follow the FormRef recorded in state.",
+		ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest)
+}
+
+// formDoc is the default create definition's title (bold) and description.
+func formDoc(t *TypeSpec) string {
+	def := t.Create.Def
 	var b strings.Builder
 	if title := def.Title(); title != "" {
 		fmt.Fprintf(&b, "**%s.** ", strings.TrimSuffix(title, "."))
@@ -71,10 +78,8 @@ func resourceDoc(t *TypeSpec) string {
 	if d := def.Description(); d != "" {
 		b.WriteString(d)
 	} else {
-		fmt.Fprintf(&b, "A resource of the Form kind `%s`.", ref.Kind)
+		fmt.Fprintf(&b, "A resource of the Form kind `%s`.", t.DefaultCreate.Kind)
 	}
-	fmt.Fprintf(&b, "\n\nNew resources are created under the FormRef `%s` `%s` `%s` (schema digest `%s`); reads, updates and deletes follow the FormRef recorded in state.",
-		ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest)
 	return b.String()
 }
 
