@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/internal/provider"
 )
 
 // repoRoot is the repository root (two levels above this package).
@@ -105,7 +106,9 @@ func exampleDirs(t *testing.T, examples string) []string {
 // the real OpenTofu CLI and the built provider binary against our host, in
 // one run: a root configuration calls each example as a module with a
 // provider configuration of its own (one space per example, so names do
-// not collide). Apply, then a plan must show no changes, then destroy.
+// not collide). Apply, then a plan must show no changes; then each
+// resource's identity import example imports it back (plan: only imports;
+// then no changes); then destroy.
 // The provider example is validated (its endpoint is a placeholder). Each
 // resource type and each data source must have an example.
 func TestAccExamples(t *testing.T) {
@@ -162,6 +165,41 @@ func TestAccExamples(t *testing.T) {
 	tofu(t, bin, work, env, []int{0}, "get", "-no-color") // installs the local modules; the provider is overridden, so no init
 	tofu(t, bin, work, env, []int{0}, "apply", "-auto-approve", "-input=false", "-no-color")
 	tofu(t, bin, work, env, []int{0}, "plan", "-detailed-exitcode", "-input=false", "-no-color") // 2: changes
+
+	// The identity import examples: forget each example resource, import it
+	// back through its example's import block (addressed into its module,
+	// in its module's space), and plan empty again. A revision type's
+	// example shows a name of the derived shape, not this run's name.
+	var imports strings.Builder
+	var forget []string
+	for i, dir := range exampleDirs(t, work) {
+		name, ok := strings.CutPrefix(dir, "resources/")
+		if !ok || reg.Types[name] == nil || reg.Types[name].Revision {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, "resources", name, "import-by-identity.tf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := fmt.Sprintf("module.e%d.%s.example", i, name)
+		block := strings.Replace(string(b), "to = "+name+".example", "to = "+addr, 1)
+		block = strings.Replace(block, fmt.Sprintf("space = %q", provider.ExampleSpace), fmt.Sprintf("space = %q", strings.ReplaceAll(dir, "/", " ")), 1)
+		if !strings.Contains(block, addr) || strings.Contains(block, provider.ExampleSpace) {
+			t.Fatalf("%s: import-by-identity.tf does not read `to = %s.example` and `space = %q`", name, name, provider.ExampleSpace)
+		}
+		imports.WriteString(block)
+		forget = append(forget, addr)
+	}
+	tofu(t, bin, work, env, []int{0}, append([]string{"state", "rm", "-no-color"}, forget...)...)
+	if err := os.WriteFile(filepath.Join(work, "imports.tf"), []byte(imports.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, plan := tofu(t, bin, work, env, []int{0, 2}, "plan", "-input=false", "-no-color", "-out=imports.tfplan")
+	if want := fmt.Sprintf("Plan: %d to import, 0 to add, 0 to change, 0 to destroy.", len(forget)); !strings.Contains(plan, want) {
+		t.Fatalf("the import examples do not plan %q:\n%s", want, plan)
+	}
+	tofu(t, bin, work, env, []int{0}, "apply", "-input=false", "-no-color", "imports.tfplan")
+	tofu(t, bin, work, env, []int{0}, "plan", "-detailed-exitcode", "-input=false", "-no-color")
 	tofu(t, bin, work, env, []int{0}, "destroy", "-auto-approve", "-input=false", "-no-color")
 	tofu(t, bin, filepath.Join(work, "provider"), env, []int{0}, "validate", "-no-color")
 }
