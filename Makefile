@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench demo bench-provider
+.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench demo bench-provider docs release-snapshot
 
 # The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
 # installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
@@ -50,6 +50,19 @@ demo:
 # Edge family documents); tests fail when they drift.
 generate:
 	$(GO) generate ./spaceid ./forms/edge ./internal/provider
+
+# Regenerate docs/ (terraform-plugin-docs over this build's
+# `tofu providers schema -json`, templates/ and examples/) and the import
+# examples; TestDocsAreCurrent in `make test` fails when docs/ is stale.
+docs: tofu
+	GO=$(GO) ./scripts/docs.sh
+
+# The release archives, built locally and never published: provider zips
+# for linux/darwin/windows x amd64/arm64, SHA256SUMS, the takoform binary
+# (goreleaser from the Go module proxy; .goreleaser.yml). Not part of test.
+GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.17.0
+release-snapshot:
+	$(GO) run $(GORELEASER) release --snapshot --clean --skip=sign,publish
 
 # The SpaceID agreement fuzz test (Go validator vs the JSON Schema).
 fuzz-space:

@@ -4,6 +4,12 @@
 # then shows an empty plan, rolls out changed code and destroys everything.
 # No network: the provider comes from bin/ through a dev_overrides CLI
 # config, so `tofu init` (registry access) is skipped.
+#
+# The CLI is the one scripts/findtofu.sh chooses: $TOFU, else OpenTofu >= 1.12
+# or Terraform >= 1.11 from PATH, else the pinned OpenTofu (built once).
+# The terminal shows each step's summary (plan and apply counts, the URL)
+# and the timing table; every command's full output goes to demo.log
+# (DEMO_LOG=... to move it).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,6 +17,8 @@ GO="${GO:-go}"
 bin="$root/bin"
 work="$(mktemp -d "${TMPDIR:-/tmp}/takoform-demo.XXXXXX")"
 label=demo
+log="${DEMO_LOG:-$root/demo.log}"
+: >"$log"
 # shellcheck source=lib.sh
 . "$root/scripts/lib.sh"
 
@@ -37,8 +45,8 @@ mkdir -p "$bin"
 (cd "$root" && "$GO" build -o "$bin/takoform" ./cmd/takoform)
 done_step
 
-step "get OpenTofu (scripts/opentofu.sh)"
-tofu="$("$root/scripts/opentofu.sh")"
+step "choose the OpenTofu or Terraform CLI (scripts/findtofu.sh)"
+tofu="$("$root/scripts/findtofu.sh" 2> >(tee -a "$log" >&2))"
 "$tofu" version | sed -n 1p
 done_step
 
@@ -52,52 +60,71 @@ export TAKOFORM_ENDPOINT="$endpoint" TAKOFORM_SPACE="demo" TAKOFORM_TOKEN="$toke
 app="$work/quickstart"
 cp -R "$root/examples/quickstart" "$app"
 rm -rf "$app/.terraform" "$app"/terraform.tfstate*
-# tf CMD ARGS...: tofu CMD in the working copy; one warning line instead of
-# the dev_overrides box, and no colour codes when the output is not a terminal.
-color=""
-[ -t 1 ] || color="-no-color"
+# tf CMD ARGS...: the CLI's CMD in the working copy, its whole output
+# appended to the log; on failure the log's tail is shown.
 tf() {
   local cmd="$1"
   shift
-  (cd "$app" && "$tofu" "$cmd" ${color:+"$color"} "$@")
+  printf '\n$ %s %s %s\n' "$(basename "$tofu")" "$cmd" "$*" >>"$log"
+  if ! (cd "$app" && "$tofu" "$cmd" -no-color "$@") >>"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "demo: $(basename "$tofu") $cmd failed; the full log is $log" >&2
+    return 1
+  fi
 }
-tfc() { tf "$@" -compact-warnings; }
+# summary PATTERN: the last log line matching PATTERN (a plan or apply count).
+summary() { grep -E "$1" "$log" | tail -n 1 | sed 's/^/    /'; }
+# plan_empty WHEN: a plan must show no changes (-detailed-exitcode: 0 none,
+# 2 changes); prints the plan's count either way.
+plan_empty() {
+  local rc=0
+  printf '\n$ %s plan -detailed-exitcode\n' "$(basename "$tofu")" >>"$log"
+  (cd "$app" && "$tofu" plan -no-color -compact-warnings -detailed-exitcode) >>"$log" 2>&1 || rc=$?
+  case "$rc" in
+  0) summary '^No changes\.' ;;
+  2)
+    summary '^Plan:'
+    echo "demo: the plan $1 is not empty; see $log" >&2
+    exit 1
+    ;;
+  *)
+    tail -n 40 "$log" >&2
+    echo "demo: plan failed (exit $rc); the full log is $log" >&2
+    exit 1
+    ;;
+  esac
+}
+# plan_apply: plan into a file, show its count, apply exactly that plan.
+plan_apply() {
+  tf plan -compact-warnings -out=tfplan
+  summary '^(Plan:|No changes\.)'
+  tf apply -compact-warnings tfplan
+  summary '^Apply complete!'
+}
 
-step "tofu apply (create the worker app)"
-tfc apply -auto-approve
+step "plan and apply (create the worker app)"
+plan_apply
 done_step
 
-url="$(tf output -raw url)"
+url="$(cd "$app" && "$tofu" output -raw url)"
 printf '\nendpoint url: %s\n' "$url"
 
-step "tofu plan -detailed-exitcode (expect no changes)"
-rc=0
-tfc plan -detailed-exitcode || rc=$?
-if [ "$rc" -ne 0 ]; then
-  echo "demo: the second plan is not empty (exit $rc)" >&2
-  exit 1
-fi
-echo "no changes: state matches the host"
+step "plan -detailed-exitcode (expect no changes)"
+plan_empty "after the first apply"
 done_step
 
 step "change the module source and apply the rollout"
 sed -i.orig 's/hello from takoform/hello again from takoform/' "$app/src/worker.js"
 rm -f "$app/src/worker.js.orig"
 grep -q 'hello again from takoform' "$app/src/worker.js" || { echo "demo: the source edit did not apply" >&2; exit 1; }
-tfc apply -auto-approve
-printf '\nendpoint url after the rollout: %s\n' "$(tf output -raw url)"
-rc=0
-tfc plan -detailed-exitcode >"$work/plan-after-rollout.txt" || rc=$?
-if [ "$rc" -ne 0 ]; then
-  cat "$work/plan-after-rollout.txt" >&2
-  echo "demo: the plan after the rollout is not empty (exit $rc)" >&2
-  exit 1
-fi
-echo "no changes after the rollout"
+plan_apply
+printf '    endpoint url after the rollout: %s\n' "$(cd "$app" && "$tofu" output -raw url)"
+plan_empty "after the rollout"
 done_step
 
-step "tofu destroy"
-tfc destroy -auto-approve
+step "destroy"
+tf destroy -compact-warnings -auto-approve
+summary '^Destroy complete!'
 done_step
 
 step "stop the host"
@@ -110,4 +137,5 @@ total=$(awk -v a="$demo_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b -
 printf '\n==> wall time per step\n'
 printf '%s\n' "${timings[@]}"
 printf '%8ss  total\n' "$total"
+printf '\nfull log: %s\n' "$log"
 ok=1

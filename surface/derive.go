@@ -24,15 +24,23 @@ func FromProviderServer(ctx context.Context, srv tfprotov6.ProviderServer) (*Sur
 			return nil, fmt.Errorf("provider schema: %s: %s", d.Summary, d.Detail)
 		}
 	}
-	s := &Surface{Types: map[string]Type{}}
-	for name, sch := range resp.ResourceSchemas {
+	s := &Surface{Types: protoTypes(resp.ResourceSchemas), DataSources: protoTypes(resp.DataSourceSchemas)}
+	if len(s.DataSources) == 0 {
+		s.DataSources = nil
+	}
+	return s, nil
+}
+
+func protoTypes(schemas map[string]*tfprotov6.Schema) map[string]Type {
+	out := map[string]Type{}
+	for name, sch := range schemas {
 		t := Type{Version: sch.Version, Attributes: map[string]Attribute{}}
 		if sch.Block != nil {
 			protoAttrs(t.Attributes, "", sch.Block.Attributes)
 		}
-		s.Types[name] = t
+		out[name] = t
 	}
-	return s, nil
+	return out
 }
 
 func protoAttrs(out map[string]Attribute, prefix string, attrs []*tfprotov6.SchemaAttribute) {
@@ -140,15 +148,23 @@ func FromSchemaJSON(data []byte, provider string) (*Surface, error) {
 	if chosen == nil {
 		return nil, fmt.Errorf("the schema document holds no provider matching %q", provider)
 	}
-	s := &Surface{Types: map[string]Type{}}
-	for name, sch := range chosen.ResourceSchemas {
+	s := &Surface{Types: jsonTypes(chosen.ResourceSchemas), DataSources: jsonTypes(chosen.DataSourceSchemas)}
+	if len(s.DataSources) == 0 {
+		s.DataSources = nil
+	}
+	return s, nil
+}
+
+func jsonTypes(schemas map[string]*tfjson.Schema) map[string]Type {
+	out := map[string]Type{}
+	for name, sch := range schemas {
 		t := Type{Version: int64(sch.Version), Attributes: map[string]Attribute{}}
 		if sch.Block != nil {
 			jsonAttrs(t.Attributes, "", sch.Block.Attributes)
 		}
-		s.Types[name] = t
+		out[name] = t
 	}
-	return s, nil
+	return out
 }
 
 func jsonAttrs(out map[string]Attribute, prefix string, attrs map[string]*tfjson.SchemaAttribute) {

@@ -45,22 +45,38 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s %s: %s. %s", f.Rule, el, f.Message, f.Remedy)
 }
 
+// DataPrefix marks a data source in a finding's Type ("data.takoform_x").
+const DataPrefix = "data."
+
 func remedy(typeName string) string {
-	return fmt.Sprintf("Keep the old surface and mint %s_v2 for the breaking change (decision 0030); edit the baseline only to record a deliberate compatibility decision.", typeName)
+	return fmt.Sprintf("Keep the old surface and mint %s_v2 for the breaking change (decision 0030); edit the baseline only to record a deliberate compatibility decision.", strings.TrimPrefix(typeName, DataPrefix))
 }
 
 // Check holds current to baseline as a floor and returns every finding,
-// sorted by type, attribute and rule.
+// sorted by type, attribute and rule. Data sources are held by the same
+// rules; their findings name the element "data.<name>".
 func Check(baseline, current *Surface) []Finding {
+	out := checkTypes(baseline.Types, current.Types, "", "resource type")
+	out = append(out, checkTypes(baseline.DataSources, current.DataSources, DataPrefix, "data source")...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Type != out[j].Type {
+			return out[i].Type < out[j].Type
+		}
+		return out[i].Attribute < out[j].Attribute
+	})
+	return out
+}
+
+func checkTypes(baseline, current map[string]Type, prefix, what string) []Finding {
 	var out []Finding
 	add := func(r Rule, typ, attr, format string, args ...any) {
-		out = append(out, Finding{Rule: r.ID, Type: typ, Attribute: attr, Message: fmt.Sprintf(format, args...), Remedy: remedy(typ)})
+		out = append(out, Finding{Rule: r.ID, Type: prefix + typ, Attribute: attr, Message: fmt.Sprintf(format, args...), Remedy: remedy(typ)})
 	}
-	for _, tn := range baseline.TypeNames() {
-		bt := baseline.Types[tn]
-		ct, ok := current.Types[tn]
+	for _, tn := range sortedTypes(baseline) {
+		bt := baseline[tn]
+		ct, ok := current[tn]
 		if !ok {
-			add(TypeRemoved, tn, "", "resource type %s is gone", tn)
+			add(TypeRemoved, tn, "", "%s %s is gone", what, tn)
 			continue
 		}
 		if ct.Version < bt.Version {
@@ -105,11 +121,5 @@ func Check(baseline, current *Surface) []Finding {
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Type != out[j].Type {
-			return out[i].Type < out[j].Type
-		}
-		return out[i].Attribute < out[j].Attribute
-	})
 	return out
 }

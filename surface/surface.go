@@ -13,9 +13,12 @@ import (
 	"strings"
 )
 
-// Surface is a provider's resource surface.
+// Surface is a provider's schema surface: its resource types and its data
+// sources (keyed by type name; a data source joins the floor like a
+// resource type does, decision 0004).
 type Surface struct {
-	Types map[string]Type `json:"types"`
+	Types       map[string]Type `json:"types"`
+	DataSources map[string]Type `json:"data_sources,omitempty"`
 }
 
 // Type is one resource type. Tombstones (baseline only) are attribute
@@ -69,9 +72,14 @@ func (s *Surface) JSON() []byte {
 }
 
 // TypeNames lists the types, sorted.
-func (s *Surface) TypeNames() []string {
-	out := make([]string, 0, len(s.Types))
-	for n := range s.Types {
+func (s *Surface) TypeNames() []string { return sortedTypes(s.Types) }
+
+// DataSourceNames lists the data sources, sorted.
+func (s *Surface) DataSourceNames() []string { return sortedTypes(s.DataSources) }
+
+func sortedTypes(m map[string]Type) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
 		out = append(out, n)
 	}
 	sort.Strings(out)

@@ -154,3 +154,45 @@ func BenchmarkCheck1000Types(b *testing.B) {
 		}
 	}
 }
+
+// TestDataSourcesAreAFloor: the rules hold data sources as they hold
+// resource types, and a finding names the element data.<name> and the
+// _v2 to mint.
+func TestDataSourcesAreAFloor(t *testing.T) {
+	withData := func() *Surface {
+		s := clone(base())
+		s.DataSources = map[string]Type{"takoform_gadget": {Version: 0, Attributes: map[string]Attribute{
+			"name": {Type: "string", Required: true}, "uid": {Type: "string", Computed: true}}}}
+		return s
+	}
+	if got := Check(withData(), withData()); len(got) != 0 {
+		t.Fatalf("unchanged data sources have findings: %v", got)
+	}
+	cases := []struct {
+		rule   Rule
+		mutate func(s *Surface)
+	}{
+		{TypeRemoved, func(s *Surface) { s.DataSources = nil }},
+		{AttributeRemoved, func(s *Surface) { delete(s.DataSources["takoform_gadget"].Attributes, "uid") }},
+		{TypeChanged, func(s *Surface) {
+			s.DataSources["takoform_gadget"].Attributes["uid"] = Attribute{Type: "number", Computed: true}
+		}},
+	}
+	for _, c := range cases {
+		cur := withData()
+		c.mutate(cur)
+		got := Check(withData(), cur)
+		if len(got) != 1 || got[0].Rule != c.rule.ID || got[0].Type != "data.takoform_gadget" || !contains(got[0].Remedy, "mint takoform_gadget_v2") {
+			t.Errorf("%s: findings %v", c.rule.ID, got)
+		}
+	}
+	doc := []byte(`{"format_version":"1.0","provider_schemas":{"registry.opentofu.org/example/example":{
+		"data_source_schemas":{"example_thing":{"version":0,"block":{"attributes":{"uid":{"type":"string","computed":true}}}}}}}}`)
+	s, err := FromSchemaJSON(doc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := s.DataSources["example_thing"].Attributes["uid"]; a.Type != "string" || !a.Computed {
+		t.Fatalf("derived data sources %+v", s.DataSources)
+	}
+}

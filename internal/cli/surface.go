@@ -77,7 +77,7 @@ func newSurfaceCommand() *cobra.Command {
 				for _, f := range findings {
 					fmt.Fprintln(out, f.String())
 				}
-				fmt.Fprintf(out, "surface: %d types checked against %s; %d findings\n", len(base.Types), baseline, len(findings))
+				fmt.Fprintf(out, "surface: %d types and %d data sources checked against %s; %d findings\n", len(base.Types), len(base.DataSources), baseline, len(findings))
 			}
 			if len(findings) > 0 {
 				return &exitError{code: 1}

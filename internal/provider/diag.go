@@ -38,6 +38,7 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/already-exists":             "Import it (tofu import ADDRESS 'SPACE/NAME', or an import block) to manage it here, or choose another name; it may be what an earlier run created before its answer was lost (after a killed apply, takoform recover prints the import blocks for every such resource).",
 	"takoform.provider/uid-mismatch":               "Import the resource now under this name, restore the recorded one, or delete the replacement; state was kept.",
 	"takoform.provider/unknown-form-ref":           "Use a provider build that supports this FormRef, or import the resource under a FormRef this build knows.",
+	"takoform.provider/data-source-not-found":      "Check name and space (the provider's space when the data source sets none), or create the resource first: a data source only reads a resource that exists.",
 	"takoform.provider/relation-target-changed":    "Apply again to re-pin the relation (revision Forms are replaced instead).",
 	"takoform.provider/host-does-not-support-form": "Install the Form on the host, or point the provider at a host that supports it.",
 	"takoform.provider/host-limit-exceeded":        "Stay within the host limit the message names, or ask the host operator to raise it.",

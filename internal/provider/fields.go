@@ -38,6 +38,7 @@ type Field struct {
 	Target     string // relation target kind (KindRelation, KindBindingList)
 	TargetAPI  string // relation target group
 	Nested     []Field
+	Doc        string // the member's description in the Form's desired schema (markdown); "" when it has none
 }
 
 // Fields derives the attribute mapping of a definition's desired schema.
@@ -63,8 +64,12 @@ func Fields(def *form.Definition) []Field {
 }
 
 func fieldOf(root map[string]any, member string, node map[string]any) Field {
+	doc, _ := node["description"].(string) // a description beside a $ref wins
 	node = deref(root, node)
-	f := Field{Member: member, Attr: snake(member)}
+	if doc == "" {
+		doc, _ = node["description"].(string)
+	}
+	f := Field{Member: member, Attr: snake(member), Doc: doc}
 	switch {
 	case isRelation(node):
 		f.Kind = KindRelation

@@ -63,6 +63,7 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 			"ca_certificate_file": schema.StringAttribute{Optional: true, Description: "Path of a PEM file of CA certificate(s), as ca_certificate (or TAKOFORM_CA_CERTIFICATE_FILE)."},
 		},
 	}
+	describeProvider(&resp.Schema)
 }
 
 // Data is what every resource of one provider configuration shares: one
@@ -151,5 +152,8 @@ func (p *Provider) Resources(context.Context) []func() resource.Resource {
 	return out
 }
 
-// DataSources: none in this lane.
-func (p *Provider) DataSources(context.Context) []func() datasource.DataSource { return nil }
+// DataSources registers one generic data source per registry type
+// (datasource.go).
+func (p *Provider) DataSources(context.Context) []func() datasource.DataSource {
+	return p.dataSources()
+}

@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -33,33 +32,30 @@ func buildSchema(t *TypeSpec) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	attrs := map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: !t.Revision, Optional: t.Revision, Computed: t.Revision, PlanModifiers: replace,
-			Description: "metadata.name: 1-63 characters, a lowercase letter then lowercase letters, digits or hyphens. Changing it replaces the resource."},
-		"space": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replace,
-			Description: "The exact SpaceID (never trimmed or case-folded); defaults to the provider's space. Changing it replaces the resource."},
-		"create_timeout": schema.StringAttribute{Optional: true, Description: "Go duration the create may take (default 20m)."},
-		"delete_timeout": schema.StringAttribute{Optional: true, Description: "Go duration the delete may take (default 30m)."},
-		"uid":            schema.StringAttribute{Computed: true, PlanModifiers: keep, Description: "Host-issued incarnation identity."},
-		"generation":     schema.StringAttribute{Computed: true, Description: "Desired-state generation (decimal string)."},
-		"revision":       schema.StringAttribute{Computed: true, Description: "Representation revision (decimal string)."},
-		"conditions": schema.ListNestedAttribute{Computed: true, Description: "The whole condition list as the host reports it.",
+		"name":           schema.StringAttribute{Required: !t.Revision, Optional: t.Revision, Computed: t.Revision, PlanModifiers: replace},
+		"space":          schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replace},
+		"create_timeout": schema.StringAttribute{Optional: true},
+		"delete_timeout": schema.StringAttribute{Optional: true},
+		"uid":            schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		"generation":     schema.StringAttribute{Computed: true},
+		"revision":       schema.StringAttribute{Computed: true},
+		"conditions": schema.ListNestedAttribute{Computed: true,
 			NestedObject: schema.NestedAttributeObject{Attributes: stringAttrs(conditionAttrs)}},
-		"ready":                   schema.BoolAttribute{Computed: true, Description: "The Ready condition is True."},
-		"outputs_json":            schema.StringAttribute{Computed: true, Description: "status.outputs as JSON; \"{}\" when the Form declares no outputs."},
-		"form_api_version":        schema.StringAttribute{Computed: true, PlanModifiers: keep, Description: "Group of the exact FormRef this state is bound to."},
-		"form_kind":               schema.StringAttribute{Computed: true, PlanModifiers: keep, Description: "Kind of the exact FormRef this state is bound to."},
-		"form_definition_version": schema.StringAttribute{Computed: true, PlanModifiers: keep, Description: "Definition version of the exact FormRef this state is bound to."},
-		"form_schema_digest":      schema.StringAttribute{Computed: true, PlanModifiers: keep, Description: "Schema digest of the exact FormRef this state is bound to; reads dispatch on it."},
-		"form_package_digest":     schema.StringAttribute{Computed: true, PlanModifiers: keep, Description: "Package digest: audit evidence only, never identity."},
-		"relation_drift_reason":   schema.StringAttribute{Computed: true, Description: "ExternalChange or DependencyMissing while a referenced resource was replaced or removed."},
-		"pending_operation_id":    schema.StringAttribute{Computed: true, Description: "Operation of an accepted mutation not yet settled."},
+		"ready":                   schema.BoolAttribute{Computed: true},
+		"outputs_json":            schema.StringAttribute{Computed: true},
+		"form_api_version":        schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		"form_kind":               schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		"form_definition_version": schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		"form_schema_digest":      schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		"form_package_digest":     schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		"relation_drift_reason":   schema.StringAttribute{Computed: true},
+		"pending_operation_id":    schema.StringAttribute{Computed: true},
 	}
 	if t.HasUpdate {
-		attrs["update_timeout"] = schema.StringAttribute{Optional: true, Description: "Go duration an update may take (default 20m)."}
+		attrs["update_timeout"] = schema.StringAttribute{Optional: true}
 	}
 	if t.Revision {
-		attrs["revision_owner"] = schema.StringAttribute{Optional: true,
-			Description: "Provider-only input naming the revision's owner (usually the worker's name); required when name is omitted, which derives the name from content."}
+		attrs["revision_owner"] = schema.StringAttribute{Optional: true}
 	}
 	for _, f := range t.Create.Fields {
 		attrs[f.Attr] = fieldAttribute(f, t.LocalModules && f.Member == "manifestDigest")
@@ -78,8 +74,9 @@ func buildSchema(t *TypeSpec) schema.Schema {
 				"size":         schema.Int64Attribute{Computed: true, Description: "Size of the file in bytes."},
 			}}}
 	}
-	return schema.Schema{Version: t.Lineage.Version, Attributes: attrs,
-		Description: fmt.Sprintf("A %s resource (Form %s).", t.DefaultCreate.Kind, t.DefaultCreate)}
+	describeResource(attrs, "", t.Revision)
+	md := resourceDoc(t)
+	return schema.Schema{Version: t.Lineage.Version, Attributes: attrs, Description: plain(md), MarkdownDescription: md}
 }
 
 func stringAttrs(names []string) map[string]schema.Attribute {
@@ -96,7 +93,7 @@ func fieldAttribute(f Field, optionalComputed bool) schema.Attribute {
 	req := f.Required && !optionalComputed
 	opt := !req
 	comp := f.HasDefault || optionalComputed
-	desc := fmt.Sprintf("Desired member %s.", f.Member)
+	desc := fieldDoc(f)
 	switch f.Kind {
 	case KindString, KindRelation, KindJSON:
 		a := schema.StringAttribute{Required: req, Optional: opt, Computed: comp, Description: desc}
@@ -167,7 +164,7 @@ func fieldAttribute(f Field, optionalComputed bool) schema.Attribute {
 			nested["target_name"] = schema.StringAttribute{Required: true, Description: "Name of the bound " + f.Target + "."}
 		} else {
 			for _, n := range f.Nested {
-				nested[n.Attr] = fieldAttribute(Field{Member: n.Member, Attr: n.Attr, Kind: n.Kind, Required: n.Required, Target: n.Target, TargetAPI: n.TargetAPI, Nested: n.Nested}, false)
+				nested[n.Attr] = fieldAttribute(Field{Member: n.Member, Attr: n.Attr, Kind: n.Kind, Required: n.Required, Target: n.Target, TargetAPI: n.TargetAPI, Nested: n.Nested, Doc: n.Doc}, false)
 			}
 		}
 		a := schema.ListNestedAttribute{NestedObject: schema.NestedAttributeObject{Attributes: nested}, Required: req, Optional: opt, Computed: comp, Description: desc}
@@ -186,7 +183,10 @@ func fieldAttribute(f Field, optionalComputed bool) schema.Attribute {
 func outputAttribute(c *Codec, name string) schema.Attribute {
 	props := mapOf(mapOf(decodeRaw(c.Def.OutputSchemaJSON()))["properties"])
 	node := mapOf(props[name])
-	desc := "Declared output " + name + "."
+	desc, _ := node["description"].(string)
+	if desc == "" {
+		desc = "Declared output `" + name + "` of the Form."
+	}
 	switch {
 	case hasType(node, "integer"):
 		return schema.Int64Attribute{Computed: true, Description: desc}

@@ -1,0 +1,3 @@
+resource "takoform_edge_object_bucket" "example" {
+  name = "media"
+}

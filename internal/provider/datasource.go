@@ -1,0 +1,228 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/spaceid"
+)
+
+// DataSource is THE generic Form data source: it reads one existing
+// resource of its type by space and name, under any exact FormRef the type
+// has a codec for, and reports its identity (uid, FormRef), generation,
+// revision, conditions and declared outputs without managing it. A read
+// naming another exact FormRef addresses nothing (spec/host-api-v1alpha3.md
+// §1.6), so trying each supported ref finds the one the resource is bound
+// to, never a second one.
+type DataSource struct {
+	spec   *TypeSpec
+	schema dschema.Schema
+	data   *Data
+}
+
+var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
+
+// dataRefAttrs are the FormRef inputs of a data source, all four or none.
+var dataRefAttrs = []string{"form_api_version", "form_kind", "form_definition_version", "form_schema_digest"}
+
+// dataCopied are the envelope attributes a data source reports exactly as
+// the resource type does (same type, same description).
+var dataCopied = []string{"uid", "generation", "revision", "conditions", "ready", "outputs_json", "form_package_digest"}
+
+// dataDocs are the descriptions of the data source's inputs, where they
+// differ from the resource's (envelopeDocs).
+var dataDocs = map[string]string{
+	"name":  "`metadata.name` of the resource to read.",
+	"space": "SpaceID to read from, exactly as written (never trimmed or case-folded); the provider's `space` when omitted.",
+	"form":  " Set all four `form_*` attributes to read under that exact FormRef (one this provider build supports for the type); leave all four unset to try each FormRef the type supports, its default create FormRef first. Reports the FormRef the resource is bound to.",
+}
+
+func (p *Provider) dataSources() []func() datasource.DataSource {
+	var out []func() datasource.DataSource
+	for _, name := range p.registry.names() {
+		t := p.registry.Types[name]
+		s := dataSourceSchema(t)
+		out = append(out, func() datasource.DataSource { return &DataSource{spec: t, schema: s} })
+	}
+	return out
+}
+
+// dataSourceSchema derives a type's data source schema from its resource
+// schema: name (R), space and the four FormRef members (OC), and, computed,
+// the envelope attributes of dataCopied plus every declared output.
+func dataSourceSchema(t *TypeSpec) dschema.Schema {
+	attrs := map[string]dschema.Attribute{
+		"name":  dschema.StringAttribute{Required: true, Description: plain(dataDocs["name"]), MarkdownDescription: dataDocs["name"]},
+		"space": dschema.StringAttribute{Optional: true, Computed: true, Description: plain(dataDocs["space"]), MarkdownDescription: dataDocs["space"]},
+	}
+	for _, a := range dataRefAttrs {
+		md := envelopeDocs[a] + dataDocs["form"]
+		attrs[a] = dschema.StringAttribute{Optional: true, Computed: true, Description: plain(md), MarkdownDescription: md}
+	}
+	names := append([]string(nil), dataCopied...)
+	for _, o := range t.Create.Outputs {
+		names = append(names, snake(o))
+	}
+	for _, n := range names {
+		if a, ok := computedAttr(t.Schema.Attributes[n]); ok {
+			attrs[n] = a
+		}
+	}
+	ref := t.DefaultCreate
+	md := "Reads an existing `" + t.Name + "` by space and name without managing it: its uid, exact FormRef, generation, conditions and declared outputs.\n\n" +
+		formDoc(t) + fmt.Sprintf("\n\nThe type's default create FormRef is `%s` `%s` `%s` (schema digest `%s`).", ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest)
+	return dschema.Schema{Attributes: attrs, Description: plain(md), MarkdownDescription: md}
+}
+
+// computedAttr is the data source form of a computed resource attribute.
+func computedAttr(a schema.Attribute) (dschema.Attribute, bool) {
+	switch v := a.(type) {
+	case schema.StringAttribute:
+		return dschema.StringAttribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
+	case schema.BoolAttribute:
+		return dschema.BoolAttribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
+	case schema.Int64Attribute:
+		return dschema.Int64Attribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
+	case schema.Float64Attribute:
+		return dschema.Float64Attribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
+	case schema.ListNestedAttribute:
+		nested := map[string]dschema.Attribute{}
+		for n, na := range v.NestedObject.Attributes {
+			c, ok := computedAttr(na)
+			if !ok {
+				return nil, false
+			}
+			nested[n] = c
+		}
+		return dschema.ListNestedAttribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription,
+			NestedObject: dschema.NestedAttributeObject{Attributes: nested}}, true
+	}
+	return nil, false
+}
+
+// Metadata names the data source after its resource type.
+func (d *DataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = d.spec.Name
+}
+
+// Schema is the data source's one schema.
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = d.schema
+}
+
+// Configure receives the provider configuration's shared Data.
+func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if v, ok := req.ProviderData.(*Data); ok {
+		d.data = v
+	}
+}
+
+// Read reads the resource under the configured FormRef, or under each
+// FormRef the type supports (default create first) until one answers. Only
+// resource_not_found moves on to the next ref; every other error is
+// reported as it is. Errors: an incomplete or unsupported FormRef, an
+// invalid or missing space (invalid-config, invalid-space, space-missing),
+// and a resource that exists under none of the refs (data-source-not-found).
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	cfg, err := attrsOf(req.Config.Raw)
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Cannot read the configuration", err, identity{Type: d.spec.Name, Code: "takoform.provider/internal"})...)
+		return
+	}
+	name := str(cfg, "name")
+	refs, err := d.refs(cfg)
+	if err != nil {
+		resp.Diagnostics.Append(renderError("Invalid FormRef for data source "+d.spec.Name, err, identity{Type: d.spec.Name, Name: name, Code: "takoform.provider/invalid-config"})...)
+		return
+	}
+	if d.data == nil {
+		resp.Diagnostics.Append(renderError("The provider is not configured", errors.New("the provider's endpoint, space or token was not known when it was configured"),
+			identity{Type: d.spec.Name, Code: "takoform.provider/invalid-config"})...)
+		return
+	}
+	space := str(cfg, "space")
+	if space == "" {
+		space = d.data.Space
+	}
+	id := identity{Type: d.spec.Name, Space: space, Name: name}
+	if space == "" {
+		resp.Diagnostics.Append(renderError("No space to read from", errors.New("the data source sets no space and the provider has none"), withCode(id, "takoform.provider/space-missing"))...)
+		return
+	}
+	if err := spaceid.Validate(space); err != nil {
+		resp.Diagnostics.Append(renderError("Invalid space", fmt.Errorf("the data source's space %q: %w", space, err), withCode(id, "takoform.provider/invalid-space"))...)
+		return
+	}
+	for _, ref := range refs {
+		res, err := d.data.Client.Read(ctx, client.Address{Space: space, Ref: ref, Name: name})
+		if client.IsNotFound(err) {
+			continue
+		}
+		ref := ref
+		id.Form = &ref
+		if err != nil {
+			resp.Diagnostics.Append(renderError("Cannot read "+d.spec.Name, err, id)...)
+			return
+		}
+		c := d.spec.Codecs[ref]
+		attrs := copyAttrs(cfg)
+		if err := c.Decode(res, attrs, nil); err != nil {
+			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+			return
+		}
+		for _, a := range d.spec.foreign(c) {
+			attrs[a] = nil
+		}
+		v, err := fromGo(d.schema.Type().TerraformType(ctx), attrs)
+		if err != nil {
+			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+			return
+		}
+		resp.State.Raw = v
+		return
+	}
+	resp.Diagnostics.Append(renderError(fmt.Sprintf("No %s named %q in space %q", d.spec.Name, name, space),
+		fmt.Errorf("the host holds no %s %q in space %q under %s", d.spec.DefaultCreate.Kind, name, space, refList(refs)),
+		withCode(id, "takoform.provider/data-source-not-found"))...)
+}
+
+// refs are the FormRefs to read under: the configured one (all four form_*
+// members set, and supported by the type), else every supported ref with
+// the default create ref first.
+func (d *DataSource) refs(cfg map[string]any) ([]form.FormRef, error) {
+	var set, unset []string
+	for _, a := range dataRefAttrs {
+		if str(cfg, a) != "" {
+			set = append(set, a)
+		} else {
+			unset = append(unset, a)
+		}
+	}
+	switch len(set) {
+	case 0:
+		out := []form.FormRef{d.spec.DefaultCreate}
+		for _, r := range d.spec.KnownRefs() {
+			if r != d.spec.DefaultCreate {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case len(dataRefAttrs):
+		ref := form.FormRef{APIVersion: str(cfg, "form_api_version"), Kind: str(cfg, "form_kind"),
+			DefinitionVersion: str(cfg, "form_definition_version"), SchemaDigest: str(cfg, "form_schema_digest")}
+		if _, ok := d.spec.Codec(ref); !ok {
+			return nil, fmt.Errorf("%s is not a FormRef %s supports; it supports %s", ref, d.spec.Name, refList(d.spec.KnownRefs()))
+		}
+		return []form.FormRef{ref}, nil
+	}
+	return nil, fmt.Errorf("%s set but %s unset: set all four form_* attributes to read under one exact FormRef, or none to try every FormRef the type supports",
+		strings.Join(set, ", "), strings.Join(unset, ", "))
+}
