@@ -161,6 +161,9 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		resp.Diagnostics.Append(renderError("Invalid space", fmt.Errorf("the data source's space %q: %w", space, err), withCode(id, "takoform.provider/invalid-space"))...)
 		return
 	}
+	if len(refs) > 1 {
+		refs = d.served(ctx, refs)
+	}
 	for _, ref := range refs {
 		res, err := d.data.Client.Read(ctx, client.Address{Space: space, Ref: ref, Name: name})
 		if client.IsNotFound(err) {
@@ -192,6 +195,28 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	resp.Diagnostics.Append(renderError(fmt.Sprintf("No %s named %q in space %q", d.spec.Name, name, space),
 		fmt.Errorf("the host holds no %s %q in space %q under %s", d.spec.DefaultCreate.Kind, name, space, refList(refs)),
 		withCode(id, "takoform.provider/data-source-not-found"))...)
+}
+
+// served keeps the refs the host has a support profile for (read once per
+// configuration): a host answers form_unknown under a FormRef it does not
+// serve, so it can hold nothing there (decision
+// spec/decisions/0016-equivalent-identities.md). When the profiles cannot
+// be read, every ref is tried.
+func (d *DataSource) served(ctx context.Context, refs []form.FormRef) []form.FormRef {
+	profiles, err := d.data.profiles(ctx)
+	if err != nil {
+		return refs
+	}
+	var out []form.FormRef
+	for _, r := range refs {
+		if _, ok := profiles[r.String()]; ok {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return refs
+	}
+	return out
 }
 
 // refs are the FormRefs to read under: the configured one (all four form_*
