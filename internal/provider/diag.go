@@ -53,7 +53,7 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/module-syntax":              "Fix the module's syntax at the line and column the message names: the host refuses a version whose bundle holds a module it cannot parse.",
 	"takoform.provider/endpoint-missing":           "Set endpoint in the provider block or TAKOFORM_ENDPOINT to the host's origin, e.g. http://127.0.0.1:8080.",
 	"takoform.provider/host-unreachable":           "Check that the host is running and reachable at the endpoint, then apply again: a change the host never received is made then, and a create whose answer was lost is refused as already existing, naming the import ID that adopts it.",
-	"takoform.provider/interrupted":                "Run apply again: nothing was sent for this resource, so the next run makes the change.",
+	"takoform.provider/interrupted":                "Run apply again: this resource's change was not sent, so the next run makes it.",
 	"takoform.provider/duplicate-address":          "Rename one of the two resources (or give one another space): one host object is managed by one resource only, and importing it into the other would alias them again.",
 	"takoform.provider/internal":                   "Report this message to the provider's maintainers; nothing in the configuration explains it.",
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -177,10 +178,15 @@ func TestAccInterruptedApplyRecordsSentChanges(t *testing.T) {
 			t.Fatalf("interrupted after %d creates, the apply still succeeded:\n%s", at, out)
 		}
 		held := requireNoOrphans(t, c, d, space, prefix, n)
+		for _, name := range interruptedNames(out) { // the repair says the change was not sent
+			if _, err := c.Read(context.Background(), client.Address{Space: space, Ref: edgeRef(t, "EdgeKVNamespace"), Name: name}); !client.IsNotFound(err) {
+				t.Errorf("%s was reported interrupted before its change was sent, but the host holds it (%v)", name, err)
+			}
+		}
 		if held < at || held == n {
 			t.Fatalf("interrupted after %d creates, the host holds %d of %d: not an interruption mid-apply", at, held, n)
 		}
-		t.Logf("SIGINT after %d committed creates: %d on the host, each recorded in state", at, held)
+		t.Logf("SIGINT after %d committed creates: %d on the host, each recorded in state; %d refused as interrupted before sending", at, held, len(interruptedNames(out)))
 		d.must("apply", "-auto-approve", "-input=false", "-no-color")
 		if held := requireNoOrphans(t, c, d, space, prefix, n); held != n || len(d.state()) != n {
 			t.Fatalf("the re-apply left %d on the host and %d in state, want %d", held, len(d.state()), n)
@@ -188,6 +194,23 @@ func TestAccInterruptedApplyRecordsSentChanges(t *testing.T) {
 		d.planEmpty()
 	}
 }
+
+// interruptedNames are the resource names of the
+// takoform.provider/interrupted diagnostics in a tofu output.
+func interruptedNames(out string) []string {
+	var names []string
+	for _, block := range strings.Split(out, "Error: ")[1:] {
+		if !strings.Contains(block, "Code: takoform.provider/interrupted") {
+			continue
+		}
+		if m := resourceLine.FindStringSubmatch(block); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	return names
+}
+
+var resourceLine = regexp.MustCompile(`Resource: takoform_edge_kv_namespace \([^/]*/([^)]*)\)`)
 
 // TestAccLostAnswerRepairIsTrue follows the repair sentence of a lost
 // answer step by step: one create is committed but its answer lost, one

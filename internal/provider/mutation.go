@@ -25,8 +25,8 @@ var StopGrace = 30 * time.Second
 type stopKey struct{}
 
 // errInterrupted: OpenTofu stopped the provider before this resource's
-// mutation was sent; nothing was changed on the host.
-var errInterrupted = errors.New("the run was interrupted before this change was sent to the host; nothing was changed")
+// mutation was sent; the resource was not changed on the host.
+var errInterrupted = errors.New("the run was interrupted before this resource's change was sent to the host; the resource was not changed")
 
 // mutationContext is the context of one logical mutation (one Create,
 // Update or Delete call): a fresh idempotency-key scope that only this
