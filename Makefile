@@ -46,8 +46,9 @@ build:
 demo:
 	GO=$(GO) ./scripts/demo.sh
 
-# Regenerate committed generated files (the SpaceID JSON Schema and the
-# Edge family documents); tests fail when they drift.
+# Regenerate committed generated files (the SpaceID JSON Schema, the
+# Edge family documents and the provider's equivalent identities, read
+# from ../shared/reference beside the clone); tests fail when they drift.
 generate:
 	$(GO) generate ./spaceid ./forms/edge ./internal/provider
 

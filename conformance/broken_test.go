@@ -152,3 +152,66 @@ func TestResumableCheckNeedsReplay(t *testing.T) {
 		t.Fatalf("operation-resumable-after-settlement passes on a host that never replays: %v", err)
 	}
 }
+
+// bodyRewriter buffers an answer so a test can rewrite its body.
+type bodyRewriter struct {
+	http.ResponseWriter
+	status int
+	buf    []byte
+}
+
+func (w *bodyRewriter) WriteHeader(status int) { w.status = status }
+func (w *bodyRewriter) Write(b []byte) (int, error) {
+	w.buf = append(w.buf, b...)
+	return len(b), nil
+}
+
+// rewriteAnswers rewrites the bodies of the answers pick selects.
+func rewriteAnswers(pick func(*http.Request) bool, rewrite func([]byte) []byte) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !pick(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rw := &bodyRewriter{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(rw, r)
+			body := rewrite(rw.buf)
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(rw.status)
+			_, _ = w.Write(body)
+		})
+	}
+}
+
+// TestKeptChecksNameTheirRule: a host breaking a rule a kept check holds
+// fails it with a message naming the rule (spec/decisions/0015-conformance-verdicts.md).
+func TestKeptChecksNameTheirRule(t *testing.T) {
+	// hostReason over 256 characters on every read of a drifted resource.
+	long := hosttest.Start(t, hosttest.Options{Probe: true, Catalog: testCatalog(t), Wrap: rewriteAnswers(
+		func(r *http.Request) bool {
+			return r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/resources/")
+		},
+		func(b []byte) []byte {
+			return []byte(strings.ReplaceAll(string(b), `"hostReason":"`, `"hostReason":"`+strings.Repeat("x", 300)))
+		})})
+	for _, id := range []string{"relation-incarnation-change-detected", "relation-reapply-repins", "relation-pin-records-target-form-ref"} {
+		if err := runCheck(t, long, id); err == nil || !strings.Contains(err.Error(), "256 characters") {
+			t.Errorf("%s on a host rendering hostReason over 256 characters: %v", id, err)
+		}
+	}
+	// A forms query missing schemaDigest answered as if it were exact.
+	lax := hosttest.Start(t, hosttest.Options{Probe: true, Wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/forms") && r.URL.RawQuery != "" && !r.URL.Query().Has("schemaDigest") {
+				w.Header().Set("Content-Type", wire.ContentTypeJSON)
+				_, _ = w.Write([]byte(`{"forms":[]}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	if err := runCheck(t, lax, "forms-exact-availability"); err == nil || !strings.Contains(err.Error(), "each exactly once") || !strings.Contains(err.Error(), "answered HTTP 200 (success)") {
+		t.Errorf("forms-exact-availability on a host accepting a query without schemaDigest: %v", err)
+	}
+}

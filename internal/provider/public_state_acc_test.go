@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/internal/hosttest"
@@ -25,11 +27,13 @@ const publicProvider = "registry.terraform.io/tako0614/takoform"
 
 // TestAccPublicProviderState: against a host serving the public family,
 // our provider creates all 12 types under the public family's FormRefs
-// (the host serves only those). The state is then rewritten into the
-// public provider's layout — its source address, schema version 1, the
-// attribute set of terraform-surface-baseline-v1alpha3.json — and the
-// switch a user makes is made with the real CLI (`tofu state
-// replace-provider registry.terraform.io/tako0614/takoform <ours>`).
+// (the host serves only those). The working state is then replaced by the
+// committed fixture in the public provider's layout — its source address,
+// schema version 1, the attribute set of
+// terraform-surface-baseline-v1alpha3.json, the public FormRefs; one
+// resource of each type and more — and the switch a user makes is made
+// with the real CLI (`tofu state replace-provider
+// registry.terraform.io/tako0614/takoform <ours>`).
 // From there a refresh plans empty, a rollout and an update apply, every
 // type imports by name under the public FormRef, and destroy removes
 // everything (decision spec/decisions/0016-equivalent-identities.md).
@@ -40,13 +44,8 @@ func TestAccPublicProviderState(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := accHost(t, hosttest.Options{Catalog: cat})
-	baseline := map[string]struct {
-		Version    int                        `json:"version"`
-		Attributes map[string]json.RawMessage `json:"attributes"`
-	}{}
-	if err := json.Unmarshal(readFile(t, filepath.Join(ref, "terraform-surface-baseline-v1alpha3.json")), &baseline); err != nil {
-		t.Fatal(err)
-	}
+	fixture := readFile(t, "testdata/state/public-provider-v1.tfstate")
+	checkPublicFixture(t, ref, cat, fixture)
 	// The configuration is one the public provider accepts: it has no
 	// revision_owner, so the app's revisions have pinned names (a new
 	// name for the rollout's new revisions).
@@ -55,6 +54,7 @@ func TestAccPublicProviderState(t *testing.T) {
 		return strings.Replace(hcl, "revision_owner = takoform_module_worker.app.name\n  worker         =", fmt.Sprintf("name           = \"app-version-%d\"\n  worker         =", n), 1)
 	}
 	s := defaultStack(t)
+	modulesV1 := s.dir
 	cfg := providerBlock(h, "prod") + pinned(s.hcl(), 1)
 	dir2 := t.TempDir()
 	writeModules(t, dir2, "v2")
@@ -80,43 +80,18 @@ func TestAccPublicProviderState(t *testing.T) {
 		}
 		return nil
 	}
-	// toPublicLayout rewrites the working directory's state as the public
-	// provider writes it, then switches it to our provider with the CLI.
+	// toPublicLayout replaces the working directory's state with the
+	// committed fixture testdata/state/public-provider-v1.tfstate — the
+	// public provider's layout, held to its baseline by checkPublicFixture
+	// — with only the host-minted values filled in from the host, then
+	// switches it to our provider with the CLI, as a user does.
 	toPublicLayout := func() {
 		dirs, _ := filepath.Glob(filepath.Join(base, "work*"))
 		if len(dirs) != 1 {
 			t.Fatalf("want one working directory under %s, found %v", base, dirs)
 		}
 		path := filepath.Join(dirs[0], "terraform.tfstate")
-		var st map[string]any
-		if err := json.Unmarshal(readFile(t, path), &st); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range st["resources"].([]any) {
-			r := r.(map[string]any)
-			b, ok := baseline[r["type"].(string)]
-			if !ok {
-				t.Fatalf("the public provider has no type %s", r["type"])
-			}
-			r["provider"] = `provider["` + publicProvider + `"]`
-			for _, in := range r["instances"].([]any) {
-				in := in.(map[string]any)
-				in["schema_version"] = b.Version
-				attrs := in["attributes"].(map[string]any)
-				for k := range attrs {
-					if _, ok := b.Attributes[k]; !ok {
-						delete(attrs, k) // ours only (revision_owner): the public provider never wrote it
-					}
-				}
-				delete(in, "identity")
-				delete(in, "identity_schema_version")
-			}
-		}
-		out, err := json.MarshalIndent(st, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, out, 0o600); err != nil {
+		if err := os.WriteFile(path, fillPublicFixture(t, h, fixture, modulesV1), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), "state", "replace-provider", "-auto-approve", publicProvider, "registry.opentofu.org/takoform/takoform")
@@ -160,4 +135,102 @@ func TestAccPublicProviderState(t *testing.T) {
 		Steps:                    steps,
 		CheckDestroy:             checkGone(t, h, "prod"),
 	})
+}
+
+// fixtureState is the part of a state file the fixture checks read.
+type fixtureState struct {
+	Resources []struct {
+		Type, Name, Provider string
+		Instances            []struct {
+			SchemaVersion int            `json:"schema_version"`
+			Attributes    map[string]any `json:"attributes"`
+		}
+	}
+}
+
+// checkPublicFixture holds the committed fixture to the public provider's
+// layout: its source address, for each of the 12 types the schema version
+// and exactly the attribute set of terraform-surface-baseline-v1alpha3.json,
+// and FormRefs of the public family.
+func checkPublicFixture(t *testing.T, ref string, cat *form.Catalog, fixture []byte) {
+	t.Helper()
+	baseline := map[string]struct {
+		Version    int                        `json:"version"`
+		Attributes map[string]json.RawMessage `json:"attributes"`
+	}{}
+	if err := json.Unmarshal(readFile(t, filepath.Join(ref, "terraform-surface-baseline-v1alpha3.json")), &baseline); err != nil {
+		t.Fatal(err)
+	}
+	var st fixtureState
+	if err := json.Unmarshal(fixture, &st); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]bool{}
+	for _, r := range st.Resources {
+		b, ok := baseline[r.Type]
+		addr := r.Type + "." + r.Name
+		switch {
+		case !ok:
+			t.Fatalf("%s: the public provider has no such type", addr)
+		case r.Provider != `provider["`+publicProvider+`"]`:
+			t.Fatalf("%s is held by %s, not the public provider", addr, r.Provider)
+		case len(r.Instances) != 1 || r.Instances[0].SchemaVersion != b.Version:
+			t.Fatalf("%s is not one instance at the public schema version %d", addr, b.Version)
+		}
+		a := r.Instances[0].Attributes
+		for k := range b.Attributes {
+			if _, ok := a[k]; !ok && !strings.Contains(k, ".") {
+				t.Fatalf("%s lacks the public attribute %s", addr, k)
+			}
+		}
+		for k := range a {
+			if _, ok := b.Attributes[k]; !ok {
+				t.Fatalf("%s carries %s, which the public provider does not have", addr, k)
+			}
+		}
+		fr := form.FormRef{APIVersion: str(a["form_api_version"]), Kind: str(a["form_kind"]), DefinitionVersion: str(a["form_definition_version"]), SchemaDigest: str(a["form_schema_digest"])}
+		if _, ok := cat.Form(fr); !ok {
+			t.Fatalf("%s is recorded under %s, not a FormRef of the public family", addr, fr)
+		}
+		types[r.Type] = true
+	}
+	if len(types) != 12 {
+		t.Fatalf("the fixture holds %d types, want 12", len(types))
+	}
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// fillPublicFixture fills the fixture's host-minted values from the host:
+// each resource's uid (read under its recorded FormRef and name), the
+// endpoint's hostname, and the directory of the module files.
+func fillPublicFixture(t *testing.T, h *hosttest.Host, fixture []byte, modules string) []byte {
+	t.Helper()
+	var st fixtureState
+	if err := json.Unmarshal(fixture, &st); err != nil {
+		t.Fatal(err)
+	}
+	c := hostClient(t, h)
+	pairs := []string{"{{modules_dir}}", modules}
+	for _, r := range st.Resources {
+		a := r.Instances[0].Attributes
+		fr := form.FormRef{APIVersion: str(a["form_api_version"]), Kind: str(a["form_kind"]), DefinitionVersion: str(a["form_definition_version"]), SchemaDigest: str(a["form_schema_digest"])}
+		res, err := c.Read(context.Background(), client.Address{Space: str(a["space"]), Ref: fr, Name: str(a["name"])})
+		if err != nil {
+			t.Fatalf("%s.%s: %v", r.Type, r.Name, err)
+		}
+		pairs = append(pairs, "{{uid "+r.Type+"."+r.Name+"}}", res.Metadata.UID)
+		if r.Type == "takoform_worker_endpoint" {
+			var out struct{ Hostname string }
+			if err := json.Unmarshal(res.Status.Outputs, &out); err != nil {
+				t.Fatal(err)
+			}
+			pairs = append(pairs, "{{endpoint_hostname}}", out.Hostname)
+		}
+	}
+	filled := strings.NewReplacer(pairs...).Replace(string(fixture))
+	if strings.Contains(filled, "{{") {
+		t.Fatalf("the fixture keeps a placeholder after filling: %s", filled[strings.Index(filled, "{{"):][:40])
+	}
+	return []byte(filled)
 }
