@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench demo bench-provider
+.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz fuzz-space bench demo bench-provider
 
 test: fmt-check vet tofu unit conformance acceptance
 
@@ -46,6 +46,18 @@ demo:
 # Edge family documents); tests fail when they drift.
 generate:
 	$(GO) generate ./spaceid ./forms/edge
+
+# Every fuzz target over what the host parses from strangers (request
+# bodies through the router, import IDs, cron, hostnames, tokens files) and
+# the SpaceID agreement, each for FUZZTIME.
+FUZZTIME ?= 30s
+FUZZ_TARGETS = ./host:FuzzRouter ./host:FuzzTokensFile ./internal/provider:FuzzImportID \
+	./forms/edge:FuzzCron ./forms/edge:FuzzHostname ./spaceid:FuzzAgreement
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s 2>&1 | tail -n 3; \
+	done
 
 # The SpaceID agreement fuzz test (Go validator vs the JSON Schema).
 fuzz-space:
