@@ -56,7 +56,9 @@ FUZZ_TARGETS = ./host:FuzzRouter ./host:FuzzTokensFile ./internal/provider:FuzzI
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
-		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s 2>&1 | tail -n 3; \
+		log=$$(mktemp); \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s >$$log 2>&1 || { cat $$log; rm -f $$log; exit 1; }; \
+		grep 'execs:' $$log | tail -n 1; rm -f $$log; \
 	done
 
 # The SpaceID agreement fuzz test (Go validator vs the JSON Schema).
