@@ -191,3 +191,24 @@ func TestHostBackupCommand(t *testing.T) {
 		t.Fatalf("the restored copy: %v", err)
 	}
 }
+
+// TestOperatorLogger: --log-format picks the encoding and --log-level
+// drops what is less severe.
+func TestOperatorLogger(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		var b bytes.Buffer
+		l, err := (&operatorFlags{logFormat: format, logLevel: "warn"}).logger(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Info("request", "route", "/x")
+		l.Warn("shutdown grace expired")
+		out := strings.TrimSpace(b.String())
+		if strings.Contains(out, "request") || !strings.Contains(out, "shutdown grace expired") || strings.Count(out, "\n") != 0 {
+			t.Errorf("%s at warn wrote %q", format, out)
+		}
+		if format == "json" && !json.Valid([]byte(out)) {
+			t.Errorf("json format wrote %q", out)
+		}
+	}
+}
