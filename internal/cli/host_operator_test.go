@@ -85,6 +85,9 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	c := connect(t, addr)
 
 	start := stderr.jsonLines(t, "takoform host started")
+	for deadline := time.Now().Add(10 * time.Second); len(start) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		start = stderr.jsonLines(t, "takoform host started") // stderr reaches us through a pipe, a little later
+	}
 	if len(start) != 1 || start[0]["version"] == "" || start[0]["listen"] != addr || !strings.HasPrefix(start[0]["store"].(string), "sqlite:") || start[0]["families"] != "edge.forms.takoform.com/v1alpha1" {
 		t.Fatalf("start line: %v\n%s", start, stderr.String())
 	}
