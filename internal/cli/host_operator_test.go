@@ -73,7 +73,7 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	}
 	addr, metricsAddr := freePort(t), freePort(t)
 	args := []string{"host", "serve", "--listen", addr, "--data", filepath.Join(t.TempDir(), "host.db"), "--dev-token", "tok",
-		"--log-format", "json", "--metrics-listen", metricsAddr, "--provisioning-delay", "1500ms", "--shutdown-grace", "20s"}
+		"--log-format", "json", "--metrics-listen", metricsAddr, "--provisioning-delay", "3s", "--shutdown-grace", "20s"}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostProcess$")
 	cmd.Env = append(os.Environ(), "TAKOFORM_TEST_HOST_ARGS="+strings.Join(args, "\x1f"))
 	var stderr lockedBuffer
