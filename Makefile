@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz-space bench demo bench-provider docs release-snapshot
+.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz fuzz-space bench demo bench-provider docs release-snapshot
 
 # The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
 # installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
@@ -64,6 +64,20 @@ docs: tofu
 GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.17.0
 release-snapshot:
 	$(GO) run $(GORELEASER) release --snapshot --clean --skip=sign,publish
+
+# Every fuzz target over what the host parses from strangers (request
+# bodies through the router, import IDs, cron, hostnames, tokens files) and
+# the SpaceID agreement, each for FUZZTIME.
+FUZZTIME ?= 30s
+FUZZ_TARGETS = ./host:FuzzRouter ./host:FuzzTokensFile ./internal/provider:FuzzImportID \
+	./forms/edge:FuzzCron ./forms/edge:FuzzHostname ./spaceid:FuzzAgreement
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
+		log=$$(mktemp); \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s >$$log 2>&1 || { cat $$log; rm -f $$log; exit 1; }; \
+		grep 'execs:' $$log | tail -n 1; rm -f $$log; \
+	done
 
 # The SpaceID agreement fuzz test (Go validator vs the JSON Schema).
 fuzz-space:

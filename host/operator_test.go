@@ -3,6 +3,7 @@ package host_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -87,7 +88,8 @@ func health(t *testing.T, url string) (int, host.Health) {
 
 // TestHealthEndpoints: /livez and /readyz answer without credentials;
 // readiness checks the store and its schema and fails (503) once shutdown
-// has begun or the store is gone, while liveness stays 200.
+// has begun, when a migration is not applied, or when the store is gone,
+// while liveness stays 200.
 func TestHealthEndpoints(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})
 	if code, l := health(t, h.URL+"/livez"); code != 200 || l.Status != "ok" {
@@ -103,6 +105,19 @@ func TestHealthEndpoints(t *testing.T) {
 	}
 	if code, _ := health(t, h.URL+"/livez"); code != 200 {
 		t.Fatalf("/livez after BeginShutdown = %d, want 200 (the process lives)", code)
+	}
+
+	h3 := hosttest.Start(t, hosttest.Options{})
+	db, err := sql.Open("sqlite", "file:"+h3.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DELETE FROM goose_db_version WHERE version_id = (SELECT MAX(version_id) FROM goose_db_version)`); err != nil {
+		t.Fatal(err)
+	}
+	if code, r := health(t, h3.URL+"/readyz"); code != 503 || r.Checks["migrations"].Status != "fail" || !strings.Contains(r.Checks["migrations"].Detail, "this binary needs") {
+		t.Fatalf("/readyz with a migration unapplied = %d %+v", code, r)
 	}
 
 	h2 := hosttest.Start(t, hosttest.Options{})

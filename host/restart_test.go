@@ -14,7 +14,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-func kvRequest(t *testing.T, c *client.Client, name string) wire.ResourceRequest {
+func kvRequest(t testing.TB, c *client.Client, name string) wire.ResourceRequest {
 	profiles, err := c.SupportForms(context.Background())
 	if err != nil {
 		t.Fatal(err)

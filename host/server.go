@@ -91,7 +91,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.IdempotencyTTL = 24 * time.Hour
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -73,7 +73,7 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	}
 	addr, metricsAddr := freePort(t), freePort(t)
 	args := []string{"host", "serve", "--listen", addr, "--data", filepath.Join(t.TempDir(), "host.db"), "--dev-token", "tok",
-		"--log-format", "json", "--metrics-listen", metricsAddr, "--provisioning-delay", "1500ms", "--shutdown-grace", "20s"}
+		"--log-format", "json", "--metrics-listen", metricsAddr, "--provisioning-delay", "3s", "--shutdown-grace", "20s"}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostProcess$")
 	cmd.Env = append(os.Environ(), "TAKOFORM_TEST_HOST_ARGS="+strings.Join(args, "\x1f"))
 	var stderr lockedBuffer
@@ -84,10 +84,9 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
 	c := connect(t, addr)
 
-	// The listener accepts before the start line is written: wait for it.
-	var start []map[string]any
+	start := stderr.jsonLines(t, "takoform host started")
 	for deadline := time.Now().Add(10 * time.Second); len(start) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		start = stderr.jsonLines(t, "takoform host started")
+		start = stderr.jsonLines(t, "takoform host started") // stderr reaches us through a pipe, a little later
 	}
 	if len(start) != 1 || start[0]["version"] == "" || start[0]["listen"] != addr || !strings.HasPrefix(start[0]["store"].(string), "sqlite:") || start[0]["families"] != "edge.forms.takoform.com/v1alpha1" {
 		t.Fatalf("start line: %v\n%s", start, stderr.String())
@@ -193,5 +192,26 @@ func TestHostBackupCommand(t *testing.T) {
 	req := kvRef(t, c2)
 	if _, err := c2.Read(context.Background(), client.Address{Space: req.Metadata.Space, Ref: req.Form.FormRef, Name: "kept"}); err != nil {
 		t.Fatalf("the restored copy: %v", err)
+	}
+}
+
+// TestOperatorLogger: --log-format picks the encoding and --log-level
+// drops what is less severe.
+func TestOperatorLogger(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		var b bytes.Buffer
+		l, err := (&operatorFlags{logFormat: format, logLevel: "warn"}).logger(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Info("request", "route", "/x")
+		l.Warn("shutdown grace expired")
+		out := strings.TrimSpace(b.String())
+		if strings.Contains(out, "request") || !strings.Contains(out, "shutdown grace expired") || strings.Count(out, "\n") != 0 {
+			t.Errorf("%s at warn wrote %q", format, out)
+		}
+		if format == "json" && !json.Valid([]byte(out)) {
+			t.Errorf("json format wrote %q", out)
+		}
 	}
 }

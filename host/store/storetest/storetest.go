@@ -3,9 +3,10 @@
 // the host relies on: exact values read back, ErrNotFound and ErrConflict
 // where store.Tx documents them, uniqueness rules of spec/host-api-v1alpha3.md §1.6–1.7,
 // idempotency record lifetime (§3.5), the operation queue (§4), artifact
-// holdings (§3.6), sequences, and transaction isolation (an Update commits
-// all or nothing, concurrent Updates do not affect each other, a View sees
-// committed data only).
+// holdings (§3.6), sequences, maintenance (schema version, gauges, usage,
+// artifact references and conditional sweeps, maintenance.go), and
+// transaction isolation (an Update commits all or nothing, concurrent
+// Updates do not affect each other, a View sees committed data only).
 //
 // Times used by the suite have microsecond precision, so a store may keep
 // microseconds (PostgreSQL) or finer; they are compared with time.Equal.

@@ -1,0 +1,91 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"io/fs"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/takoform/takoform/host/store"
+)
+
+// TestRetentionMigrationBackfills: a database written at schema 1 (a
+// WorkerBundle naming a manifest, the manifest naming its blob, an upload
+// naming another blob, holdings) gains the artifact references and usage
+// migration 00002 derives, so the first sweep keeps what is referenced and
+// deletes only the unreferenced blob.
+func TestRetentionMigrationBackfills(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "host.db")
+	db, err := sql.Open("sqlite", "file:"+escapePath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		manifest = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+		inBundle = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		inUpload = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+		loose    = "sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+	)
+	for _, q := range []string{
+		`INSERT INTO resources VALUES ('uid-b', 'acme', 'prod', 'edge.forms.takoform.com/v1alpha1', 'WorkerBundle', 'b',
+			'edge.forms.takoform.com/v1alpha1', 'WorkerBundle', '0.1.0', 'sha256:00', 'sha256:00', 1, 1,
+			CAST('{"manifestDigest":"` + manifest + `"}' AS BLOB), 'sha256:00', X'7B7D', '', 1, 1)`,
+		`INSERT INTO manifests VALUES ('` + manifest + `', CAST('{"modules":[{"digest":"` + inBundle + `","size":3}]}' AS BLOB))`,
+		`INSERT INTO uploads VALUES ('up_1', 'acme', 'alice', CAST('{"files":[{"digest":"` + inUpload + `","size":5}]}' AS BLOB), 'sha256:ee', 1)`,
+		`INSERT INTO blobs VALUES ('` + inBundle + `', 3, X'616263'), ('` + inUpload + `', 5, X'6162636465'), ('` + loose + `', 7, X'61626364656667')`,
+		`INSERT INTO holdings VALUES ('acme', '` + inBundle + `'), ('acme', '` + inUpload + `'), ('acme', '` + loose + `'), ('acme', '` + manifest + `')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	s := openTest(t, path, Options{})
+	var usage store.Usage
+	var swept int
+	err = s.Update(context.Background(), func(tx store.Tx) error {
+		var err error
+		if usage, err = tx.Usage("acme"); err != nil {
+			return err
+		}
+		swept, err = tx.SweepArtifacts(time.Now(), 100)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usage != (store.Usage{Resources: 1, ArtifactBytes: 15}) {
+		t.Errorf("backfilled usage = %+v, want 1 resource and 15 bytes", usage)
+	}
+	if swept != 1 {
+		t.Errorf("first sweep after the migration deleted %d artifacts, want only the unreferenced blob", swept)
+	}
+	err = s.View(context.Background(), func(tx store.Tx) error {
+		for d, want := range map[string]bool{inBundle: true, inUpload: true, loose: false} {
+			if _, err := tx.BlobSize(d); (err == nil) != want {
+				t.Errorf("blob %s kept = %v, want %v", d, err == nil, want)
+			}
+		}
+		_, err := tx.Manifest(manifest)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the bundle's manifest: %v", err)
+	}
+}
