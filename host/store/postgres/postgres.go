@@ -202,7 +202,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 			return err
 		}
 		if attempt >= s.opts.MaxAttempts {
-			return fmt.Errorf("update gave up after %d serialization failures: %w", attempt, err)
+			return fmt.Errorf("update gave up after %d attempts ended by deadlocks or serialization failures: %w", attempt, err)
 		}
 		// Jittered backoff, growing to ~8ms, so colliding transactions part.
 		d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 3)))
