@@ -101,13 +101,16 @@ func (s *Server) idempotent(space func(*request) string, h route) route {
 		}
 		refusal := s.errorAnswer(r, err)
 		recErr := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-			if _, err := tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, key); err == nil {
-				return nil // a twin recorded first; keep its answer
+			if err := s.checkReplayIn(tx, r); err != nil {
+				return err
 			}
 			return s.record(tx, r, refusal, "", "")
 		})
 		if errors.As(recErr, &rp) {
 			return rp.ans, nil // a twin recorded first: its answer is the key's
+		}
+		if errors.As(recErr, &we) {
+			return answer{}, recErr // the key was used for another request meanwhile
 		}
 		if recErr != nil {
 			s.log.Error("record refusal", "request", r.id, "err", recErr)

@@ -195,11 +195,18 @@ func race(ea, eb *conformance.Env, kind string, specA, specB map[string]any) [2]
 	return errs
 }
 
-func admitted(errs [2]error) int {
+// admitted counts the creates that succeeded; every other must be a
+// refusal of the lane (never an internal error).
+func admitted(t *testing.T, what string, errs [2]error) int {
+	t.Helper()
 	n := 0
 	for _, err := range errs {
-		if err == nil {
+		var we *wire.Error
+		switch {
+		case err == nil:
 			n++
+		case !errors.As(err, &we) || we.Code == wire.InternalError:
+			t.Errorf("%s: the create not admitted failed with %v, want a refusal", what, err)
 		}
 	}
 	return n
@@ -226,14 +233,21 @@ func TestPostgresConflictingCreatesAdmitOne(t *testing.T) {
 			"versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", app.Version.Metadata.Name)}},
 		}
 		errs := race(ea, eb, "WorkerDeployment", deployment, deployment)
-		if admitted(errs) != 1 {
+		if admitted(t, "two deployments", errs) != 1 {
 			t.Fatalf("round %d: two deployments of one worker through two replicas: errors %v, want exactly one admitted", round, errs)
 		}
 
+		// The hostname's two claimants are domains of different workers, so
+		// nothing but the claim itself is shared.
+		other, err := ea.DeployApp(ctx, ea.A1, "fetch")
+		if err != nil {
+			t.Fatal(err)
+		}
 		hostname := fmt.Sprintf("race-%d.example.com", round)
-		domain := map[string]any{"worker": conformance.Rel("ModuleWorker", app.Worker.Metadata.Name), "hostname": hostname}
-		errs = race(ea, eb, "WorkerCustomDomain", domain, domain)
-		if admitted(errs) != 1 {
+		domainA := map[string]any{"worker": conformance.Rel("ModuleWorker", app.Worker.Metadata.Name), "hostname": hostname}
+		domainB := map[string]any{"worker": conformance.Rel("ModuleWorker", other.Worker.Metadata.Name), "hostname": hostname}
+		errs = race(ea, eb, "WorkerCustomDomain", domainA, domainB)
+		if admitted(t, "one hostname twice", errs) != 1 {
 			t.Fatalf("round %d: one hostname claimed through two replicas: errors %v, want exactly one admitted", round, errs)
 		}
 	}

@@ -82,3 +82,14 @@ func TestHostCopyCommand(t *testing.T) {
 		t.Errorf("host copy --to FILE: exit %d, stderr %q; want 2", code, errOut)
 	}
 }
+
+// A database that cannot be reached stops `host serve` with an error that
+// names it without its password.
+func TestServeUnreachableDatabase(t *testing.T) {
+	dead := "postgres://takoform:secret-pw@127.0.0.1:1/takoform?sslmode=disable&connect_timeout=5"
+	code, _, errOut := run("host", "serve", "--listen", "127.0.0.1:0", "--dev-token", "t", "--data", dead)
+	if code != 1 || !strings.Contains(errOut, "postgres://takoform:xxxxx@127.0.0.1:1/takoform") || !strings.Contains(errOut, "the database is unavailable") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the database (redacted) as unavailable", code, errOut)
+	}
+	pgtest.NoPassword(t, dead, "the refusal", errOut)
+}

@@ -66,7 +66,7 @@ type Cluster struct {
 type Replica struct {
 	Index  int
 	URL    string // direct, bypassing the proxy
-	target *url.URL
+	target atomic.Pointer[url.URL]
 	addr   string
 	log    string
 	mu     sync.Mutex
@@ -107,6 +107,7 @@ func Start(t testing.TB, o Options) *Cluster {
 			pr.SetURL(c.pick())
 			pr.Out.Host = pr.In.Host // the host builds links from Host (README: replicas)
 		},
+		Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			// A replica that dies mid-request: the client sees no host
 			// answer, an unknown outcome.
@@ -127,10 +128,10 @@ func (c *Cluster) pick() *url.URL {
 	for i := uint64(0); i < n; i++ {
 		if r := c.Replicas[(start+i)%n]; r.up.Load() {
 			r.Served.Add(1)
-			return r.target
+			return r.target.Load()
 		}
 	}
-	return c.Replicas[start%n].target
+	return c.Replicas[start%n].target.Load()
 }
 
 var servingLine = regexp.MustCompile(`^takoform host serving (http://\S+) `)
@@ -193,8 +194,9 @@ func (c *Cluster) launch(r *Replica) error {
 			return fmt.Errorf("replica %d announced %q: %w", r.Index, u, err)
 		}
 		r.mu.Lock()
-		r.cmd, r.done, r.URL, r.target, r.addr = cmd, done, u, target, target.Host
+		r.cmd, r.done, r.URL, r.addr = cmd, done, u, target.Host
 		r.mu.Unlock()
+		r.target.Store(target)
 		r.up.Store(true)
 		return nil
 	case <-time.After(60 * time.Second):

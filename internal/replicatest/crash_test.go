@@ -131,51 +131,69 @@ func TestKillUnderCreateLoad(t *testing.T) {
 }
 
 // TestKilledReplicaLeavesPendingOperationsToTheOther: replica A accepts
-// creates asynchronously (202, spec/host-api-v1alpha3.md §4) and is SIGKILLed before
-// they commit; polled through replica B, every operation completes with
-// its resource, committed once.
+// creates asynchronously (202, spec/host-api-v1alpha3.md §4) and is SIGKILLed
+// before they are due, or as soon as the first of them has committed
+// (while the replicas' workers settle the rest); polled through replica B,
+// every operation completes with its resource, committed once.
 func TestKilledReplicaLeavesPendingOperationsToTheOther(t *testing.T) {
-	f := newFixture(t, 2, replicatest.Options{Probe: true})
-	ctx := context.Background()
-	a, b := f.replica(0), f.replica(1)
-	qref := ref(t, a, "AtLeastOnceQueue")
-	const pending = 8
-	ops := map[string]string{} // operation id -> name
-	for i := 0; i < pending; i++ {
-		req := a.RequestIn(a.Space, qref, a.Name("orphan"), queueSpec(3600))
-		body, err := prepared(ctx, a, req, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := putApply(ctx, a, req, body, newKey(), "", "async")
-		if err != nil || raw.Status != 202 {
-			t.Fatalf("async create: %v %+v", err, raw)
-		}
-		var env wire.OperationEnvelope
-		if err := json.Unmarshal(raw.Body, &env); err != nil {
-			t.Fatal(err)
-		}
-		ops[env.Operation.ID] = req.Metadata.Name
-	}
-	f.c.Kill(0)
-	if len(f.c.Replicas) == 1 { // SQLite debug mode: the same process comes back
-		f.c.Restart(0)
-	}
-	for id, name := range ops {
-		op, err := b.A1.WaitOperation(ctx, id)
-		if err != nil || !op.Done || op.Error != nil {
-			t.Fatalf("operation %s accepted by the killed replica, polled through the other: %v %+v", id, err, op)
-		}
-		var result struct {
-			Resource wire.Resource `json:"resource"`
-		}
-		if err := json.Unmarshal(op.Result, &result); err != nil {
-			t.Fatal(err)
-		}
-		res, err := b.A1.Read(ctx, client.Address{Space: a.Space, Ref: qref, Name: name})
-		if err != nil || res.Metadata.UID != result.Resource.Metadata.UID || res.Metadata.Generation != "1" {
-			t.Fatalf("%s after its operation: %v %+v (operation committed uid %s)", name, err, res, result.Resource.Metadata.UID)
-		}
+	for _, c := range []struct {
+		name    string
+		pending int
+		settled bool // kill once the first operation is done
+	}{{"before-due", 8, false}, {"while-settling", 32, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, 2, replicatest.Options{Probe: true})
+			ctx := context.Background()
+			a, b := f.replica(0), f.replica(1)
+			qref := ref(t, a, "AtLeastOnceQueue")
+			var ids, names []string
+			for i := 0; i < c.pending; i++ {
+				req := a.RequestIn(a.Space, qref, a.Name("orphan"), queueSpec(3600))
+				body, err := prepared(ctx, a, req, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, err := putApply(ctx, a, req, body, newKey(), "", "async")
+				if err != nil || raw.Status != 202 {
+					t.Fatalf("async create: %v %+v", err, raw)
+				}
+				var env wire.OperationEnvelope
+				if err := json.Unmarshal(raw.Body, &env); err != nil {
+					t.Fatal(err)
+				}
+				ids, names = append(ids, env.Operation.ID), append(names, req.Metadata.Name)
+			}
+			for c.settled {
+				op, err := b.A1.Operation(ctx, ids[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if op.Done {
+					break
+				}
+				runtimeYield()
+			}
+			f.c.Kill(0)
+			if len(f.c.Replicas) == 1 { // SQLite debug mode: the same process comes back
+				f.c.Restart(0)
+			}
+			for i, id := range ids {
+				op, err := b.A1.WaitOperation(ctx, id)
+				if err != nil || !op.Done || op.Error != nil {
+					t.Fatalf("operation %s accepted by the killed replica, polled through the other: %v %+v", id, err, op)
+				}
+				var result struct {
+					Resource wire.Resource `json:"resource"`
+				}
+				if err := json.Unmarshal(op.Result, &result); err != nil {
+					t.Fatal(err)
+				}
+				res, err := b.A1.Read(ctx, client.Address{Space: a.Space, Ref: qref, Name: names[i]})
+				if err != nil || res.Metadata.UID != result.Resource.Metadata.UID || res.Metadata.Generation != "1" || res.Metadata.Revision != "1" {
+					t.Fatalf("%s after its operation: %v %+v (operation committed uid %s)", names[i], err, res, result.Resource.Metadata.UID)
+				}
+			}
+		})
 	}
 }
 

@@ -19,7 +19,6 @@ const (
 	codeUniqueViolation      = "23505"
 	codeSerializationFailure = "40001"
 	codeDeadlockDetected     = "40P01"
-	codeReadOnlyTransaction  = "25006"
 )
 
 // unavailableCodes are the SQLSTATEs of a server that cannot serve now but

@@ -5,16 +5,20 @@
 // advisory lock so replicas starting together migrate once; a database
 // whose schema is newer than this binary is refused with store.ErrTooNew.
 //
-// Concurrency (decision spec/decisions/0011-postgres-serializable.md):
-// every Update is one SERIALIZABLE transaction on the caller's goroutine,
-// retried from the start on a serialization failure or deadlock, so the
-// host's checks inside it (fences, idempotency, relations, claims, worker
-// aggregate rules) hold as if Updates ran one at a time, across replicas.
-// Sequences (Next) advance outside the transaction, like PostgreSQL's own
-// sequences: a value is never handed out twice, and a rolled-back Update
-// leaves a gap. View is one REPEATABLE READ READ ONLY transaction: a
-// consistent snapshot. A lost connection or a server that is shutting
-// down or starting is an error wrapping store.ErrUnavailable.
+// Concurrency (decision spec/decisions/0011-postgres-concurrency.md):
+// every Update is one READ COMMITTED transaction on the caller's
+// goroutine in which every point read locks what it read until the
+// transaction ends — the row FOR UPDATE, and before a read by key an
+// advisory lock on the key, held even when no row exists — so the host's
+// checks inside it (fences, idempotency, relations, claims, worker
+// aggregate rules, each anchored on a key it reads) hold as if Updates ran
+// one at a time, across replicas; a deadlock reruns the Update from the
+// start. Sequences (Next) advance outside the transaction, like
+// PostgreSQL's own sequences: a value is never handed out twice, and a
+// rolled-back Update leaves a gap. View is one REPEATABLE READ READ ONLY
+// transaction: a consistent snapshot without locks. A lost connection or a
+// server that is shutting down or starting is an error wrapping
+// store.ErrUnavailable.
 //
 // Durability: PostgreSQL's default synchronous_commit=on; Update returns
 // nil only after the commit is flushed (acknowledged means durable).
@@ -182,9 +186,10 @@ func (s *Store) URL() string { return s.url }
 // View only.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Update runs fn in one SERIALIZABLE transaction and commits it iff fn
-// returns nil; fn's error is returned as is (the transaction rolled back).
-// When PostgreSQL reports a serialization failure or a deadlock — at any
+// Update runs fn in one READ COMMITTED transaction whose point reads lock
+// what they read, and commits it iff fn returns nil; fn's error is returned
+// as is (the transaction rolled back). When PostgreSQL reports a deadlock
+// or a serialization failure — at any
 // statement of fn, whatever fn returned, or at COMMIT — the transaction is
 // rolled back and fn runs again, up to Options.MaxAttempts times. A lost
 // connection is an error wrapping store.ErrUnavailable: when it happens at
@@ -192,12 +197,12 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // its Idempotency-Key replays it).
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		retry, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, false, fn)
+		retry, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, false, fn)
 		if !retry {
 			return err
 		}
 		if attempt >= s.opts.MaxAttempts {
-			return fmt.Errorf("update gave up after %d serialization failures: %w", attempt, err)
+			return fmt.Errorf("update gave up after %d attempts ended by deadlocks or serialization failures: %w", attempt, err)
 		}
 		// Jittered backoff, growing to ~8ms, so colliding transactions part.
 		d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 3)))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/takoform/takoform/host/store"
@@ -142,5 +143,106 @@ func TestRedact(t *testing.T) {
 		if got := Redact(c.in); got != c.want {
 			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// Two Updates that lock two keys in opposite orders deadlock; PostgreSQL
+// aborts one, and Update runs its function again: both commit.
+func TestDeadlockIsRetried(t *testing.T) {
+	s := openTest(t, pgtest.URL(t))
+	kx := store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "x"}
+	ky := kx
+	ky.Name = "y"
+	var runs [2]atomic.Int32
+	held := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	errs := make(chan error, 2)
+	for i, order := range [2][2]store.Key{{kx, ky}, {ky, kx}} {
+		go func() {
+			errs <- s.Update(context.Background(), func(tx store.Tx) error {
+				first := runs[i].Add(1) == 1
+				if _, err := tx.Resource(order[0]); !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				if first { // hold the first key until the other holds its first
+					close(held[i])
+					<-held[1-i]
+				}
+				if _, err := tx.Resource(order[1]); !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				k := order[0]
+				k.Name = fmt.Sprintf("made-by-%d", i)
+				return tx.CreateResource(&store.Resource{Key: k, UID: fmt.Sprintf("u-%d", i), Spec: []byte(`{}`), Status: []byte(`{}`)})
+			})
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("Update: %v", err)
+		}
+	}
+	if n := runs[0].Load() + runs[1].Load(); n < 3 {
+		t.Errorf("the functions ran %d times in all, want 3 or more (the deadlock's victim runs again)", n)
+	}
+	err := s.View(context.Background(), func(tx store.Tx) error {
+		for _, uid := range []string{"u-0", "u-1"} {
+			if _, err := tx.ResourceByUID(uid); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("after the deadlock: %v", err)
+	}
+}
+
+// An operation claimed by a transaction whose connection dies (a replica
+// killed mid-commit) is claimable by another as soon as PostgreSQL ends
+// the dead session.
+func TestClaimOfADeadSessionIsReleased(t *testing.T) {
+	s := openTest(t, pgtest.URL(t))
+	o := &store.Operation{ID: "op_1", Tenant: "acme", Principal: "alice", Action: "apply"}
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.PutOperation(o) }); err != nil {
+		t.Fatal(err)
+	}
+	claimed, killed := make(chan int32), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Update(context.Background(), func(stx store.Tx) error {
+			if _, err := stx.ClaimOperation("op_1"); err != nil {
+				return err
+			}
+			var pid int32
+			if err := stx.(*tx).pg.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+				return err
+			}
+			claimed <- pid
+			<-killed
+			_, err := stx.Operation("op_1") // the connection is gone
+			return err
+		})
+	}()
+	pid := <-claimed
+	other := openTest(t, pgtest.WithDatabase(t, pgtest.ServerURL(t), s.pool.Config().ConnConfig.Database))
+	var ok bool
+	if err := other.pool.QueryRow(t.Context(), `SELECT pg_terminate_backend($1)`, pid).Scan(&ok); err != nil || !ok {
+		t.Fatalf("terminate the claiming session: %v %v", ok, err)
+	}
+	close(killed)
+	if err := <-first; !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("the killed session's Update: got %v, want ErrUnavailable", err)
+	}
+	for gone := false; !gone; { // the session ends (and releases its locks) a moment after the signal
+		if err := other.pool.QueryRow(t.Context(), `SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)`, pid).Scan(&gone); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := other.Update(t.Context(), func(tx store.Tx) error {
+		_, err := tx.ClaimOperation("op_1")
+		return err
+	})
+	if err != nil {
+		t.Errorf("ClaimOperation after the claimant's session died: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -89,6 +90,52 @@ func (t *tx) queryAll(scan func(pgx.Rows) error, sql string, args ...any) error 
 	return t.observe(rows.Err())
 }
 
+// lockName names what a point read locks: a namespace and the key's parts
+// joined by U+001F (a collision of two names only serializes more).
+func lockName(parts ...string) string { return strings.Join(parts, "\x1f") }
+
+// readLocked runs query, a point read of at most one row, so that in a
+// write transaction what it read stays as read until the transaction ends
+// (decision 0011): first the transaction-scoped advisory lock lock (when
+// not ""), held even when no row exists, so a concurrent writer of the
+// same key waits; then query with FOR UPDATE, which waits for a concurrent
+// writer of the row and reads its committed version. Both statements go
+// in one round trip; under READ COMMITTED the second takes its snapshot
+// after the first has the lock. In a View it is a plain read.
+func (t *tx) readLocked(lock, query string, args ...any) sqlrow.Scanner {
+	if t.readOnly {
+		return t.queryRow(query, args...)
+	}
+	if t.done {
+		return row{err: errTxDone}
+	}
+	query += " FOR UPDATE"
+	if lock == "" {
+		return t.queryRow(query, args...)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lock)
+	b.Queue(query, args...)
+	return batchRow{t: t, br: t.pg.SendBatch(t.ctx, b)}
+}
+
+// batchRow is the second result of a lock-then-read batch.
+type batchRow struct {
+	t  *tx
+	br pgx.BatchResults
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	_, err := r.br.Exec()
+	if err == nil {
+		err = r.br.QueryRow().Scan(dest...)
+	}
+	if cerr := r.br.Close(); err == nil || errors.Is(err, pgx.ErrNoRows) && cerr != nil {
+		err = cerr
+	}
+	return r.t.observe(err)
+}
+
 // savepoint runs fn inside a savepoint, rolled back if fn fails, so an
 // expected constraint violation leaves the transaction usable.
 func (t *tx) savepoint(fn func() error) error {
@@ -139,7 +186,7 @@ func (t *tx) Next(sequence string) (int64, error) {
 // store.ErrNotFound when it is unset.
 func (t *tx) Setting(name string) ([]byte, error) {
 	var v []byte
-	if err := t.queryRow(`SELECT value FROM settings WHERE name = $1`, name).Scan(&v); err != nil {
+	if err := t.readLocked(lockName("setting", name), `SELECT value FROM settings WHERE name = $1`, name).Scan(&v); err != nil {
 		return nil, notFound(err, fmt.Sprintf("read setting %q", name))
 	}
 	return v, nil
@@ -147,8 +194,9 @@ func (t *tx) Setting(name string) ([]byte, error) {
 
 // PutSetting stores value under name unless name is already set, and
 // returns the value now stored (value, or the one set before). Two
-// replicas setting one name at once store one value: the loser's
-// transaction fails serialization and, run again, reads the winner's.
+// replicas setting one name at once store one value: the insert of the
+// second waits for the first's commit and keeps its value, which the read
+// after it returns.
 func (t *tx) PutSetting(name string, value []byte) ([]byte, error) {
 	if _, err := t.exec(`INSERT INTO settings (name, value) VALUES ($1, $2)
 		ON CONFLICT (name) DO NOTHING`, name, sqlrow.Blob(value)); err != nil {

@@ -16,7 +16,8 @@ import (
 // Idempotency returns the record keyed (tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
 func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	r, err := sqlrow.ScanIdempotency(t.queryRow(`SELECT `+sqlrow.IdempotencyCols+` FROM idempotency
+	r, err := sqlrow.ScanIdempotency(t.readLocked(lockName("idempotency", tenant, principal, space, key),
+		`SELECT `+sqlrow.IdempotencyCols+` FROM idempotency
 		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`, tenant, principal, space, key))
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
@@ -39,9 +40,8 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 }
 
 // ClaimIdempotency inserts r unless a record with its key exists, which
-// is an error wrapping store.ErrConflict. A record another transaction
-// committed after this one began fails serialization instead, so Update
-// runs its function again and finds the record.
+// is an error wrapping store.ErrConflict, also when a concurrent
+// transaction inserts it first (this insert waits for its commit).
 func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
 	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
 	tag, err := t.exec(`INSERT INTO idempotency (`+sqlrow.IdempotencyCols+`)
@@ -98,7 +98,7 @@ func (t *tx) RebindIdempotency(operationID, uid string) error {
 // Operation returns the operation with id, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Operation(id string) (*store.Operation, error) {
-	op, err := sqlrow.ScanOperation(t.queryRow(`SELECT `+sqlrow.OperationCols+` FROM operations WHERE id = $1`, id))
+	op, err := sqlrow.ScanOperation(t.readLocked("", `SELECT `+sqlrow.OperationCols+` FROM operations WHERE id = $1`, id))
 	if err != nil {
 		return nil, notFound(err, "read operation "+id)
 	}
@@ -120,8 +120,12 @@ func (t *tx) ClaimOperation(id string) (*store.Operation, error) {
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if _, err := t.Operation(id); err != nil {
+	var exists bool
+	if err := t.queryRow(`SELECT EXISTS (SELECT 1 FROM operations WHERE id = $1)`, id).Scan(&exists); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if !exists {
+		return nil, fmt.Errorf("%s: %w", what, store.ErrNotFound)
 	}
 	return nil, fmt.Errorf("%s: %w", what, store.ErrLocked)
 }
@@ -263,7 +267,7 @@ func (t *tx) PutManifest(digest string, doc []byte) error {
 func (t *tx) Upload(id string) (*store.Upload, error) {
 	var u store.Upload
 	var created int64
-	err := t.queryRow(`SELECT id, tenant, principal, manifest, manifest_digest, created_at
+	err := t.readLocked("", `SELECT id, tenant, principal, manifest, manifest_digest, created_at
 		FROM uploads WHERE id = $1`, id).Scan(&u.ID, &u.Tenant, &u.Principal, &u.Manifest, &u.ManifestDigest, &created)
 	if err != nil {
 		return nil, notFound(err, "read upload "+id)

@@ -13,7 +13,8 @@ import (
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.queryRow(`SELECT `+sqlrow.ResourceCols+` FROM resources
+	r, err := sqlrow.ScanResource(t.readLocked(lockName("resource", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name),
+		`SELECT `+sqlrow.ResourceCols+` FROM resources
 		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`,
 		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
 	if err != nil {
@@ -25,7 +26,7 @@ func (t *tx) Resource(k store.Key) (*store.Resource, error) {
 // ResourceByUID returns the resource with uid, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) ResourceByUID(uid string) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.queryRow(`SELECT `+sqlrow.ResourceCols+` FROM resources WHERE uid = $1`, uid))
+	r, err := sqlrow.ScanResource(t.readLocked("", `SELECT `+sqlrow.ResourceCols+` FROM resources WHERE uid = $1`, uid))
 	if err != nil {
 		return nil, notFound(err, "read resource uid "+uid)
 	}
@@ -39,7 +40,7 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 	if nativeID == "" {
 		return nil, fmt.Errorf("%s: %w", what, store.ErrNotFound)
 	}
-	r, err := sqlrow.ScanResource(t.queryRow(`SELECT `+sqlrow.ResourceCols+` FROM resources
+	r, err := sqlrow.ScanResource(t.readLocked(lockName("native", tenant, nativeID), `SELECT `+sqlrow.ResourceCols+` FROM resources
 		WHERE tenant = $1 AND native_id = $2 AND native_id <> ''`, tenant, nativeID))
 	if err != nil {
 		return nil, notFound(err, what)
@@ -127,7 +128,7 @@ func (t *tx) DeleteResource(uid string) error {
 // wrapping store.ErrNotFound.
 func (t *tx) ClaimHolder(tenant, claim string) (string, error) {
 	var uid string
-	if err := t.queryRow(`SELECT uid FROM claims WHERE tenant = $1 AND claim = $2`, tenant, claim).Scan(&uid); err != nil {
+	if err := t.readLocked(lockName("claim", tenant, claim), `SELECT uid FROM claims WHERE tenant = $1 AND claim = $2`, tenant, claim).Scan(&uid); err != nil {
 		return "", notFound(err, fmt.Sprintf("read holder of claim %q in tenant %s", claim, tenant))
 	}
 	return uid, nil

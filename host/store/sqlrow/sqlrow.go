@@ -1,6 +1,6 @@
 // Package sqlrow is the row layout the SQL stores share (host/store/sqlite
 // and host/store/postgres have the same tables and columns, decision
-// spec/decisions/0011-postgres-serializable.md): the column lists their
+// spec/decisions/0011-postgres-concurrency.md): the column lists their
 // queries select, the scanners that turn a row into a store type, and the
 // value encodings — times as Unix nanoseconds (0 = the zero Time, read
 // back in UTC), nil bytes as empty, booleans as 0/1.

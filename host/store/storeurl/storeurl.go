@@ -6,7 +6,7 @@
 //	/path/to/host.db, host.db                      the same (a plain path)
 //
 // A location is printed only through Redact, so a password never reaches a
-// log (spec/decisions/0011-postgres-serializable.md).
+// log (spec/decisions/0011-postgres-concurrency.md).
 package storeurl
 
 import (
