@@ -14,9 +14,13 @@ import (
 
 // The maintenance statements (store.Maintenance): the SQLite store's
 // (host/store/sqlite/tx_maintenance.go) in PostgreSQL's dialect. Each sweep
-// decides and deletes in one statement that re-checks its condition, and
-// runs in a SERIALIZABLE Update, so a sweep and a transaction that
-// references the same artifact cannot both commit.
+// decides and deletes in one statement that re-checks its condition.
+// Artifacts follow decision spec/decisions/0011-postgres-concurrency.md: every
+// read or write of a blob, manifest, holding or reference in a write
+// transaction holds the digest's advisory lock (artifactLock) until it
+// ends, and the artifact sweep deletes a candidate only while holding that
+// lock, re-checking that nothing references it; so a sweep never deletes
+// an artifact a concurrent transaction has read or is referencing.
 const (
 	pgSchemaVersion = `SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied`
 	pgStats         = `SELECT (SELECT COUNT(*) FROM operations WHERE done = 0),
@@ -28,12 +32,15 @@ const (
 		WHERE done = 1 AND updated_at < $1 ORDER BY updated_at LIMIT $2) AND done = 1 AND updated_at < $1`
 	pgSweepUploads = `DELETE FROM uploads WHERE id IN (SELECT id FROM uploads
 		WHERE created_at < $1 ORDER BY created_at LIMIT $2) AND created_at < $1`
-	pgSweepManifests = `DELETE FROM manifests WHERE digest IN (SELECT m.digest FROM manifests m
-		WHERE m.created_at < $1 AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = m.digest)
-		ORDER BY m.created_at LIMIT $2)`
-	pgSweepBlobs = `DELETE FROM blobs WHERE digest IN (SELECT b.digest FROM blobs b
-		WHERE b.created_at < $1 AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = b.digest)
-		ORDER BY b.created_at LIMIT $2)`
+	// Candidates are found unlocked; each is then deleted by its own
+	// statement under its digest's lock (taken with try: a digest in use is
+	// skipped this round), which re-checks age and references.
+	pgSweepCandidates = `SELECT digest FROM %s a WHERE a.created_at < $1
+		AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = a.digest) ORDER BY a.created_at LIMIT $2`
+	pgTryArtifactLock = `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))`
+	pgArtifactLock    = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+	pgSweepArtifact   = `DELETE FROM %s a WHERE a.digest = $1 AND a.created_at < $2
+		AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = a.digest)`
 )
 
 // knownSchema is the newest migration version embedded in this binary.
@@ -74,12 +81,29 @@ func (t *tx) Usage(tenant string) (u store.Usage, err error) {
 	return u, nil
 }
 
-// ReplaceArtifactRefs replaces what holder references.
+// artifactLock names the advisory lock of one blob or manifest digest.
+func artifactLock(digest string) string { return lockName("artifact", digest) }
+
+// lockArtifact takes digest's advisory lock until the transaction ends (a
+// View takes none: it writes nothing a sweep could race).
+func (t *tx) lockArtifact(digest string) error {
+	if t.readOnly {
+		return nil
+	}
+	_, err := t.exec(pgArtifactLock, artifactLock(digest))
+	return err
+}
+
+// ReplaceArtifactRefs replaces what holder references, holding each
+// referenced digest's lock.
 func (t *tx) ReplaceArtifactRefs(holder string, digests []string) error {
 	if _, err := t.exec(pgDropRefs, holder); err != nil {
 		return fmt.Errorf("drop artifact references of %s: %w", holder, err)
 	}
 	for _, d := range digests {
+		if err := t.lockArtifact(d); err != nil {
+			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
+		}
 		if _, err := t.exec(pgInsertRef, holder, d); err != nil {
 			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
 		}
@@ -103,13 +127,47 @@ func (t *tx) SweepUploads(createdBefore time.Time, limit int) (int, error) {
 // limit unreferenced blobs stored before storedBefore; triggers drop their
 // holdings, the manifests' references and the tenants' usage.
 func (t *tx) SweepArtifacts(storedBefore time.Time, limit int) (int, error) {
-	n := storedBefore.UnixNano()
-	m, err := t.sweep("unreferenced manifests", pgSweepManifests, n, limit)
+	m, err := t.sweepArtifacts("manifests", storedBefore.UnixNano(), limit)
 	if err != nil {
 		return m, err
 	}
-	b, err := t.sweep("unreferenced blobs", pgSweepBlobs, n, limit)
+	b, err := t.sweepArtifacts("blobs", storedBefore.UnixNano(), limit)
 	return m + b, err
+}
+
+// sweepArtifacts deletes up to limit unreferenced rows of table (blobs or
+// manifests) stored before storedBefore, one digest at a time under its
+// lock.
+func (t *tx) sweepArtifacts(table string, storedBefore int64, limit int) (int, error) {
+	what := "unreferenced " + table
+	var digests []string
+	err := t.queryAll(func(r pgx.Rows) error {
+		var d string
+		if err := r.Scan(&d); err != nil {
+			return err
+		}
+		digests = append(digests, d)
+		return nil
+	}, fmt.Sprintf(pgSweepCandidates, table), storedBefore, limit)
+	if err != nil {
+		return 0, fmt.Errorf("sweep %s: %w", what, err)
+	}
+	n := 0
+	for _, d := range digests {
+		var got bool
+		if err := t.queryRow(pgTryArtifactLock, artifactLock(d)).Scan(&got); err != nil {
+			return n, fmt.Errorf("sweep %s: lock %s: %w", what, d, err)
+		}
+		if !got {
+			continue // in use by a transaction now: a later sweep looks again
+		}
+		k, err := t.sweep(what, fmt.Sprintf(pgSweepArtifact, table), d, storedBefore)
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	return n, nil
 }
 
 func (t *tx) sweep(what, q string, args ...any) (int, error) {

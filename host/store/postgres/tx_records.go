@@ -193,7 +193,7 @@ func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
 // wrapping store.ErrNotFound.
 func (t *tx) BlobSize(digest string) (int64, error) {
 	var n int64
-	if err := t.queryRow(`SELECT size FROM blobs WHERE digest = $1`, digest).Scan(&n); err != nil {
+	if err := t.readLocked(artifactLock(digest), `SELECT size FROM blobs WHERE digest = $1`, digest).Scan(&n); err != nil {
 		return 0, notFound(err, "read size of blob "+digest)
 	}
 	return n, nil
@@ -203,7 +203,7 @@ func (t *tx) BlobSize(digest string) (int64, error) {
 // store.ErrNotFound.
 func (t *tx) Blob(digest string) ([]byte, error) {
 	var b []byte
-	if err := t.queryRow(`SELECT data FROM blobs WHERE digest = $1`, digest).Scan(&b); err != nil {
+	if err := t.readLocked(artifactLock(digest), `SELECT data FROM blobs WHERE digest = $1`, digest).Scan(&b); err != nil {
 		return nil, notFound(err, "read blob "+digest)
 	}
 	return b, nil
@@ -213,6 +213,9 @@ func (t *tx) Blob(digest string) ([]byte, error) {
 // first bytes (the caller has verified the digest) and restarts its
 // retention age (SweepArtifacts).
 func (t *tx) PutBlob(digest string, data []byte) error {
+	if err := t.lockArtifact(digest); err != nil {
+		return fmt.Errorf("put blob %s: %w", digest, err)
+	}
 	if _, err := t.exec(`INSERT INTO blobs (digest, size, data, created_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (digest) DO UPDATE SET created_at = excluded.created_at`, digest, len(data), sqlrow.Blob(data), time.Now().UnixNano()); err != nil {
 		return fmt.Errorf("put blob %s (%d bytes): %w", digest, len(data), err)
@@ -223,7 +226,7 @@ func (t *tx) PutBlob(digest string, data []byte) error {
 // Holds reports whether tenant holds digest (a blob or manifest).
 func (t *tx) Holds(tenant, digest string) (bool, error) {
 	var one int
-	err := t.queryRow(`SELECT 1 FROM holdings WHERE tenant = $1 AND digest = $2`, tenant, digest).Scan(&one)
+	err := t.readLocked(artifactLock(digest), `SELECT 1 FROM holdings WHERE tenant = $1 AND digest = $2`, tenant, digest).Scan(&one)
 	switch {
 	case err == nil:
 		return true, nil
@@ -235,6 +238,9 @@ func (t *tx) Holds(tenant, digest string) (bool, error) {
 
 // Hold records that tenant holds digest; holding it again is a no-op.
 func (t *tx) Hold(tenant, digest string) error {
+	if err := t.lockArtifact(digest); err != nil {
+		return fmt.Errorf("record holding of %s by tenant %s: %w", digest, tenant, err)
+	}
 	if _, err := t.exec(`INSERT INTO holdings (tenant, digest) VALUES ($1, $2)
 		ON CONFLICT (tenant, digest) DO NOTHING`, tenant, digest); err != nil {
 		return fmt.Errorf("record holding of %s by tenant %s: %w", digest, tenant, err)
@@ -246,7 +252,7 @@ func (t *tx) Hold(tenant, digest string) error {
 // wrapping store.ErrNotFound.
 func (t *tx) Manifest(digest string) ([]byte, error) {
 	var b []byte
-	if err := t.queryRow(`SELECT doc FROM manifests WHERE digest = $1`, digest).Scan(&b); err != nil {
+	if err := t.readLocked(artifactLock(digest), `SELECT doc FROM manifests WHERE digest = $1`, digest).Scan(&b); err != nil {
 		return nil, notFound(err, "read manifest "+digest)
 	}
 	return b, nil
@@ -255,6 +261,9 @@ func (t *tx) Manifest(digest string) ([]byte, error) {
 // PutManifest stores doc under digest once; storing a digest again keeps
 // the first document and restarts its retention age (SweepArtifacts).
 func (t *tx) PutManifest(digest string, doc []byte) error {
+	if err := t.lockArtifact(digest); err != nil {
+		return fmt.Errorf("put manifest %s: %w", digest, err)
+	}
 	if _, err := t.exec(`INSERT INTO manifests (digest, doc, created_at) VALUES ($1, $2, $3)
 		ON CONFLICT (digest) DO UPDATE SET created_at = excluded.created_at`, digest, sqlrow.Blob(doc), time.Now().UnixNano()); err != nil {
 		return fmt.Errorf("put manifest %s: %w", digest, err)
