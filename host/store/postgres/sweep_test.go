@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,9 @@ func TestSweepSkipsAnArtifactInUse(t *testing.T) {
 	}
 	future := time.Now().Add(time.Hour) // every stored artifact is old enough
 	read, referenced := make(chan struct{}), make(chan struct{})
+	var release sync.Once
+	let := func() { release.Do(func() { close(referenced) }) }
+	defer let() // a failing check below must not leave the user's transaction open
 	user := make(chan error, 1)
 	go func() {
 		user <- s.Update(context.Background(), func(tx store.Tx) error {
@@ -43,7 +47,7 @@ func TestSweepSkipsAnArtifactInUse(t *testing.T) {
 	if swept != 0 {
 		t.Fatalf("the sweep deleted %d artifacts while a transaction was using the manifest", swept)
 	}
-	close(referenced)
+	let()
 	if err := <-user; err != nil {
 		t.Fatal(err)
 	}
