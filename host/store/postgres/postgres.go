@@ -240,9 +240,7 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly bool, fn f
 	t := &tx{ctx: ctx, pg: pgTx, store: s, readOnly: readOnly}
 	defer func() { // also when fn panics, so the connection returns to the pool
 		t.done = true
-		if err != nil || readOnly {
-			_ = pgTx.Rollback(context.WithoutCancel(ctx))
-		}
+		_ = pgTx.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
 	}()
 	if err := fn(t); err != nil {
 		return t.retry, err

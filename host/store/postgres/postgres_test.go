@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
@@ -245,4 +246,33 @@ func TestClaimOfADeadSessionIsReleased(t *testing.T) {
 	if err != nil {
 		t.Errorf("ClaimOperation after the claimant's session died: %v", err)
 	}
+}
+
+// A function that panics rolls back and returns its connection: with a
+// pool of one, the next Update still gets one.
+func TestPanicReleasesTheConnection(t *testing.T) {
+	s, err := Open(context.Background(), pgtest.URL(t), Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_ = s.Update(context.Background(), func(tx store.Tx) error {
+			if err := tx.CreateResource(&store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "x"}, UID: "u-1"}); err != nil {
+				return err
+			}
+			panic("fn panics")
+		})
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a leaked connection would block the acquire forever
+	defer cancel()
+	err = s.View(ctx, func(tx store.Tx) error {
+		_, err := tx.ResourceByUID("u-1")
+		return err
+	})
+	if !errors.Is(err, store.ErrNotFound) {
+		// Close would wait for the leaked connection forever.
+		t.Fatalf("after a panicking Update: got %v, want the pool's one connection and no resource (ErrNotFound)", err)
+	}
+	s.Close()
 }
