@@ -35,7 +35,7 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/revision-owner-missing":     "Set name, or set revision_owner (usually the worker's name) so the provider can derive one.",
 	"takoform.provider/revision-replaced-in-place": "Remove the pinned name so the new revision gets a derived name, or give the new revision a new name.",
 	"takoform.provider/space-missing":              "Set space on the resource, or space in the provider block (or TAKOFORM_SPACE).",
-	"takoform.provider/already-exists":             "Import it (tofu import ADDRESS 'SPACE/NAME', or an import block) to manage it here, or choose another name; it may be what an earlier run created before its answer was lost (after a killed apply, takoform recover prints the import blocks for every such resource).",
+	"takoform.provider/already-exists":             "If another resource already manages it (in this or another configuration: see tofu state list), choose another name: importing it would bind two resources to one host object. If none does, it is what an earlier run created before its answer was lost: import it (tofu import ADDRESS 'SPACE/NAME', or an import block; after a killed apply, takoform recover prints the import blocks for every such resource).",
 	"takoform.provider/uid-mismatch":               "Import the resource now under this name, restore the recorded one, or delete the replacement; state was kept.",
 	"takoform.provider/unknown-form-ref":           "Use a provider build that supports this FormRef, or import the resource under a FormRef this build knows.",
 	"takoform.provider/data-source-not-found":      "Check name and space (the provider's space when the data source sets none), or create the resource first: a data source only reads a resource that exists.",

@@ -43,6 +43,6 @@ resource "takoform_edge_kv_namespace" "cache" {
 `,
 		ExpectError: diagRE("already exists on the host", "uid "+held.Metadata.UID, `"exists/taken"`,
 			"Resource: takoform_edge_kv_namespace (exists/taken)", "Current UID: "+held.Metadata.UID,
-			"Code: takoform.provider/already-exists", "Import it"),
+			"Code: takoform.provider/already-exists", "If another resource already manages it", "choose another name", "If none does", "import it"),
 	})
 }
