@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/takoform/takoform/internal/pluginlog"
 	"github.com/takoform/takoform/internal/provider"
 	"github.com/takoform/takoform/internal/version"
 )
@@ -19,6 +20,7 @@ import (
 func main() {
 	debug := flag.Bool("debug", false, "run with support for debuggers like delve")
 	flag.Parse()
+	pluginlog.Quiet() // before Serve reads the SDK log levels
 	// TAKOFORM_PROVIDER_CPUPROFILE=<prefix> writes a CPU profile of this
 	// provider process to <prefix>.<pid>, and <prefix>.<pid>.heap its
 	// allocations at exit (OpenTofu starts the provider several times), for
