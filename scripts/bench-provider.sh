@@ -11,6 +11,9 @@
 #   BENCH_ROUNDS     rounds, alternating the two providers; the table shows
 #                    each step's median (default 3)
 #   BENCH_STRICT=1   exit 1 when a ratio misses its budget
+#   TAKOFORM_PROVIDER_CPUPROFILE=<prefix>  each takoform provider process
+#                    writes <prefix>.<pid> (CPU) and <prefix>.<pid>.heap
+#                    (allocations); read with `go tool pprof`
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
