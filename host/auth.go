@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/takoform/takoform/ijson"
@@ -85,6 +86,13 @@ type authenticator struct {
 type tokenTable struct {
 	hashes [][]byte
 	who    []Caller
+	// verified maps a token this table has already matched to its caller,
+	// so a client's every request does not hash its token again (issue
+	// 14). Only matches are kept, so it holds at most one entry per
+	// configured token; a new table (SetTokens) starts empty, so a revoked
+	// token stops working at once.
+	mu       sync.RWMutex
+	verified map[string]Caller
 }
 
 func newAuthenticator(tokens []Token) *authenticator {
@@ -94,7 +102,7 @@ func newAuthenticator(tokens []Token) *authenticator {
 }
 
 func (a *authenticator) set(tokens []Token) {
-	t := &tokenTable{}
+	t := &tokenTable{verified: make(map[string]Caller, len(tokens))}
 	for _, tok := range tokens {
 		raw, _ := hex.DecodeString(tok.SHA256)
 		t.hashes = append(t.hashes, raw)
@@ -110,8 +118,15 @@ func (a *authenticator) authenticate(header string) (Caller, bool) {
 	if len(header) <= len(prefix) || !strings.EqualFold(header[:len(prefix)], prefix) {
 		return Caller{}, false
 	}
-	sum := sha256.Sum256([]byte(header[len(prefix):]))
+	token := header[len(prefix):]
 	t := a.table.Load()
+	t.mu.RLock()
+	c, ok := t.verified[token]
+	t.mu.RUnlock()
+	if ok {
+		return c, true
+	}
+	sum := sha256.Sum256([]byte(token))
 	match := -1
 	for i, h := range t.hashes {
 		if subtle.ConstantTimeCompare(sum[:], h) == 1 {
@@ -121,5 +136,10 @@ func (a *authenticator) authenticate(header string) (Caller, bool) {
 	if match < 0 {
 		return Caller{}, false
 	}
+	t.mu.Lock()
+	if len(t.verified) < len(t.who) {
+		t.verified[strings.Clone(token)] = t.who[match]
+	}
+	t.mu.Unlock()
 	return t.who[match], true
 }

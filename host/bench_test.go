@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -58,7 +61,18 @@ func preload(b *testing.B, h *hosttest.Host, req wire.ResourceRequest, n int) {
 }
 
 func benchHost(b *testing.B, stored int) (*hosttest.Host, *client.Client, wire.ResourceRequest) {
-	h := hosttest.Start(b, hosttest.Options{})
+	h := hosttest.Start(b, benchOptions(nil))
+	c, req := benchClient(b, h, stored)
+	return h, c, req
+}
+
+// benchOptions is the host as it ships: request logging (JSON lines,
+// here to io.Discard) and metrics on; wrap, when set, wraps its handler.
+func benchOptions(wrap func(http.Handler) http.Handler) hosttest.Options {
+	return hosttest.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Wrap: wrap}
+}
+
+func benchClient(b *testing.B, h *hosttest.Host, stored int) (*client.Client, wire.ResourceRequest) {
 	c, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenA1, MaxIdleConnsPerHost: 64})
 	if err != nil {
 		b.Fatal(err)
@@ -68,7 +82,7 @@ func benchHost(b *testing.B, stored int) (*hosttest.Host, *client.Client, wire.R
 	if stored > 0 {
 		preload(b, h, req, stored)
 	}
-	return h, c, req
+	return c, req
 }
 
 func prepareApply(ctx context.Context, c *client.Client, req wire.ResourceRequest, cur *wire.Resource) (*wire.Resource, error) {

@@ -34,6 +34,7 @@ func bodySpace(r *request) string {
 	if ijson.Check(r.body) != nil {
 		return ""
 	}
+	r.bodyChecked = true
 	var head struct {
 		Metadata struct {
 			Space string `json:"space"`

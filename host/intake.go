@@ -42,8 +42,20 @@ type intake struct {
 
 // decodeBody strictly decodes a closed request body into v; a failure is
 // invalid_argument naming the JSON pointer.
-func decodeBody(body []byte, v any) error {
-	if err := ijson.Unmarshal(body, v); err != nil {
+func decodeBody(body []byte, v any) error { return bodyError(ijson.Unmarshal(body, v)) }
+
+// decodeRequest is decodeBody for a request whose body bodySpace already
+// checked (issue 14: the body is parsed for the replay namespace and then
+// strictly, not checked twice).
+func decodeRequest(r *request, v any) error {
+	if !r.bodyChecked {
+		return decodeBody(r.body, v)
+	}
+	return bodyError(ijson.UnmarshalChecked(r.body, v))
+}
+
+func bodyError(err error) error {
+	if err != nil {
 		var je *ijson.Error
 		if errors.As(err, &je) {
 			return wire.Errorf(wire.InvalidArgument, "request body %s: %s", pointerOrRoot(je.Pointer), je.Detail).

@@ -129,7 +129,7 @@ func (s *Server) pathIntake(r *request, req any, coreOf func() core) (*intake, e
 	if err != nil {
 		return nil, err
 	}
-	if err := decodeBody(r.body, req); err != nil {
+	if err := decodeRequest(r, req); err != nil {
 		return nil, err
 	}
 	it, err := s.intake(r, coreOf(), apiVersion, kind, name)

@@ -185,11 +185,5 @@ type wireResource struct {
 }
 
 func resourceAnswer(status int, res *store.Resource) answer {
-	body := mustJSON(wireResource{
-		APIVersion: res.APIVersion, Kind: res.Kind,
-		Form:     wire.FormReference{FormRef: res.FormRef, PackageDigest: res.PackageDigest},
-		Metadata: wire.Metadata{Name: res.Name, Space: res.Space, UID: res.UID, Generation: formatCounter(res.Generation), Revision: formatCounter(res.Revision)},
-		Spec:     json.RawMessage(res.Spec), Status: json.RawMessage(res.Status),
-	})
-	return answer{status: status, etag: etag(res), body: body}
+	return answer{status: status, etag: etag(res), body: encodeResource(res)}
 }

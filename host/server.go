@@ -158,6 +158,9 @@ type request struct {
 	id     string
 	body   []byte
 	idem   *idemContext // set on idempotent routes
+	// bodyChecked: body passed ijson.Check (bodySpace), so decodeRequest
+	// does not check it again.
+	bodyChecked bool
 }
 
 type route func(r *request) (answer, error)

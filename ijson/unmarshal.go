@@ -15,6 +15,13 @@ func Unmarshal(data []byte, v any) error {
 	if err := Check(data); err != nil {
 		return err
 	}
+	return UnmarshalChecked(data, v)
+}
+
+// UnmarshalChecked is Unmarshal for data that already passed Check (the
+// host checks a mutating body once, when it reads its replay namespace):
+// the same closed decoding and errors, without checking data again.
+func UnmarshalChecked(data []byte, v any) error {
 	err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true))
 	if err == nil {
 		return nil

@@ -46,7 +46,7 @@ start_host() {
   host_pid=$!
   endpoint=""
   for _ in $(seq 1 200); do
-    endpoint="$(sed -n 's/^takoform host serving \(https\{0,1\}:\/\/[^ ]*\) .*/\1/p' "$work/host.log")"
+    endpoint="$(sed -n 's/^takoform host serving \(https\{0,1\}:\/\/[^ ]*\) .*/\1/p' "$work/host.log" 2>/dev/null || true)" # not yet written: retry
     [ -n "$endpoint" ] && return 0
     kill -0 "$host_pid" 2>/dev/null || { cat "$work/host.log" >&2; echo "$label: the host exited" >&2; exit 1; }
     sleep 0.05

@@ -10,9 +10,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/takoform/takoform/internal/noopprovider"
+	"github.com/takoform/takoform/internal/pluginlog"
 )
 
 func main() {
+	pluginlog.Quiet() // before Serve reads the SDK log levels
 	if err := providerserver.Serve(context.Background(), noopprovider.New, providerserver.ServeOpts{Address: noopprovider.Address}); err != nil {
 		log.Fatal(err)
 	}

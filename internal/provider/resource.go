@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -47,9 +48,20 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 	}
 }
 
+// tfType is the type's Terraform object type, built once per TypeSpec
+// (its schema never changes after NewRegistry): building it walks every
+// attribute, which per plan, read and apply was the largest share of the
+// provider's own allocations (issue 14).
 func (r *Resource) tfType(ctx context.Context) tftypes.Type {
-	return r.spec.Schema.Type().TerraformType(ctx)
+	if t, ok := tfTypes.Load(r.spec); ok {
+		return t.(tftypes.Type)
+	}
+	t, _ := tfTypes.LoadOrStore(r.spec, r.spec.Schema.Type().TerraformType(ctx))
+	return t.(tftypes.Type)
 }
+
+// tfTypes: *TypeSpec → its tftypes.Type (tfType).
+var tfTypes sync.Map
 
 func attrsOf(v tftypes.Value) (map[string]any, error) {
 	g, err := toGo(v)
