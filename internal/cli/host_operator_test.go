@@ -71,9 +71,10 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("process test")
 	}
-	addr, metricsAddr := freePort(t), freePort(t)
-	args := []string{"host", "serve", "--listen", addr, "--data", filepath.Join(t.TempDir(), "host.db"), "--dev-token", "tok",
-		"--log-format", "json", "--metrics-listen", metricsAddr, "--provisioning-delay", "3s", "--shutdown-grace", "20s"}
+	// Both listeners pick free ports themselves (no port handed over by the
+	// test can be taken by a parallel package meanwhile); the log names them.
+	args := []string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "host.db"), "--dev-token", "tok",
+		"--log-format", "json", "--metrics-listen", "127.0.0.1:0", "--provisioning-delay", "3s", "--shutdown-grace", "20s"}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostProcess$")
 	cmd.Env = append(os.Environ(), "TAKOFORM_TEST_HOST_ARGS="+strings.Join(args, "\x1f"))
 	var stderr lockedBuffer
@@ -81,14 +82,26 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	c := connect(t, addr)
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
 
-	start := stderr.jsonLines(t, "takoform host started")
-	for deadline := time.Now().Add(10 * time.Second); len(start) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		start = stderr.jsonLines(t, "takoform host started") // stderr reaches us through a pipe, a little later
+	var start, metrics []map[string]any
+	for deadline := time.Now().Add(30 * time.Second); len(start) == 0 || len(metrics) == 0; time.Sleep(20 * time.Millisecond) {
+		start, metrics = stderr.jsonLines(t, "takoform host started"), stderr.jsonLines(t, "metrics listening")
+		select {
+		case <-exited:
+			t.Fatalf("host serve exited before it started:\n%s", stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no start and metrics lines within 30s:\n%s", stderr.String())
+		}
 	}
-	if len(start) != 1 || start[0]["version"] == "" || start[0]["listen"] != addr || !strings.HasPrefix(start[0]["store"].(string), "sqlite:") || start[0]["families"] != "edge.forms.takoform.com/v1alpha1" {
+	addr, _ := start[0]["listen"].(string)
+	metricsAddr, _ := metrics[0]["listen"].(string)
+	c := connect(t, addr)
+	if len(start) != 1 || start[0]["version"] == "" || !strings.HasPrefix(start[0]["store"].(string), "sqlite:") || start[0]["families"] != "edge.forms.takoform.com/v1alpha1" {
 		t.Fatalf("start line: %v\n%s", start, stderr.String())
 	}
 	if code, _ := scrape(t, "http://"+addr+"/metrics"); code != 404 {
@@ -122,8 +135,13 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("the create in flight at SIGTERM: %v", err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("host exit after SIGTERM: %v\n%s", err, stderr.String())
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("host serve did not exit after SIGTERM:\n%s", stderr.String())
+	}
+	if !cmd.ProcessState.Success() {
+		t.Fatalf("host exit after SIGTERM: %v\n%s", cmd.ProcessState, stderr.String())
 	}
 	shut := stderr.jsonLines(t, "shutting down")
 	if len(shut) != 1 || shut[0]["grace"] != float64(20*time.Second) || shut[0]["inFlight"] != float64(1) {
