@@ -222,6 +222,9 @@ func checkEndpoint(member, raw, wantPath string, configured origin, api *origin)
 		return bad("%v", err)
 	}
 	if !p.same(configured) {
+		if api == nil { // the host's own origin; a later member off it is the host's inconsistency
+			return origin{}, &OriginMismatchError{Member: member, URL: raw, Advertised: p.String(), Configured: configured.String()}
+		}
 		return bad("origin %s is not the configured endpoint %s", p, configured)
 	}
 	if api != nil && !p.same(*api) {
@@ -231,6 +234,22 @@ func checkEndpoint(member, raw, wantPath string, configured origin, api *origin)
 		return bad("path %q is not the lane path %q", got, wantPath)
 	}
 	return p, nil
+}
+
+// OriginMismatchError is a discovery document whose advertised API
+// endpoint (endpoints.<Member>, URL; Member is "api") lies at another origin than the endpoint the
+// client was given: the host's public origin (host serve --public-url)
+// and the client's endpoint name one host two ways (e.g. localhost and
+// 127.0.0.1), and the client refuses to follow the advertised origin
+// (spec/host-api-v1alpha3.md §2.1). Advertised and Configured are origins
+// "scheme://host[:port]". It reaches callers wrapped in a *ProtocolError.
+type OriginMismatchError struct {
+	Member, URL            string
+	Advertised, Configured string
+}
+
+func (e *OriginMismatchError) Error() string {
+	return fmt.Sprintf("endpoints.%s %q: origin %s is not the configured endpoint %s", e.Member, e.URL, e.Advertised, e.Configured)
 }
 
 // checkIssuer checks endpoints.oidc_issuer: absolute https, no userinfo,

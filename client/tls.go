@@ -55,3 +55,10 @@ func (o Options) rootCAs() (*x509.CertPool, error) {
 	}
 	return nil, nil
 }
+
+// RootCAs is the pool o trusts for https: nil (the system roots) when
+// neither CACertificatePEM nor CACertificateFile is set. Errors as New's
+// for a bad CA (both set, unreadable file, no certificate). For a caller
+// that makes its own raw requests beside a Client (the conformance
+// runner). Decision spec/decisions/0008-deployable-host.md.
+func (o Options) RootCAs() (*x509.CertPool, error) { return o.rootCAs() }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,13 +53,30 @@ type Env struct {
 // NewEnv negotiates with the host for each credential and learns the
 // exact FormRefs it serves for the Edge kinds.
 func NewEnv(ctx context.Context, endpoint string, creds Credentials, probe bool) (*Env, error) {
-	e := &Env{Endpoint: strings.TrimRight(endpoint, "/"), Creds: creds, Probe: probe, refs: map[string]form.FormRef{}, http: &http.Client{}}
-	var err error
+	return NewEnvOptions(ctx, endpoint, creds, probe, client.Options{})
+}
+
+// NewEnvOptions is NewEnv with base client Options for every credential
+// (its Token is replaced by each credential's): a private CA
+// (CACertificatePEM/CACertificateFile), which the run's own raw requests
+// trust too. Errors: a bad CA, then NewEnv's.
+func NewEnvOptions(ctx context.Context, endpoint string, creds Credentials, probe bool, base client.Options) (*Env, error) {
+	roots, err := base.RootCAs()
+	if err != nil {
+		return nil, err
+	}
+	hc := &http.Client{}
+	if roots != nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+		hc.Transport = t
+	}
+	e := &Env{Endpoint: strings.TrimRight(endpoint, "/"), Creds: creds, Probe: probe, refs: map[string]form.FormRef{}, http: hc}
 	for _, c := range []struct {
 		dst   **client.Client
 		token string
 	}{{&e.A1, creds.A1}, {&e.A2, creds.A2}, {&e.B, creds.B}} {
-		if *c.dst, err = client.New(ctx, e.Endpoint, client.Options{Token: c.token}); err != nil {
+		if *c.dst, err = client.New(ctx, e.Endpoint, withToken(base, c.token)); err != nil {
 			return nil, fmt.Errorf("negotiate with %s: %w", e.Endpoint, err)
 		}
 	}
@@ -277,3 +295,8 @@ func ExactQuery(space string, ref form.FormRef) string {
 }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }
+
+func withToken(o client.Options, token string) client.Options {
+	o.Token = token
+	return o
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
 )
 
@@ -15,6 +16,7 @@ func newConformanceCommand() *cobra.Command {
 	var endpoint, groups, only string
 	var creds conformance.Credentials
 	var probe bool
+	var ca caFlags
 	run := &cobra.Command{
 		Use:   "run",
 		Short: "Run the checks against a host and print pass/fail per check ID",
@@ -52,7 +54,7 @@ func newConformanceCommand() *cobra.Command {
 					return usage("unknown check ID %q (see spec/host-api-v1alpha3.md Appendix A)", id)
 				}
 			}
-			env, err := conformance.NewEnv(cmd.Context(), endpoint, creds, probe)
+			env, err := conformance.NewEnvOptions(cmd.Context(), endpoint, creds, probe, ca.options(client.Options{}))
 			if err != nil {
 				return err
 			}
@@ -93,6 +95,7 @@ func newConformanceCommand() *cobra.Command {
 	f.BoolVar(&probe, "probe", false, "the host honours Takoform-Conformance-Probe (test hosts only)")
 	f.StringVar(&groups, "group", "", "only these groups (comma-separated): artifacts, discovery, edge, import, lifecycle, operations, relations, tenancy")
 	f.StringVar(&only, "only", "", "only these check IDs (comma-separated)")
+	ca.add(run)
 	c.AddCommand(run)
 	return c
 }

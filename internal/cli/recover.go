@@ -21,6 +21,7 @@ import (
 // (spec/decisions/0007-orphan-recovery.md).
 func newRecoverCommand() *cobra.Command {
 	var planPath, endpoint, token, out string
+	var ca caFlags
 	c := &cobra.Command{
 		Use:   "recover --plan PLAN.json",
 		Short: "Print import blocks for the planned creates the host already holds (after a killed tofu apply)",
@@ -52,7 +53,7 @@ func newRecoverCommand() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			hc, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: "takoform-recover"})
+			hc, err := client.New(ctx, endpoint, ca.options(client.Options{Token: token, UserAgent: "takoform-recover"}))
 			if err != nil {
 				return err
 			}
@@ -83,7 +84,7 @@ func newRecoverCommand() *cobra.Command {
 			} else {
 				fmt.Fprint(cmd.OutOrStdout(), blocks)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "takoform recover: %d planned create(s) already on the host; review the import blocks, save them beside the configuration, then run tofu apply\n", len(orphans))
+			fmt.Fprintln(cmd.ErrOrStderr(), "takoform recover:", recoverSummary(len(orphans), out))
 			return nil
 		},
 	}
@@ -91,7 +92,21 @@ func newRecoverCommand() *cobra.Command {
 	c.Flags().StringVar(&endpoint, "endpoint", "", "host origin (default TAKOFORM_ENDPOINT)")
 	c.Flags().StringVar(&token, "token", "", "bearer token (default TAKOFORM_TOKEN)")
 	c.Flags().StringVar(&out, "out", "", "write the import blocks to this new file instead of stdout")
+	ca.add(c)
 	return c
+}
+
+// recoverSummary is recover's closing line for n import blocks: none
+// found, written to the --out file out, or printed to stdout
+// (spec/decisions/0007-orphan-recovery.md).
+func recoverSummary(n int, out string) string {
+	switch {
+	case n == 0:
+		return "no planned create is already on the host: nothing to import; run tofu apply"
+	case out != "":
+		return fmt.Sprintf("%d planned create(s) already on the host; the import blocks are written to %s: review it, then run tofu apply", n, out)
+	}
+	return fmt.Sprintf("%d planned create(s) already on the host; review the import blocks, save them beside the configuration, then run tofu apply", n)
 }
 
 // readPlan decodes the JSON plan at path ("-": r).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -50,7 +51,8 @@ func Run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintln(errOut, "takoform:", err)
+	// Client and library errors already start "takoform: "; say it once.
+	fmt.Fprintln(errOut, "takoform:", strings.TrimPrefix(err.Error(), "takoform: "))
 	if isUsage(err) {
 		return 2
 	}

@@ -86,7 +86,7 @@ func newSurfaceCommand() *cobra.Command {
 		},
 	}
 	for _, c := range []*cobra.Command{snapshot, check} {
-		c.Flags().StringVar(&schemaFile, "schema", "", "a `providers schema -json` document instead of this build's provider")
+		c.Flags().StringVar(&schemaFile, "schema", "", "a `FILE` of tofu providers schema -json output instead of this build's provider")
 		c.Flags().StringVar(&providerName, "provider", "", "which provider of the schema document (suffix, e.g. takoform/takoform)")
 	}
 	check.Flags().StringVar(&baseline, "baseline", "", "the committed baseline (e.g. internal/provider/testdata/schema-baseline.json)")

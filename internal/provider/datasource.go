@@ -128,8 +128,10 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 // Read reads the resource under the configured FormRef, or under each
 // FormRef the type supports (default create first) until one answers. Only
 // resource_not_found moves on to the next ref; every other error is
-// reported as it is. Errors: an incomplete or unsupported FormRef, an
-// invalid or missing space (invalid-config, invalid-space, space-missing),
+// reported as it is. Errors: a name outside ^[a-z][a-z0-9-]{0,62}$
+// (spec/host-api-v1alpha3.md §1.2) or an incomplete or unsupported
+// FormRef (invalid-config), an invalid or missing space (invalid-space,
+// space-missing),
 // and a resource that exists under none of the refs (data-source-not-found).
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	cfg, err := attrsOf(req.Config.Raw)
@@ -138,6 +140,10 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		return
 	}
 	name := str(cfg, "name")
+	if err := form.ValidateName(name); err != nil {
+		resp.Diagnostics.Append(renderError("Invalid name", err, identity{Type: d.spec.Name, Name: name, Code: "takoform.provider/invalid-config"})...)
+		return
+	}
 	refs, err := d.refs(cfg)
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Invalid FormRef for data source "+d.spec.Name, err, identity{Type: d.spec.Name, Name: name, Code: "takoform.provider/invalid-config"})...)

@@ -42,6 +42,7 @@ var ProviderRepairs = map[string]string{
 	"takoform.provider/relation-target-changed":    "Apply again to re-pin the relation (revision Forms are replaced instead).",
 	"takoform.provider/host-does-not-support-form": "Install the Form on the host, or point the provider at a host that supports it.",
 	"takoform.provider/host-limit-exceeded":        "Stay within the host limit the message names, or ask the host operator to raise it.",
+	"takoform.provider/endpoint-origin-mismatch":   "Set the provider's endpoint to <advertised origin> (the origin the host advertises), or start the host with --public-url <endpoint> if that is the address clients should use.",
 	"takoform.provider/host-response-invalid":      "Report the request to the host operator: the answer broke the protocol (no remedy is guessed).",
 	"takoform.provider/import-id":                  "Use NAME, SPACE/NAME, or a JSON object {\"space\"?, \"apiVersion\", \"kind\", \"definitionVersion\", \"schemaDigest\", \"name\"}.",
 	"takoform.provider/import-identity":            "Use an import identity {space (optional), name, and api_version, kind, definition_version, schema_digest all four or none} naming a FormRef this build supports.",
@@ -92,6 +93,7 @@ func renderDetail(err error, id identity) string {
 	}
 	var we *wire.Error
 	var pe *client.ProtocolError
+	var om *client.OriginMismatchError
 	var te *client.TransportError
 	var of *client.OperationFailedError
 	if errors.As(err, &of) {
@@ -127,6 +129,11 @@ func renderDetail(err error, id identity) string {
 			code, retry = "takoform.provider/host-response-invalid", "no"
 			repair = ProviderRepairs[code]
 		}
+	case errors.As(err, &om):
+		// the endpoint names the host another way than the host names itself
+		line("Cause", "the host advertises another origin than the endpoint: "+om.Error())
+		code, retry = "takoform.provider/endpoint-origin-mismatch", "no"
+		repair = strings.NewReplacer("<advertised origin>", om.Advertised, "<endpoint>", om.Configured).Replace(ProviderRepairs[code])
 	case errors.As(err, &pe):
 		line("Cause", "protocol-invalid answer: "+pe.Error())
 		code, repair, retry = "takoform.provider/host-response-invalid", ProviderRepairs["takoform.provider/host-response-invalid"], "no"
