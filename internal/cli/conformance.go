@@ -23,7 +23,7 @@ func newConformanceCommand() *cobra.Command {
 		Long: "run drives the host at --endpoint with three credentials: two principals of one tenant\n" +
 			"(--token-a1, --token-a2) and one principal of another tenant (--token-b); the tokens may\n" +
 			"also come from TAKOFORM_TOKEN_A1, TAKOFORM_TOKEN_A2 and TAKOFORM_TOKEN_B. It exits 1 if any\n" +
-			"check fails. The host must serve the Edge family (edge.forms.takoform.com/v1alpha1).",
+			"check fails. The host must serve an Edge family (edge.forms.takoform.com/v1alpha1: ours or the public specification's).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, t := range []struct {
