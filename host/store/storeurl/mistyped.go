@@ -28,7 +28,9 @@ func mistypedURL(data string) (string, bool) {
 
 // kvKeyword matches a libpq connection keyword at the start of a
 // keyword/value pair ("host=…", "password = …"); the keywords are libpq's
-// most used (PostgreSQL documentation, "Connection Strings", §34.1.1).
+// most used (PostgreSQL documentation, libpq "Connection Strings"). Parse
+// refuses such a string without showing its password
+// (spec/decisions/0011-postgres-concurrency.md, point 13).
 var kvKeyword = regexp.MustCompile(`(?i)(?:^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name)\s*=`)
 
 // kvPassword matches a password's value in a keyword/value string, quoted
