@@ -68,15 +68,21 @@ func (s *Server) nudge() {
 // worker commits due operations until Close.
 func (s *Server) worker() {
 	defer s.stopped.Done()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
+	timer := time.NewTimer(workerPoll)
+	defer timer.Stop()
 	lastExpiry := time.Time{}
+	failures := 0 // consecutive failed polls: each waits workerBackoff(failures)
 	for {
+		wake := s.wake
+		if failures > 0 {
+			wake = nil // backing off: a nudge does not cut the wait short
+		}
 		select {
 		case <-s.stop:
 			return
-		case <-tick.C:
-		case <-s.wake:
+		case <-timer.C:
+		case <-wake:
+			timer.Stop()
 		}
 		if now := s.cfg.Now(); now.Sub(lastExpiry) > time.Minute {
 			lastExpiry = now
@@ -91,9 +97,14 @@ func (s *Server) worker() {
 			return err
 		})
 		if err != nil {
-			s.log.Error("list due operations", "err", err)
+			failures++
+			wait := workerBackoff(failures)
+			s.log.Error("list due operations", "err", err, "failures", failures, "retry_in", wait)
+			timer.Reset(wait)
 			continue
 		}
+		failures = 0
+		timer.Reset(workerPoll)
 		for _, op := range due {
 			if err := s.settle(op.ID); err != nil {
 				s.log.Error("settle operation", "operation", op.ID, "err", err)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/takoform/takoform/host/store/sqlite"
+	"github.com/takoform/takoform/host/store/storeurl"
 )
 
 // newHostBackupCommand is `takoform host backup --data FILE OUT`: a
@@ -22,13 +23,36 @@ func newHostBackupCommand() *cobra.Command {
 			"  takoform host serve --data OUT",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sqlite.Backup(cmd.Context(), data, args[0]); err != nil {
+			path, err := backupPath(data)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "takoform host backup of %s written to %s\n", data, args[0])
+			if err := sqlite.Backup(cmd.Context(), path, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "takoform host backup of %s written to %s\n", path, args[0])
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&data, "data", sqlite.DefaultPath(), "SQLite data file of the host")
+	cmd.Flags().StringVar(&data, "data", "", "SQLite data file of the host (a path or sqlite:///PATH; default "+sqlite.DefaultPath()+")")
 	return cmd
+}
+
+// backupPath resolves --data as serve does (dataLocation, storeurl) to the
+// SQLite file to copy. A PostgreSQL location is a usage error naming it
+// redacted: its backup is pg_dump -Fc (README "Running on PostgreSQL, with
+// replicas"; spec/decisions/0011-postgres-concurrency.md).
+func backupPath(flag string) (string, error) {
+	data, err := dataLocation(flag)
+	if err != nil {
+		return "", err
+	}
+	kind, path, err := storeurl.Parse(data)
+	if err != nil {
+		return "", usage("--data: %v", err)
+	}
+	if kind != storeurl.SQLite {
+		return "", usage("--data: %s is a PostgreSQL database; host backup copies a SQLite file only: back it up with pg_dump -Fc", storeurl.Redact(data))
+	}
+	return path, nil
 }

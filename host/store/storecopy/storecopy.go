@@ -104,7 +104,7 @@ func Copy(ctx context.Context, from, to string) ([]Table, error) {
 	}
 	var out []Table
 	for _, tb := range tables {
-		cols, err := columns(ctx, ptx, tb.name)
+		cols, bytea, err := columns(ctx, ptx, tb.name)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ func Copy(ctx context.Context, from, to string) ([]Table, error) {
 				return nil, fmt.Errorf("clear the usage the target's triggers derived: %w", err)
 			}
 		}
-		got, err := copyTable(ctx, stx, ptx, tb.name, tb.order, cols)
+		got, err := copyTable(ctx, stx, ptx, tb.name, tb.order, cols, bytea)
 		if err != nil {
 			return nil, fmt.Errorf("copy table %s: %w", tb.name, err)
 		}
@@ -162,19 +162,36 @@ func checkTarget(ctx context.Context, tx pgx.Tx, url string) error {
 	return nil
 }
 
-// columns lists a target table's columns in order.
-func columns(ctx context.Context, tx pgx.Tx, table string) ([]string, error) {
-	rows, err := tx.Query(ctx, `SELECT column_name FROM information_schema.columns
+// columns lists a target table's columns in order and, for each, whether
+// it is a NOT NULL bytea (whose empty values copyTable sends as empty
+// bytes, never NULL).
+func columns(ctx context.Context, tx pgx.Tx, table string) ([]string, []bool, error) {
+	rows, err := tx.Query(ctx, `SELECT column_name, data_type = 'bytea' AND is_nullable = 'NO'
+		FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, table)
 	if err != nil {
-		return nil, fmt.Errorf("list columns of %s: %w", table, err)
+		return nil, nil, fmt.Errorf("list columns of %s: %w", table, err)
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
+	var names []string
+	var bytea []bool
+	var name string
+	var notNullBytea bool
+	_, err = pgx.ForEachRow(rows, []any{&name, &notNullBytea}, func() error {
+		names = append(names, name)
+		bytea = append(bytea, notNullBytea)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list columns of %s: %w", table, err)
+	}
+	return names, bytea, nil
 }
 
 // copyTable streams one table with COPY and compares count and digest of
-// both sides inside the target transaction.
-func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string, cols []string) (Table, error) {
+// both sides inside the target transaction. A zero-length BLOB scans as a
+// nil value; in a NOT NULL bytea column (bytea[i]) it is sent as empty
+// bytes, so an idempotency record of a 204 answer (empty body) copies.
+func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string, cols []string, bytea []bool) (Table, error) {
 	query := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + table + ` ORDER BY ` + order
 	rows, err := stx.QueryContext(ctx, query)
 	if err != nil {
@@ -195,6 +212,11 @@ func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
+		}
+		for i, v := range vals {
+			if b, isBytes := v.([]byte); bytea[i] && (v == nil || isBytes && b == nil) {
+				vals[i] = []byte{}
+			}
 		}
 		src.row(vals)
 		return vals, nil

@@ -45,8 +45,10 @@ func connect(t *testing.T, url string) *client.Client {
 	return c
 }
 
-// A host's resources, idempotency records, prepare key and sequences come
-// across: the PostgreSQL host reads every resource as the SQLite host did,
+// A host's resources, idempotency records (a delete's 204 among them, its
+// empty body a zero-length BLOB that must arrive as empty bytea, not NULL),
+// prepare key and sequences come across: the PostgreSQL host reads every
+// resource as the SQLite host did,
 // a create's retry replays, and sequences continue past the source's.
 func TestCopyMovesAHost(t *testing.T) {
 	target := pgtest.URL(t)
@@ -67,7 +69,22 @@ func TestCopyMovesAHost(t *testing.T) {
 		}
 		before[name] = res
 	}
-	err := h.Store.Update(context.Background(), func(tx store.Tx) error {
+	// a delete answers 204 and records an empty body (a zero-length BLOB)
+	gone := kvRequest(t, c, "scratch")
+	p, err := c.Prepare(context.Background(), gone, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.ApplyAndWait(context.Background(), wire.ApplyRequest{APIVersion: gone.APIVersion, Kind: gone.Kind, Form: gone.Form,
+		Metadata: gone.Metadata, Spec: p.Resource.Spec, Review: wire.Review{PrepareDigest: p.Review.PrepareDigest}}, client.Precondition{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteAndWait(context.Background(), client.Address{Space: "copy test", Ref: gone.Form.FormRef, Name: "scratch"},
+		client.Precondition{Generation: res.Metadata.Generation, UID: res.Metadata.UID}); err != nil {
+		t.Fatal(err)
+	}
+	err = h.Store.Update(context.Background(), func(tx store.Tx) error {
 		for range 3 {
 			if _, err := tx.Next("uid"); err != nil {
 				return err
@@ -80,6 +97,18 @@ func TestCopyMovesAHost(t *testing.T) {
 	}
 	ref := kvRequest(t, c, "x").Form.FormRef
 	h.Stop()
+	db, err := sql.Open("sqlite", "file:"+h.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var empty int
+	if err := db.QueryRow(`SELECT count(*) FROM idempotency WHERE status = 204 AND length(body) = 0`).Scan(&empty); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if empty != 1 {
+		t.Fatalf("the source holds %d idempotency records of a 204 with an empty body, want the delete's 1", empty)
+	}
 
 	tables, err := storecopy.Copy(context.Background(), h.Path, target)
 	if err != nil {
@@ -89,7 +118,7 @@ func TestCopyMovesAHost(t *testing.T) {
 	for _, tb := range tables {
 		rows[tb.Name] = tb.Rows
 	}
-	for table, want := range map[string]int64{"resources": 3, "idempotency": 3, "settings": 1, "sequences": 1} {
+	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1} {
 		if rows[table] != want {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
@@ -108,6 +137,10 @@ func TestCopyMovesAHost(t *testing.T) {
 		if !reflect.DeepEqual(got, before[name]) {
 			t.Errorf("%s on PostgreSQL:\n got  %+v\n want %+v", name, got, before[name])
 		}
+	}
+	if err := pc.DeleteAndWait(context.Background(), client.Address{Space: "copy test", Ref: ref, Name: "scratch"},
+		client.Precondition{Generation: res.Metadata.Generation, UID: res.Metadata.UID}); err != nil {
+		t.Errorf("the delete's retry on the PostgreSQL host (a replay of the copied 204): %v", err)
 	}
 	err = pg.Store.Update(context.Background(), func(tx store.Tx) error {
 		n, err := tx.Next("uid")

@@ -29,7 +29,10 @@ const (
 
 // Parse returns the kind of store data names and, for SQLite, the file
 // path. A location with another scheme (xyz://…) is an error naming the
-// supported forms.
+// supported forms, as is one that means PostgreSQL but is no URL: a
+// postgres URL missing its "://" (postgres//u:p@h/db) or a libpq
+// keyword/value string (host=h password=p dbname=d). Errors never show a
+// password (Redact).
 func Parse(data string) (Kind, string, error) {
 	switch {
 	case data == "":
@@ -46,14 +49,28 @@ func Parse(data string) (Kind, string, error) {
 		scheme, _, _ := strings.Cut(data, "://")
 		return "", "", fmt.Errorf("the data location's scheme %q is not supported; give a SQLite file path, sqlite:///PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE", scheme)
 	}
+	if meant, ok := mistypedURL(data); ok {
+		return "", "", fmt.Errorf("the data location starts like a PostgreSQL URL but lacks its \"://\"; did you mean %s?", meant)
+	}
+	if keywordValue(data) {
+		return "", "", fmt.Errorf("the data location %q is a libpq keyword/value string, not a file path; write it as a URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=…", redactKeywordValue(data))
+	}
 	return SQLite, data, nil
 }
 
 // Redact returns data safe to print: a PostgreSQL URL with its password
-// replaced (postgres.Redact), anything else as is.
+// replaced (postgres.Redact), a mistyped one as the URL it meant
+// (redacted), a libpq keyword/value string with password=xxxxx, anything
+// else as is.
 func Redact(data string) string {
 	if k, _, err := Parse(data); err == nil && k == Postgres {
 		return postgres.Redact(data)
+	}
+	if meant, ok := mistypedURL(data); ok {
+		return meant // the URL it meant, redacted: the typo may carry a password
+	}
+	if keywordValue(data) {
+		return redactKeywordValue(data)
 	}
 	if strings.Contains(data, "://") {
 		scheme, _, _ := strings.Cut(data, "://")

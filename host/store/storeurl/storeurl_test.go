@@ -27,13 +27,28 @@ func TestParse(t *testing.T) {
 		{in: "sqlite://", err: "names no file"},
 		{in: "mysql://u:p@db/app", err: `scheme "mysql" is not supported`},
 		{in: "", err: "is empty"},
+		// plain paths that only look odd stay paths
+		{in: "/srv/my data/host.db", kind: SQLite, path: "/srv/my data/host.db"},
+		{in: "/home/me@corp/takoform/host.db", kind: SQLite, path: "/home/me@corp/takoform/host.db"},
+		{in: "postgres/host.db", kind: SQLite, path: "postgres/host.db"},
+		{in: "postgresdata.db", kind: SQLite, path: "postgresdata.db"},
+		{in: "/var/lib/a=b/host.db", kind: SQLite, path: "/var/lib/a=b/host.db"},
+		// a PostgreSQL URL missing "://"
+		{in: "postgres//u:Sekrit@h/db", err: "did you mean postgres://u:xxxxx@h/db?"},
+		{in: "postgres:/u:Sekrit@h/db", err: "did you mean postgres://u:xxxxx@h/db?"},
+		{in: "postgresql//u:Sekrit@h/db", err: "did you mean postgres://u:xxxxx@h/db?"},
+		{in: "postgres:u:Sekrit@h/db", err: `lacks its "://"`},
+		// a libpq keyword/value string
+		{in: "host=127.0.0.1 password=Sekrit dbname=x", err: `"host=127.0.0.1 password=xxxxx dbname=x" is a libpq keyword/value string, not a file path; write it as a URL: postgres://`},
+		{in: "dbname=x user=u password='Se krit'", err: "password=xxxxx"},
+		{in: "sslmode=disable", err: "libpq keyword/value"},
 	} {
 		kind, path, err := Parse(c.in)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("Parse(%q) error = %v, want one saying %q", c.in, err, c.err)
 			}
-			if err != nil && strings.Contains(err.Error(), ":p@") {
+			if err != nil && (strings.Contains(err.Error(), ":p@") || strings.Contains(err.Error(), "krit")) {
 				t.Errorf("Parse(%q) error %q shows the password", c.in, err)
 			}
 			continue
@@ -49,6 +64,8 @@ func TestRedact(t *testing.T) {
 		"postgres://u:secret@db/app": "postgres://u:xxxxx@db/app",
 		"/var/lib/host.db":           "/var/lib/host.db",
 		"mysql://u:secret@db/app":    "mysql://…",
+		"postgres//u:secret@db/app":  "postgres://u:xxxxx@db/app",
+		"host=db password=secret":    "host=db password=xxxxx",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
