@@ -19,7 +19,8 @@ var (
 	// ErrTooNew refuses a database whose schema is newer than this binary.
 	ErrTooNew = errors.New("database schema is newer than this binary")
 	// ErrUnavailable wraps a storage fault expected to pass: the database
-	// connection was lost, or the server is shutting down or starting.
+	// connection was lost, the server is shutting down or starting, or an
+	// Update kept losing to concurrent ones (deadlocks) past its attempts.
 	// The host answers backend_unavailable (retryable,
 	// spec/host-api-v1alpha3.md §3.5); the request may be sent again with
 	// its Idempotency-Key.

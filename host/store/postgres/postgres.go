@@ -202,7 +202,10 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 			return err
 		}
 		if attempt >= s.opts.MaxAttempts {
-			return fmt.Errorf("update gave up after %d attempts ended by deadlocks or serialization failures: %w", attempt, err)
+			// Contention passes: the host answers backend_unavailable
+			// (retryable), never a 500, and the client's retry with its
+			// Idempotency-Key runs it again.
+			return fmt.Errorf("%w: update gave up after %d attempts ended by deadlocks or serialization failures: %w", store.ErrUnavailable, attempt, err)
 		}
 		// Jittered backoff, growing to ~8ms, so colliding transactions part.
 		d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 3)))

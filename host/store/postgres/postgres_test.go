@@ -150,7 +150,26 @@ func TestRedact(t *testing.T) {
 // Two Updates that lock two keys in opposite orders deadlock; PostgreSQL
 // aborts one, and Update runs its function again: both commit.
 func TestDeadlockIsRetried(t *testing.T) {
-	s := openTest(t, pgtest.URL(t))
+	deadlock(t, openTest(t, pgtest.URL(t)), true)
+}
+
+// An Update that keeps losing past its attempts (here one attempt) is
+// ErrUnavailable, which the host answers as retryable backend_unavailable,
+// not internal_error.
+func TestDeadlockPastTheAttemptsIsUnavailable(t *testing.T) {
+	s, err := Open(context.Background(), pgtest.URL(t), Options{MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	deadlock(t, s, false)
+}
+
+// deadlock runs two Updates that lock two keys in opposite orders. With
+// retried set the victim runs again and both commit; otherwise the victim
+// must fail with store.ErrUnavailable.
+func deadlock(t *testing.T, s *Store, retried bool) {
+	t.Helper()
 	kx := store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "x"}
 	ky := kx
 	ky.Name = "y"
@@ -177,10 +196,20 @@ func TestDeadlockIsRetried(t *testing.T) {
 			})
 		}()
 	}
+	var failed []error
 	for range 2 {
 		if err := <-errs; err != nil {
-			t.Errorf("Update: %v", err)
+			failed = append(failed, err)
 		}
+	}
+	if !retried {
+		if len(failed) != 1 || !errors.Is(failed[0], store.ErrUnavailable) {
+			t.Errorf("with one attempt: failures %v; want exactly the victim's, wrapping store.ErrUnavailable", failed)
+		}
+		return
+	}
+	for _, err := range failed {
+		t.Errorf("Update: %v", err)
 	}
 	if n := runs[0].Load() + runs[1].Load(); n < 3 {
 		t.Errorf("the functions ran %d times in all, want 3 or more (the deadlock's victim runs again)", n)
