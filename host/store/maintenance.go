@@ -85,11 +85,11 @@ type Observable interface {
 	ObserveCommits(o CommitObserver)
 }
 
-// NewestMigration is the version of the newest goose migration in fsys
-// (the number prefix of its newest NNNNN_*.sql file at the root): the
-// schema version a binary knows (Maintenance.SchemaVersion).
-func NewestMigration(fsys fs.FS) (int64, error) {
-	entries, err := fs.ReadDir(fsys, ".")
+// NewestMigration is the version of the newest goose migration in the
+// folder dir of fsys (the number prefix of its newest NNNNN_*.sql file):
+// the schema version a binary knows (Maintenance.SchemaVersion).
+func NewestMigration(fsys fs.FS, dir string) (int64, error) {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return 0, err
 	}

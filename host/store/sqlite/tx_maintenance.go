@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"sync"
 	"time"
 
@@ -35,13 +34,7 @@ const (
 )
 
 // knownSchema is the newest migration version embedded in this binary.
-var knownSchema = sync.OnceValues(func() (int64, error) {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return 0, err
-	}
-	return store.NewestMigration(sub)
-})
+var knownSchema = sync.OnceValues(func() (int64, error) { return store.NewestMigration(migrations, "migrations") })
 
 // SchemaVersion returns the applied and the embedded schema versions.
 func (t *tx) SchemaVersion() (applied, known int64, err error) {
