@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,49 +8,27 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/internal/syncbuf"
 	"github.com/takoform/takoform/wire"
 )
 
-// syncBuffer is a log sink safe for the host's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// syncBuffer is the host's log sink in these tests.
+type syncBuffer = syncbuf.Buffer
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines decodes the JSON log lines written so far.
-func (b *syncBuffer) lines(t *testing.T) []map[string]any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
-		if l == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("log line is not JSON: %q", l)
-		}
-		out = append(out, m)
+// jsonLog decodes the JSON log lines written so far; a line that is not
+// JSON fails the test.
+func jsonLog(t *testing.T, b *syncBuffer) []map[string]any {
+	t.Helper()
+	lines, bad := b.JSONLines()
+	if len(bad) > 0 {
+		t.Fatalf("log line is not JSON: %q", bad[0])
 	}
-	return out
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	return lines
 }
 
 func withJSONLog(buf *syncBuffer) func(*host.Config) {
@@ -208,7 +185,7 @@ func TestRequestIDsAndAccessLog(t *testing.T) {
 	}
 
 	byID := map[string]map[string]any{}
-	for _, l := range logs.lines(t) {
+	for _, l := range jsonLog(t, &logs) {
 		if l["msg"] == "request" {
 			byID[l["request"].(string)] = l
 		}

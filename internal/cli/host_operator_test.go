@@ -10,38 +10,24 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/internal/syncbuf"
 	"github.com/takoform/takoform/wire"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// lockedBuffer is a child process's output in these tests.
+type lockedBuffer = syncbuf.Buffer
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// jsonLines returns the JSON log lines with msg.
-func (l *lockedBuffer) jsonLines(t *testing.T, msg string) []map[string]any {
+// jsonLines returns the JSON log lines of b with msg.
+func jsonLines(b *lockedBuffer, msg string) []map[string]any {
+	lines, _ := b.JSONLines()
 	var out []map[string]any
-	for _, line := range strings.Split(l.String(), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == msg {
+	for _, m := range lines {
+		if m["msg"] == msg {
 			out = append(out, m)
 		}
 	}
@@ -88,7 +74,7 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 
 	var start, metrics []map[string]any
 	for deadline := time.Now().Add(30 * time.Second); len(start) == 0 || len(metrics) == 0; time.Sleep(20 * time.Millisecond) {
-		start, metrics = stderr.jsonLines(t, "takoform host started"), stderr.jsonLines(t, "metrics listening")
+		start, metrics = jsonLines(&stderr, "takoform host started"), jsonLines(&stderr, "metrics listening")
 		select {
 		case <-exited:
 			t.Fatalf("host serve exited before it started:\n%s", stderr.String())
@@ -143,15 +129,15 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	if !cmd.ProcessState.Success() {
 		t.Fatalf("host exit after SIGTERM: %v\n%s", cmd.ProcessState, stderr.String())
 	}
-	shut := stderr.jsonLines(t, "shutting down")
+	shut := jsonLines(&stderr, "shutting down")
 	if len(shut) != 1 || shut[0]["grace"] != float64(20*time.Second) || shut[0]["inFlight"] != float64(1) {
 		t.Fatalf("shutdown line: %v\n%s", shut, stderr.String())
 	}
-	if len(stderr.jsonLines(t, "stopped")) != 1 {
+	if len(jsonLines(&stderr, "stopped")) != 1 {
 		t.Fatalf("no stopped line:\n%s", stderr.String())
 	}
 	var put map[string]any
-	for _, l := range stderr.jsonLines(t, "request") {
+	for _, l := range jsonLines(&stderr, "request") {
 		if l["method"] == "PUT" {
 			put = l
 		}

@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/takoform/takoform/internal/provider"
+	"github.com/takoform/takoform/internal/syncbuf"
 )
 
 // tofuDir drives the OpenTofu CLI directly in one working directory, for
@@ -204,21 +203,5 @@ func (d *tofuDir) state() []stateEntry {
 	return out
 }
 
-// syncBuffer is a bytes.Buffer safe for a command's two output streams and
-// a reader polling it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer holds a command's two output streams while a reader polls it.
+type syncBuffer = syncbuf.Buffer

@@ -13,12 +13,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/takoform/takoform/internal/cli"
+	"github.com/takoform/takoform/internal/syncbuf"
 )
 
 // Host is a running `takoform host serve`.
@@ -35,23 +35,7 @@ type Host struct {
 }
 
 // Log is the host's stderr, readable while it is written.
-type Log struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *Log) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String is everything logged so far.
-func (b *Log) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type Log = syncbuf.Buffer
 
 // Start runs `takoform host serve --data <temp file> args…` until the test
 // ends and returns once it printed its first line (failing the test if it
