@@ -75,9 +75,9 @@ func (r *Resource) planBundle(plan, config, state map[string]any, id identity) d
 	}
 	switch {
 	case local && config["manifest_digest"] != nil:
-		return renderError("A bundle is declared in one mode", errors.New("set manifest_digest, or main_module with modules, not both"), withCode(id, "takoform.provider/bundle-files"))
+		return renderError("A bundle is declared in one mode", errors.New("set manifest_digest, or main_module with modules, not both"), withCode(id, CodeBundleFiles))
 	case !local && config["manifest_digest"] == nil:
-		return renderError("A bundle needs its code", errors.New("set manifest_digest, or main_module with modules"), withCode(id, "takoform.provider/bundle-files"))
+		return renderError("A bundle needs its code", errors.New("set manifest_digest, or main_module with modules"), withCode(id, CodeBundleFiles))
 	case !local:
 		return nil
 	}
@@ -91,7 +91,7 @@ func (r *Resource) planBundle(plan, config, state map[string]any, id identity) d
 	}
 	dg, err := artifact.Digest(m)
 	if err != nil {
-		return renderError("Cannot digest the bundle manifest", err, withCode(id, "takoform.provider/bundle-files"))
+		return renderError("Cannot digest the bundle manifest", err, withCode(id, CodeBundleFiles))
 	}
 	plan["manifest_digest"], plan["modules"] = dg, mods
 	if state != nil && str(state, "manifest_digest") == dg && str(state, "main_module") == str(plan, "main_module") && sameModules(state["modules"], mods) {
@@ -115,7 +115,7 @@ func (r *Resource) uploadBundle(ctx context.Context, plan map[string]any, id ide
 		return renderError("Cannot upload the bundle", err, id)
 	}
 	if want := str(plan, "manifest_digest"); dg != want {
-		return renderError("The bundle's files changed after plan", fmt.Errorf("planned manifest %s, uploaded %s", want, dg), withCode(id, "takoform.provider/bundle-files"))
+		return renderError("The bundle's files changed after plan", fmt.Errorf("planned manifest %s, uploaded %s", want, dg), withCode(id, CodeBundleFiles))
 	}
 	return nil
 }

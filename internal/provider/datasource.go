@@ -136,22 +136,22 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	cfg, err := attrsOf(req.Config.Raw)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the configuration", err, identity{Type: d.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the configuration", err, identity{Type: d.spec.Name, Code: CodeInternal})...)
 		return
 	}
 	name := str(cfg, "name")
 	if err := form.ValidateName(name); err != nil {
-		resp.Diagnostics.Append(renderError("Invalid name", err, identity{Type: d.spec.Name, Name: name, Code: "takoform.provider/invalid-config"})...)
+		resp.Diagnostics.Append(renderError("Invalid name", err, identity{Type: d.spec.Name, Name: name, Code: CodeInvalidConfig})...)
 		return
 	}
 	refs, err := d.refs(cfg)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Invalid FormRef for data source "+d.spec.Name, err, identity{Type: d.spec.Name, Name: name, Code: "takoform.provider/invalid-config"})...)
+		resp.Diagnostics.Append(renderError("Invalid FormRef for data source "+d.spec.Name, err, identity{Type: d.spec.Name, Name: name, Code: CodeInvalidConfig})...)
 		return
 	}
 	if d.data == nil {
 		resp.Diagnostics.Append(renderError("The provider is not configured", errors.New("the provider's endpoint, space or token was not known when it was configured"),
-			identity{Type: d.spec.Name, Code: "takoform.provider/invalid-config"})...)
+			identity{Type: d.spec.Name, Code: CodeInvalidConfig})...)
 		return
 	}
 	space := str(cfg, "space")
@@ -160,11 +160,11 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	}
 	id := identity{Type: d.spec.Name, Space: space, Name: name}
 	if space == "" {
-		resp.Diagnostics.Append(renderError("No space to read from", errors.New("the data source sets no space and the provider has none"), withCode(id, "takoform.provider/space-missing"))...)
+		resp.Diagnostics.Append(renderError("No space to read from", errors.New("the data source sets no space and the provider has none"), withCode(id, CodeSpaceMissing))...)
 		return
 	}
 	if err := spaceid.Validate(space); err != nil {
-		resp.Diagnostics.Append(renderError("Invalid space", fmt.Errorf("the data source's space %q: %w", space, err), withCode(id, "takoform.provider/invalid-space"))...)
+		resp.Diagnostics.Append(renderError("Invalid space", fmt.Errorf("the data source's space %q: %w", space, err), withCode(id, CodeInvalidSpace))...)
 		return
 	}
 	if len(refs) > 1 {
@@ -184,7 +184,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		c := d.spec.Codecs[ref]
 		attrs := copyAttrs(cfg)
 		if err := c.Decode(res, attrs, nil); err != nil {
-			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))...)
 			return
 		}
 		for _, a := range d.spec.foreign(c) {
@@ -192,7 +192,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		}
 		v, err := fromGo(d.schema.Type().TerraformType(ctx), attrs)
 		if err != nil {
-			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))...)
 			return
 		}
 		resp.State.Raw = v
@@ -200,7 +200,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	}
 	resp.Diagnostics.Append(renderError(fmt.Sprintf("No %s named %q in space %q", d.spec.Name, name, space),
 		fmt.Errorf("the host holds no %s %q in space %q under %s", d.spec.DefaultCreate.Kind, name, space, refList(refs)),
-		withCode(id, "takoform.provider/data-source-not-found"))...)
+		withCode(id, CodeDataSourceNotFound))...)
 }
 
 // served keeps the refs the host has a support profile for (read once per

@@ -59,7 +59,7 @@ func (r *Resource) setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, 
 	}
 	v, err := fromGo(id.Schema.Type().TerraformType(ctx), m)
 	if err != nil {
-		return renderError("Cannot record the resource identity", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+		return renderError("Cannot record the resource identity", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
 	id.Raw = v
 	return nil

@@ -69,7 +69,7 @@ func interrupted(ctx context.Context) bool {
 
 // interruptedError renders errInterrupted.
 func interruptedError(summary string, id identity) diag.Diagnostics {
-	return renderError(summary, errInterrupted, withCode(id, "takoform.provider/interrupted"))
+	return renderError(summary, errInterrupted, withCode(id, CodeInterrupted))
 }
 
 // claims records which resource of one provider configuration (one
@@ -90,5 +90,5 @@ func (c *claims) claim(ref form.FormRef, space, name string) bool {
 func (r *Resource) duplicateAddress(c *Codec, id identity) diag.Diagnostics {
 	return renderError("Another resource of this configuration creates the same kind, space and name",
 		fmt.Errorf("%s %q in space %q is already being created by another resource of this configuration; this one was not created and is bound to nothing",
-			c.Ref.Kind, id.Name, id.Space), withCode(id, "takoform.provider/duplicate-address"))
+			c.Ref.Kind, id.Name, id.Space), withCode(id, CodeDuplicateAddress))
 }

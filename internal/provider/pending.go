@@ -134,7 +134,7 @@ func (r *Resource) settleError(err error, state map[string]any, id identity) dia
 	if d := r.strangerDiag(err, id); d != nil {
 		return d
 	}
-	return renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, "takoform.provider/operation-pending"))
+	return renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, CodeOperationPending))
 }
 
 // strangerDiag renders a *strangerError as the incarnation error that
@@ -145,12 +145,12 @@ func (r *Resource) strangerDiag(err error, id identity) diag.Diagnostics {
 		return nil
 	}
 	id.CurrentUID = se.uid
-	return renderError("A different incarnation now holds this name", err, withCode(id, "takoform.provider/uid-mismatch"))
+	return renderError("A different incarnation now holds this name", err, withCode(id, CodeUIDMismatch))
 }
 
 // pendingWarning says an accepted mutation is still running and was
 // recorded to resume.
 func (r *Resource) pendingWarning(err error, id identity, op string) diag.Diagnostics {
 	id.Operation = op
-	return renderWarning("The host accepted the change of "+r.spec.Name+" and is still working on it", err, withCode(id, "takoform.provider/operation-pending"))
+	return renderWarning("The host accepted the change of "+r.spec.Name+" and is still working on it", err, withCode(id, CodeOperationPending))
 }

@@ -29,7 +29,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan, err1 := attrsOf(req.Plan.Raw)
 	config, err2 := attrsOf(req.Config.Raw)
 	if err := errors.Join(err1, err2); err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
 	}
 	var state map[string]any
@@ -63,7 +63,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	if n, ok := plan["name"].(string); ok {
 		if err := form.ValidateName(n); err != nil {
-			d.Append(renderError("Invalid name", err, withCode(id, "takoform.provider/invalid-config"))...)
+			d.Append(renderError("Invalid name", err, withCode(id, CodeInvalidConfig))...)
 		}
 	}
 	if specErr == nil {
@@ -114,7 +114,7 @@ func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource
 func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanResponse, plan map[string]any) diag.Diagnostics {
 	v, err := fromGo(r.tfType(ctx), plan)
 	if err != nil {
-		return renderError("Cannot build the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+		return renderError("Cannot build the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
 	resp.Plan.Raw = v
 	return nil
@@ -141,12 +141,12 @@ func (r *Resource) planSpace(plan, config, state map[string]any, resp *resource.
 			plan["space"] = state["space"]
 		default:
 			return renderError("No space for "+r.spec.Name, errors.New("the resource sets no space and the provider has none"),
-				identity{Type: r.spec.Name, Name: str(plan, "name"), Code: "takoform.provider/space-missing"})
+				identity{Type: r.spec.Name, Name: str(plan, "name"), Code: CodeSpaceMissing})
 		}
 	}
 	if s, ok := plan["space"].(string); ok {
 		if err := spaceid.Validate(s); err != nil {
-			return renderError("Invalid space", err, identity{Type: r.spec.Name, Space: s, Name: str(plan, "name"), Code: "takoform.provider/invalid-space"})
+			return renderError("Invalid space", err, identity{Type: r.spec.Name, Space: s, Name: str(plan, "name"), Code: CodeInvalidSpace})
 		}
 	}
 	return nil
@@ -160,18 +160,18 @@ func (r *Resource) planRevisionName(plan, config, state map[string]any, c *Codec
 	owner, hasOwner := config["revision_owner"].(string)
 	if config["name"] != nil {
 		if config["revision_owner"] != nil {
-			return renderError("Both name and revision_owner are set", errors.New("revision_owner only derives a name; it is refused together with a pinned name"), withCode(id, "takoform.provider/invalid-config"))
+			return renderError("Both name and revision_owner are set", errors.New("revision_owner only derives a name; it is refused together with a pinned name"), withCode(id, CodeInvalidConfig))
 		}
 		if state != nil && specErr == nil {
 			if have, err := c.Encode(state); err == nil && canonicalText(have) != canonicalText(spec) && str(state, "name") == str(plan, "name") {
-				return renderError("A revision cannot be replaced under the same name", fmt.Errorf("%s %q is immutable and pinned by name; a changed revision needs a new name", r.spec.Name, str(plan, "name")), withCode(id, "takoform.provider/revision-replaced-in-place"))
+				return renderError("A revision cannot be replaced under the same name", fmt.Errorf("%s %q is immutable and pinned by name; a changed revision needs a new name", r.spec.Name, str(plan, "name")), withCode(id, CodeRevisionReplacedInPlace))
 			}
 		}
 		return nil
 	}
 	if !hasOwner {
 		if config["revision_owner"] == nil {
-			return renderError("A revision needs a name or a revision_owner", errors.New("name is omitted and revision_owner is not set"), withCode(id, "takoform.provider/revision-owner-missing"))
+			return renderError("A revision needs a name or a revision_owner", errors.New("name is omitted and revision_owner is not set"), withCode(id, CodeRevisionOwnerMissing))
 		}
 		plan["name"] = Unknown
 		return nil
@@ -186,7 +186,7 @@ func (r *Resource) planRevisionName(plan, config, state map[string]any, c *Codec
 	} else {
 		dg, err := form.SpecDigest(c.Def.Materialize(spec))
 		if err != nil {
-			return renderError("Cannot digest the revision", err, withCode(id, "takoform.provider/invalid-config"))
+			return renderError("Cannot digest the revision", err, withCode(id, CodeInvalidConfig))
 		}
 		content = dg
 	}
@@ -222,7 +222,7 @@ func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Di
 	}
 	for _, dg := range form.MergeDiagnostics(semantic, c.Def.ValidateSpec(full)) {
 		id.Pointer = dg.Pointer
-		d.Append(renderError("Invalid "+r.spec.Name, errors.New(dg.Message), withCode(id, "takoform.provider/plan-rule"))...)
+		d.Append(renderError("Invalid "+r.spec.Name, errors.New(dg.Message), withCode(id, CodePlanRule))...)
 	}
 	return d
 }
@@ -249,7 +249,7 @@ func (r *Resource) planRecordedRef(c *Codec, config map[string]any, id identity)
 		if !has[f.Attr] && config[f.Attr] != nil {
 			d.Append(renderError("The FormRef this resource is bound to has no member for "+f.Attr,
 				fmt.Errorf("%s sets %s, but the resource is bound to %s, which has no member %s; new resources of %s are created under %s",
-					r.spec.Name, f.Attr, c.Ref, f.Member, r.spec.Name, r.spec.Create.Ref), withCode(id, "takoform.provider/ref-lacks-attribute"))...)
+					r.spec.Name, f.Attr, c.Ref, f.Member, r.spec.Name, r.spec.Create.Ref), withCode(id, CodeRefLacksAttribute))...)
 		}
 	}
 	return d

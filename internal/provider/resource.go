@@ -78,7 +78,7 @@ func attrsOf(v tftypes.Value) (map[string]any, error) {
 func (r *Resource) setState(ctx context.Context, st *tfsdk.State, attrs map[string]any) diag.Diagnostics {
 	v, err := fromGo(r.tfType(ctx), attrs)
 	if err != nil {
-		return renderError("Cannot record state", err, identity{Type: r.spec.Name, Code: "takoform.provider/host-response-invalid"})
+		return renderError("Cannot record state", err, identity{Type: r.spec.Name, Code: CodeHostResponseInvalid})
 	}
 	st.Raw = v
 	return nil
@@ -103,7 +103,7 @@ func (r *Resource) stateCodec(attrs map[string]any) (*Codec, form.FormRef, diag.
 	if !ok {
 		return nil, ref, renderError("State is bound to a FormRef this provider build does not support",
 			fmt.Errorf("recorded %s; this build knows %s", ref, refList(r.spec.KnownRefs())),
-			identity{Type: r.spec.Name, Space: str(attrs, "space"), Name: str(attrs, "name"), Form: &ref, Code: "takoform.provider/unknown-form-ref"})
+			identity{Type: r.spec.Name, Space: str(attrs, "space"), Name: str(attrs, "name"), Form: &ref, Code: CodeUnknownFormRef})
 	}
 	return c, ref, nil
 }
@@ -125,7 +125,7 @@ func (r *Resource) decode(c *Codec, res *wire.Resource, attrs, prior map[string]
 // the last step of every create, update, read and import.
 func (r *Resource) record(ctx context.Context, st *tfsdk.State, ident *tfsdk.ResourceIdentity, c *Codec, res *wire.Resource, attrs, prior map[string]any, id identity) diag.Diagnostics {
 	if err := r.decode(c, res, attrs, prior); err != nil {
-		return renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))
+		return renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))
 	}
 	d := r.setState(ctx, st, attrs)
 	if ident != nil {
@@ -140,7 +140,7 @@ func (r *Resource) record(ctx context.Context, st *tfsdk.State, ident *tfsdk.Res
 func (r *Resource) recorded(raw tftypes.Value) (map[string]any, *Codec, form.FormRef, identity, diag.Diagnostics) {
 	state, err := attrsOf(raw)
 	if err != nil {
-		return nil, nil, form.FormRef{}, identity{}, renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+		return nil, nil, form.FormRef{}, identity{}, renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
 	c, ref, d := r.stateCodec(state)
 	if d.HasError() || !r.configured(&d) {
@@ -195,7 +195,7 @@ func (r *Resource) apply(ctx context.Context, c *Codec, space, name string, spec
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	plan, err := attrsOf(req.Plan.Raw)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
 	}
 	if !r.configured(&resp.Diagnostics) {
@@ -221,7 +221,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	}
 	spec, err := c.Encode(plan)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
+		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, CodeInvalidConfig))...)
 		return
 	}
 	res, err := r.apply(ctx, c, str(plan, "space"), str(plan, "name"), spec, nil)
@@ -273,7 +273,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	if uid := str(state, "uid"); uid != "" && res.Metadata.UID != uid {
-		id.ExpectedUID, id.CurrentUID, id.Code = uid, res.Metadata.UID, "takoform.provider/uid-mismatch"
+		id.ExpectedUID, id.CurrentUID, id.Code = uid, res.Metadata.UID, CodeUIDMismatch
 		resp.Diagnostics.Append(renderError("A different incarnation now holds this name",
 			fmt.Errorf("state records uid %s; the host answers uid %s under the same name", uid, res.Metadata.UID), id)...)
 		return
@@ -282,7 +282,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	d = r.record(ctx, &resp.State, nil, c, res, next, state, id)
 	if reason := str(next, "relation_drift_reason"); reason != "" && !d.HasError() {
 		d.Append(renderWarning("A referenced resource was replaced or removed ("+reason+")",
-			errors.New(readyHostReason(res)), withCode(id, "takoform.provider/relation-target-changed"))...)
+			errors.New(readyHostReason(res)), withCode(id, CodeRelationTargetChanged))...)
 	}
 	resp.Diagnostics.Append(d...)
 }
@@ -294,7 +294,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	plan, err1 := attrsOf(req.Plan.Raw)
 	state, err2 := attrsOf(req.State.Raw)
 	if err := errors.Join(err1, err2); err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
 	}
 	c, ref, d := r.stateCodec(state)
@@ -315,7 +315,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	}
 	want, err := c.Encode(plan)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
+		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, CodeInvalidConfig))...)
 		return
 	}
 	have, _ := c.Encode(state)
@@ -396,7 +396,7 @@ var computedEnvelope = []string{"uid", "generation", "revision", "conditions", "
 func (r *Resource) mutationError(summary string, err error, id identity) diag.Diagnostics {
 	var ow *client.OperationWaitError
 	if errors.As(err, &ow) {
-		id.Code = "takoform.provider/operation-pending"
+		id.Code = CodeOperationPending
 	}
 	var of *client.OperationFailedError
 	if errors.As(err, &of) {
@@ -405,7 +405,7 @@ func (r *Resource) mutationError(summary string, err error, id identity) diag.Di
 	return renderError(summary, err, id)
 }
 
-func withCode(id identity, code string) identity { id.Code = code; return id }
+func withCode(id identity, code Code) identity { id.Code = code; return id }
 
 // configured reports whether the provider configuration reached a host;
 // one whose endpoint, space or token is not known yet cannot act.
@@ -414,7 +414,7 @@ func (r *Resource) configured(d *diag.Diagnostics) bool {
 		return true
 	}
 	d.Append(renderError("The provider is not configured", errors.New("the provider's endpoint, space or token was not known when it was configured"),
-		identity{Type: r.spec.Name, Code: "takoform.provider/invalid-config"})...)
+		identity{Type: r.spec.Name, Code: CodeInvalidConfig})...)
 	return false
 }
 
@@ -456,7 +456,7 @@ func (r *Resource) alreadyExists(ctx context.Context, c *Codec, plan map[string]
 	if rerr != nil {
 		return nil
 	}
-	id.CurrentUID, id.CurrentGeneration, id.Code = res.Metadata.UID, res.Metadata.Generation, "takoform.provider/already-exists"
+	id.CurrentUID, id.CurrentGeneration, id.Code = res.Metadata.UID, res.Metadata.Generation, CodeAlreadyExists
 	return renderError(r.spec.Name+" already exists on the host",
 		fmt.Errorf("%s %q already exists in space %q (uid %s); the import ID is %q", c.Ref.Kind, name, space, res.Metadata.UID, space+"/"+name), id)
 }

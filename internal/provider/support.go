@@ -91,7 +91,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	}
 	p, ok := profiles[c.Ref.String()]
 	if !ok {
-		return renderError("The host does not support this Form", r.servedNeither(c), withCode(id, "takoform.provider/host-does-not-support-form"))
+		return renderError("The host does not support this Form", r.servedNeither(c), withCode(id, CodeHostDoesNotSupportForm))
 	}
 	need := []string{"create", "read", "delete"}
 	if r.spec.HasUpdate {
@@ -99,7 +99,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	}
 	for _, op := range need {
 		if !contains(p.Operations, op) {
-			return renderError("The host does not support this Form's lifecycle", fmt.Errorf("its profile for %s lacks operation %s", c.Ref, op), withCode(id, "takoform.provider/host-does-not-support-form"))
+			return renderError("The host does not support this Form's lifecycle", fmt.Errorf("its profile for %s lacks operation %s", c.Ref, op), withCode(id, CodeHostDoesNotSupportForm))
 		}
 	}
 	d := r.planContracts(ctx, c, spec, id)
@@ -107,7 +107,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 		for _, v := range enumValues(spec[field]) {
 			if !contains(allowed, v) {
 				id.Pointer = "/" + field
-				d.Append(renderError("The host does not support this value", fmt.Errorf("%s %q is not among the values this host supports (%v)", field, v, allowed), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+				d.Append(renderError("The host does not support this value", fmt.Errorf("%s %q is not among the values this host supports (%v)", field, v, allowed), withCode(id, CodeHostLimitExceeded))...)
 			}
 		}
 	}
@@ -120,14 +120,14 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 		hi, hasHi := integer(decodeRaw(rg.Maximum))
 		if (hasLo && v.Cmp(lo) < 0) || (hasHi && v.Cmp(hi) > 0) {
 			id.Pointer = "/" + field
-			d.Append(renderError("The host does not support this value", fmt.Errorf("%s %s is outside the range this host supports (%s)", field, v, rangeText(lo, hasLo, hi, hasHi)), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+			d.Append(renderError("The host does not support this value", fmt.Errorf("%s %s is outside the range this host supports (%s)", field, v, rangeText(lo, hasLo, hi, hasHi)), withCode(id, CodeHostLimitExceeded))...)
 		}
 	}
 	for name, limit := range p.Limits {
 		if name == "maximumBundleBytes" {
 			if total, ok := bundleBytes(plan); r.spec.LocalModules && ok && total > limit {
 				id.Pointer = "/manifestDigest"
-				d.Append(renderError("The host limit is exceeded", fmt.Errorf("the bundle's modules hold %d bytes; the host accepts at most %d (maximumBundleBytes)", total, limit), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+				d.Append(renderError("The host limit is exceeded", fmt.Errorf("the bundle's modules hold %d bytes; the host accepts at most %d (maximumBundleBytes)", total, limit), withCode(id, CodeHostLimitExceeded))...)
 			}
 			continue
 		}
@@ -137,7 +137,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 		field := strings.ToLower(name[7:8]) + name[8:]
 		if l, ok := spec[field].([]any); ok && int64(len(l)) > limit {
 			id.Pointer = "/" + field
-			d.Append(renderError("The host limit is exceeded", fmt.Errorf("%s has %d entries; the host accepts at most %d (%s)", field, len(l), limit, name), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+			d.Append(renderError("The host limit is exceeded", fmt.Errorf("%s has %d entries; the host accepts at most %d (%s)", field, len(l), limit, name), withCode(id, CodeHostLimitExceeded))...)
 		}
 	}
 	return d
@@ -167,11 +167,11 @@ func (r *Resource) planContracts(ctx context.Context, c *Codec, spec map[string]
 		a := r.data.contract(ctx, w.kind, w.name, w.version)
 		switch {
 		case a.err != nil && explicitRefusal(a.err):
-			d.Append(renderError("The host does not implement a contract this Form needs", fmt.Errorf("%s %s@%s: the host refuses it (%v)", w.kind, w.name, w.version, a.err), withCode(id, "takoform.provider/host-does-not-support-form"))...)
+			d.Append(renderError("The host does not implement a contract this Form needs", fmt.Errorf("%s %s@%s: the host refuses it (%v)", w.kind, w.name, w.version, a.err), withCode(id, CodeHostDoesNotSupportForm))...)
 		case a.err != nil:
 			d.Append(renderWarning("The host's support for a contract could not be read; apply will decide", a.err, id)...)
 		case a.digest != w.digest:
-			d.Append(renderError("The host implements another revision of a contract this Form needs", fmt.Errorf("%s %s@%s: the host implements %s, the Form names %s", w.kind, w.name, w.version, a.digest, w.digest), withCode(id, "takoform.provider/host-does-not-support-form"))...)
+			d.Append(renderError("The host implements another revision of a contract this Form needs", fmt.Errorf("%s %s@%s: the host implements %s, the Form names %s", w.kind, w.name, w.version, a.digest, w.digest), withCode(id, CodeHostDoesNotSupportForm))...)
 		}
 	}
 	return d

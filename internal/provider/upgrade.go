@@ -184,7 +184,7 @@ func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpg
 		prior := priorSchema(layout, v)
 		out[v] = resource.StateUpgrader{PriorSchema: &prior,
 			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-				id := identity{Type: r.spec.Name, Code: "takoform.provider/state-upgrade"}
+				id := identity{Type: r.spec.Name, Code: CodeStateUpgrade}
 				old, err := attrsOf(req.State.Raw)
 				if err == nil {
 					id.Space, id.Name = str(old, "space"), str(old, "name")
