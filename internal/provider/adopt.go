@@ -42,8 +42,8 @@ func FindOrphans(ctx context.Context, c *client.Client, reg *Registry, plan *tfj
 			continue
 		}
 		after, _ := rc.Change.After.(map[string]any)
-		space, sok := after["space"].(string)
-		name, nok := after["name"].(string)
+		space, sok := after[attrSpace].(string)
+		name, nok := after[attrName].(string)
 		if !sok || !nok {
 			notes = append(notes, fmt.Sprintf("%s: its space or name is known only after apply; not checked", rc.Address))
 			continue

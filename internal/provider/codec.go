@@ -148,29 +148,6 @@ func (c *Codec) Decode(res *wire.Resource, attrs, prior map[string]any) error {
 			}
 		}
 	}
-	md := res.Metadata
-	attrs["name"], attrs["space"], attrs["uid"] = md.Name, md.Space, md.UID
-	attrs["generation"], attrs["revision"] = md.Generation, md.Revision
-	attrs["form_api_version"], attrs["form_kind"] = res.Form.FormRef.APIVersion, res.Form.FormRef.Kind
-	attrs["form_definition_version"], attrs["form_schema_digest"] = res.Form.FormRef.DefinitionVersion, res.Form.FormRef.SchemaDigest
-	attrs["form_package_digest"] = nilIfEmpty(res.Form.PackageDigest)
-	conds := []any{}
-	ready, drift := false, ""
-	for _, cd := range res.Status.Conditions {
-		conds = append(conds, map[string]any{
-			"type": cd.Type, "status": cd.Status, "reason": cd.Reason, "message": nilIfEmpty(cd.Message),
-			"host_reason": nilIfEmpty(cd.HostReason), "observed_generation": res.Status.ObservedGeneration,
-			"last_transition_time": cd.LastTransitionTime,
-		})
-		if cd.Type == "Ready" {
-			ready = cd.Status == "True"
-			if cd.Status == "False" && (cd.Reason == "ExternalChange" || cd.Reason == "DependencyMissing") {
-				drift = cd.Reason
-			}
-		}
-	}
-	attrs["conditions"], attrs["ready"], attrs["relation_drift_reason"] = conds, ready, nilIfEmpty(drift)
-	attrs["pending_operation_id"] = nil
 	outputs := map[string]any{}
 	if len(res.Status.Outputs) > 0 {
 		v, err := ijson.Decode(res.Status.Outputs)
@@ -186,7 +163,7 @@ func (c *Codec) Decode(res *wire.Resource, attrs, prior map[string]any) error {
 		}
 		attrs[snake(name)] = scalar(v)
 	}
-	attrs["outputs_json"] = canonicalText(outputs)
+	writeHost(attrs, res, outputs)
 	return nil
 }
 

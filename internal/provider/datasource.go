@@ -31,11 +31,11 @@ type DataSource struct {
 var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
 
 // dataRefAttrs are the FormRef inputs of a data source, all four or none.
-var dataRefAttrs = []string{"form_api_version", "form_kind", "form_definition_version", "form_schema_digest"}
+var dataRefAttrs = []string{attrAPIVersion, attrKind, attrDefinitionVersion, attrSchemaDigest}
 
 // dataCopied are the envelope attributes a data source reports exactly as
 // the resource type does (same type, same description).
-var dataCopied = []string{"uid", "generation", "revision", "conditions", "ready", "outputs_json", "form_package_digest"}
+var dataCopied = []string{attrUID, attrGeneration, attrRevision, attrConditions, attrReady, attrOutputsJSON, attrPackageDigest}
 
 // dataDocs are the descriptions of the data source's inputs, where they
 // differ from the resource's (envelopeDocs).
@@ -139,12 +139,13 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		resp.Diagnostics.Append(renderError("Cannot read the configuration", err, identity{Type: d.spec.Name, Code: CodeInternal})...)
 		return
 	}
-	name := str(cfg, "name")
+	e := envelopeOf(cfg)
+	name := e.Name
 	if err := form.ValidateName(name); err != nil {
 		resp.Diagnostics.Append(renderError("Invalid name", err, identity{Type: d.spec.Name, Name: name, Code: CodeInvalidConfig})...)
 		return
 	}
-	refs, err := d.refs(cfg)
+	refs, err := d.refs(cfg, e.Ref)
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Invalid FormRef for data source "+d.spec.Name, err, identity{Type: d.spec.Name, Name: name, Code: CodeInvalidConfig})...)
 		return
@@ -154,7 +155,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 			identity{Type: d.spec.Name, Code: CodeInvalidConfig})...)
 		return
 	}
-	space := str(cfg, "space")
+	space := e.Space
 	if space == "" {
 		space = d.data.Space
 	}
@@ -228,7 +229,7 @@ func (d *DataSource) served(ctx context.Context, refs []form.FormRef) []form.For
 // refs are the FormRefs to read under: the configured one (all four form_*
 // members set, and supported by the type), else every supported ref with
 // the default create ref first.
-func (d *DataSource) refs(cfg map[string]any) ([]form.FormRef, error) {
+func (d *DataSource) refs(cfg map[string]any, ref form.FormRef) ([]form.FormRef, error) {
 	var set, unset []string
 	for _, a := range dataRefAttrs {
 		if str(cfg, a) != "" {
@@ -247,8 +248,6 @@ func (d *DataSource) refs(cfg map[string]any) ([]form.FormRef, error) {
 		}
 		return out, nil
 	case len(dataRefAttrs):
-		ref := form.FormRef{APIVersion: str(cfg, "form_api_version"), Kind: str(cfg, "form_kind"),
-			DefinitionVersion: str(cfg, "form_definition_version"), SchemaDigest: str(cfg, "form_schema_digest")}
 		if _, ok := d.spec.Codec(ref); !ok {
 			return nil, fmt.Errorf("%s is not a FormRef %s supports; it supports %s", ref, d.spec.Name, refList(d.spec.KnownRefs()))
 		}

@@ -142,5 +142,5 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, seeds, nil, ident)...)
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, answer{codec: c, res: res, attrs: seeds, id: ident})...)
 }

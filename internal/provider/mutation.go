@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/takoform/takoform/client"
-	"github.com/takoform/takoform/form"
 )
 
 // StopGrace bounds how long a mutation already sent keeps waiting for its
@@ -80,8 +79,8 @@ type claims struct{ m sync.Map }
 // address; a second claimant is refused (duplicateAddress) so two state
 // entries never own one host object
 // (spec/decisions/0006-idempotency-keys-per-mutation.md).
-func (c *claims) claim(ref form.FormRef, space, name string) bool {
-	_, taken := c.m.LoadOrStore(ref.APIVersion+"\x00"+ref.Kind+"\x00"+space+"\x00"+name, true)
+func (c *claims) claim(a client.Address) bool {
+	_, taken := c.m.LoadOrStore(a.Ref.APIVersion+"\x00"+a.Ref.Kind+"\x00"+a.Space+"\x00"+a.Name, true)
 	return !taken
 }
 

@@ -187,7 +187,8 @@ func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpg
 				id := identity{Type: r.spec.Name, Code: CodeStateUpgrade}
 				old, err := attrsOf(req.State.Raw)
 				if err == nil {
-					id.Space, id.Name = str(old, "space"), str(old, "name")
+					e := envelopeOf(old)
+					id.Space, id.Name = e.Space, e.Name
 					var next map[string]any
 					if next, err = l.Upgrade(r.spec.Name, from, old, r.tfType(ctx).(tftypes.Object)); err == nil {
 						resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)

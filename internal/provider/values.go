@@ -162,7 +162,14 @@ func known(v any) bool {
 	return true
 }
 
-func str(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
+// str is the string attribute k of m; "" when it is absent, null, unknown
+// or not a string.
+func str(m map[string]any, k string) string { return stringOr(m[k]) }
+
+// stringOr is v when it is a string, else "".
+func stringOr(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
 }
