@@ -17,10 +17,10 @@ import (
 // line and column) and builds its manifest (artifact.Build: sorted,
 // digests and sizes from the bytes).
 func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any, error) {
-	main, _ := plan["main_module"].(string)
+	main := str(plan, "main_module")
 	var files []artifact.ModuleFile
 	mods := asList(plan["modules"])
-	out := make([]any, 0, len(mods))
+	recorded := make([]map[string]any, 0, len(mods))
 	for i, m := range mods {
 		mm := mapOf(m)
 		path := str(mm, "content_file")
@@ -42,9 +42,7 @@ func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any,
 			return nil, nil, nil, fmt.Errorf("modules[%d] (%s): %w", i, path, err)
 		}
 		files = append(files, artifact.ModuleFile{Name: str(mm, "name"), MediaType: ct, Data: data})
-		next := copyAttrs(mm)
-		next["content_type"] = mm["content_type"]
-		out = append(out, next)
+		recorded = append(recorded, copyAttrs(mm))
 	}
 	m, blobs, err := artifact.Build(main, files)
 	if err != nil {
@@ -54,10 +52,11 @@ func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any,
 	for _, mod := range m.Modules {
 		byName[mod.Name] = mod
 	}
-	for _, o := range out {
-		om := o.(map[string]any)
+	out := make([]any, 0, len(recorded))
+	for _, om := range recorded {
 		mod := byName[str(om, "name")]
 		om["digest"], om["size"] = mod.Digest, mod.Size
+		out = append(out, om)
 	}
 	return m, blobs, out, nil
 }

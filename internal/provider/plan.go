@@ -157,7 +157,8 @@ func (r *Resource) planRevisionName(ep *envelope, es envelope, plan, config, sta
 			return renderError("Both name and revision_owner are set", errors.New("revision_owner only derives a name; it is refused together with a pinned name"), withCode(id, CodeInvalidConfig))
 		}
 		if state != nil && specErr == nil && es.Name == ep.Name {
-			if have, err := c.Encode(state); err == nil && canonicalText(have) != canonicalText(spec) {
+			have, err := c.Encode(state)
+			if same, comparable := sameSpec(have, spec); err == nil && comparable && !same {
 				return renderError("A revision cannot be replaced under the same name", fmt.Errorf("%s %q is immutable and pinned by name; a changed revision needs a new name", r.spec.Name, ep.Name), withCode(id, CodeRevisionReplacedInPlace))
 			}
 		}
@@ -209,8 +210,8 @@ func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Di
 	var d diag.Diagnostics
 	full := c.Def.Materialize(jsonRoundTrip(spec))
 	var semantic []form.Diagnostic
-	if c.Ref.APIVersion == edgeGroup {
-		for _, re := range edge.SpecRules(c.Ref.Kind, full.(map[string]any)) {
+	if m, ok := full.(map[string]any); ok && c.Ref.APIVersion == edgeGroup { // not an object: ValidateSpec refuses it
+		for _, re := range edge.SpecRules(c.Ref.Kind, m) {
 			semantic = append(semantic, form.Diagnostic{Pointer: re.Pointer, Message: re.Message + " [" + re.Rule + "]"})
 		}
 	}

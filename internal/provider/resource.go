@@ -68,6 +68,17 @@ func mustTFType(v any) tftypes.Type {
 	return t
 }
 
+// objectType is the type's Terraform object type: a schema's type is
+// always an object (attr.Type of a schema.Schema).
+func (r *Resource) objectType(ctx context.Context) tftypes.Object {
+	t := r.tfType(ctx)
+	o, ok := t.(tftypes.Object)
+	if !ok {
+		panic(fmt.Sprintf("provider: the schema of %s has the Terraform type %s, not an object", r.spec.Name, t))
+	}
+	return o
+}
+
 // tfTypes: *TypeSpec → its tftypes.Type (tfType).
 var tfTypes sync.Map
 
@@ -363,7 +374,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // want is what brings it back.
 func (r *Resource) unchanged(c *Codec, want, state map[string]any) bool {
 	have, err := c.Encode(state)
-	return err == nil && canonicalText(want) == canonicalText(have)
+	if err != nil {
+		return false
+	}
+	same, comparable := sameSpec(want, have)
+	return same && comparable
 }
 
 // Delete deletes under the recorded FormRef, fenced on generation and uid.

@@ -45,7 +45,7 @@ type contractAnswer struct {
 func (d *Data) contract(ctx context.Context, kind, name, version string) contractAnswer {
 	key := kind + " " + name + "@" + version
 	if v, ok := d.support.contracts.Load(key); ok {
-		return v.(contractAnswer)
+		return mustContractAnswer(v)
 	}
 	var p *wire.SupportProfile
 	var err error
@@ -63,7 +63,17 @@ func (d *Data) contract(ctx context.Context, kind, name, version string) contrac
 		a.digest = p.BindingRef.SchemaDigest
 	}
 	v, _ := d.support.contracts.LoadOrStore(key, a)
-	return v.(contractAnswer)
+	return mustContractAnswer(v)
+}
+
+// mustContractAnswer: contracts holds only contractAnswer values (contract
+// stores them).
+func mustContractAnswer(v any) contractAnswer {
+	a, ok := v.(contractAnswer)
+	if !ok {
+		panic(fmt.Sprintf("provider: support contracts hold a %T, not a contractAnswer", v))
+	}
+	return a
 }
 
 // explicitRefusal: only form_unknown or resource_not_found on a support
@@ -116,8 +126,14 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 		if !ok {
 			continue
 		}
-		lo, hasLo := integer(decodeRaw(rg.Minimum))
-		hi, hasHi := integer(decodeRaw(rg.Maximum))
+		minRaw, err1 := decodeRaw(rg.Minimum)
+		maxRaw, err2 := decodeRaw(rg.Maximum)
+		if err := errors.Join(err1, err2); err != nil {
+			d.Append(renderWarning("The host's supported range of "+field+" could not be read; apply will decide", err, id)...)
+			continue
+		}
+		lo, hasLo := integer(minRaw)
+		hi, hasHi := integer(maxRaw)
 		if (hasLo && v.Cmp(lo) < 0) || (hasHi && v.Cmp(hi) > 0) {
 			id.Pointer = "/" + field
 			d.Append(renderError("The host does not support this value", fmt.Errorf("%s %s is outside the range this host supports (%s)", field, v, rangeText(lo, hasLo, hi, hasHi)), withCode(id, CodeHostLimitExceeded))...)
@@ -187,7 +203,7 @@ func integer(v any) (*big.Int, bool) {
 		if !n.IsInt() {
 			return nil, false
 		}
-		i, _ := n.Int(nil)
+		i, _ := n.Int(nil) // exact: n is an integer
 		return i, true
 	case int64:
 		return big.NewInt(n), true

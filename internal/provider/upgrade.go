@@ -190,7 +190,7 @@ func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpg
 					e := envelopeOf(old)
 					id.Space, id.Name = e.Space, e.Name
 					var next map[string]any
-					if next, err = l.Upgrade(r.spec.Name, from, old, r.tfType(ctx).(tftypes.Object)); err == nil {
+					if next, err = l.Upgrade(r.spec.Name, from, old, r.objectType(ctx)); err == nil {
 						resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
 						return
 					}
@@ -227,7 +227,7 @@ func priorAttribute(t tftypes.Type) schema.Attribute {
 	case tftypes.Map:
 		return schema.MapAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
 	case tftypes.Object:
-		return schema.ObjectAttribute{Optional: true, AttributeTypes: attrType(tt).(types.ObjectType).AttrTypes}
+		return schema.ObjectAttribute{Optional: true, AttributeTypes: attrTypes(tt)}
 	}
 	switch {
 	case t.Is(tftypes.Number):
@@ -248,11 +248,7 @@ func attrType(t tftypes.Type) attr.Type {
 	case tftypes.Map:
 		return types.MapType{ElemType: attrType(tt.ElementType)}
 	case tftypes.Object:
-		m := map[string]attr.Type{}
-		for n, a := range tt.AttributeTypes {
-			m[n] = attrType(a)
-		}
-		return types.ObjectType{AttrTypes: m}
+		return types.ObjectType{AttrTypes: attrTypes(tt)}
 	}
 	switch {
 	case t.Is(tftypes.Number):
@@ -261,4 +257,13 @@ func attrType(t tftypes.Type) attr.Type {
 		return types.BoolType
 	}
 	return types.StringType
+}
+
+// attrTypes are the framework types of a frozen object type's attributes.
+func attrTypes(o tftypes.Object) map[string]attr.Type {
+	m := make(map[string]attr.Type, len(o.AttributeTypes))
+	for n, a := range o.AttributeTypes {
+		m[n] = attrType(a)
+	}
+	return m
 }
