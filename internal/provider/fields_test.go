@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -151,56 +151,31 @@ func attrFlags(a schema.Attribute) string {
 	return "?"
 }
 
-// defaultOf is the static default of a field attribute, nil without one.
+// defaultOf is the static default of a field attribute, nil without one:
+// the value its Default<Type> method plans for a null configuration.
 func defaultOf(t *testing.T, a schema.Attribute) attr.Value {
 	t.Helper()
-	ctx := context.Background()
-	switch x := a.(type) {
-	case schema.StringAttribute:
-		if x.Default != nil {
-			var r defaults.StringResponse
-			x.Default.DefaultString(ctx, defaults.StringRequest{}, &r)
-			return r.PlanValue
-		}
-	case schema.Int64Attribute:
-		if x.Default != nil {
-			var r defaults.Int64Response
-			x.Default.DefaultInt64(ctx, defaults.Int64Request{}, &r)
-			return r.PlanValue
-		}
-	case schema.Float64Attribute:
-		if x.Default != nil {
-			var r defaults.Float64Response
-			x.Default.DefaultFloat64(ctx, defaults.Float64Request{}, &r)
-			return r.PlanValue
-		}
-	case schema.BoolAttribute:
-		if x.Default != nil {
-			var r defaults.BoolResponse
-			x.Default.DefaultBool(ctx, defaults.BoolRequest{}, &r)
-			return r.PlanValue
-		}
-	case schema.SetAttribute:
-		if x.Default != nil {
-			var r defaults.SetResponse
-			x.Default.DefaultSet(ctx, defaults.SetRequest{}, &r)
-			return r.PlanValue
-		}
-	case schema.ListAttribute:
-		if x.Default != nil {
-			var r defaults.ListResponse
-			x.Default.DefaultList(ctx, defaults.ListRequest{}, &r)
-			return r.PlanValue
-		}
-	case schema.ListNestedAttribute:
-		if x.Default != nil {
-			var r defaults.ListResponse
-			x.Default.DefaultList(ctx, defaults.ListRequest{}, &r)
-			return r.PlanValue
-		}
-	default:
-		t.Fatalf("unexpected attribute %T", a)
+	d := reflect.ValueOf(a).FieldByName("Default")
+	if !d.IsValid() {
+		t.Fatalf("%T has no Default", a)
 	}
+	if d.IsNil() {
+		return nil
+	}
+	for i := 0; i < d.NumMethod(); i++ {
+		m := d.Type().Method(i)
+		if !strings.HasPrefix(m.Name, "Default") {
+			continue
+		}
+		resp := reflect.New(m.Type.In(2).Elem())
+		d.Method(i).Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.Zero(m.Type.In(1)), resp})
+		v, ok := resp.Elem().FieldByName("PlanValue").Interface().(attr.Value)
+		if !ok {
+			t.Fatalf("%s planned no attr.Value", m.Name)
+		}
+		return v
+	}
+	t.Fatalf("%T's default has no Default method", a)
 	return nil
 }
 

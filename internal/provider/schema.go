@@ -99,10 +99,10 @@ func fieldAttribute(f Field, optionalComputed bool) schema.Attribute {
 			PlanModifiers: replacing(f, stringplanmodifier.RequiresReplace()), Default: orNil(stringdefault.StaticString)(stringDefault(f))}
 	case KindInt64:
 		return schema.Int64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, int64planmodifier.RequiresReplace()), Default: orNil(int64default.StaticInt64)(int64Default(f))}
+			PlanModifiers: replacing(f, int64planmodifier.RequiresReplace()), Default: orNil(int64default.StaticInt64)(numberDefault(f, json.Number.Int64))}
 	case KindNumber:
 		return schema.Float64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, float64planmodifier.RequiresReplace()), Default: orNil(float64default.StaticFloat64)(float64Default(f))}
+			PlanModifiers: replacing(f, float64planmodifier.RequiresReplace()), Default: orNil(float64default.StaticFloat64)(numberDefault(f, json.Number.Float64))}
 	case KindBool:
 		b, ok := f.Default.(bool)
 		return schema.BoolAttribute{Required: req, Optional: opt, Computed: comp, Description: desc,
@@ -170,24 +170,19 @@ func stringDefault(f Field) (string, bool) {
 	return s, ok
 }
 
-// int64Default is a declared whole-number default.
-func int64Default(f Field) (int64, bool) {
+// numberDefault is a declared number default read by conv
+// (json.Number.Int64, json.Number.Float64); none when it does not convert.
+func numberDefault[T any](f Field, conv func(json.Number) (T, error)) (T, bool) {
+	var none T
 	n, ok := f.Default.(json.Number)
 	if !ok {
-		return 0, false
+		return none, false
 	}
-	i, err := n.Int64()
-	return i, err == nil
-}
-
-// float64Default is a declared number default.
-func float64Default(f Field) (float64, bool) {
-	n, ok := f.Default.(json.Number)
-	if !ok {
-		return 0, false
+	v, err := conv(n)
+	if err != nil {
+		return none, false
 	}
-	x, err := n.Float64()
-	return x, err == nil
+	return v, true
 }
 
 // emptyDefault is the empty collection of a field whose declared default
