@@ -3,6 +3,10 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,6 +95,56 @@ func TestEveryDiagnosticEndsInARepair(t *testing.T) {
 		}
 		if code == "" || ProviderRepairs[Code(code)] != last {
 			t.Errorf("%T renders without a provider code and its repair:\n%s", err, detail)
+		}
+	}
+}
+
+// TestEveryCodeHasARepair: the Code constants of diag.go and the
+// ProviderRepairs table name the same codes, so a code the compiler lets a
+// diagnostic use always renders its repair.
+func TestEveryCodeHasARepair(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "diag.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[Code]bool{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			v, ok := spec.(*ast.ValueSpec)
+			if !ok {
+				continue
+			}
+			if typ, ok := v.Type.(*ast.Ident); !ok || typ.Name != "Code" {
+				continue
+			}
+			for _, val := range v.Values {
+				lit, ok := val.(*ast.BasicLit)
+				if !ok {
+					t.Fatalf("a Code constant that is not a literal: %#v", val)
+				}
+				code, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				declared[Code(code)] = true
+			}
+		}
+	}
+	if len(declared) == 0 {
+		t.Fatal("diag.go declares no Code constant")
+	}
+	for code := range declared {
+		if _, ok := ProviderRepairs[code]; !ok {
+			t.Errorf("%s has no repair sentence", code)
+		}
+	}
+	for code := range ProviderRepairs {
+		if !declared[code] {
+			t.Errorf("%s has a repair but no constant", code)
 		}
 	}
 }
