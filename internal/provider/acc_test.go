@@ -21,19 +21,35 @@ func TestMain(m *testing.M) {
 		_, file, _, _ := runtime.Caller(0)
 		tofu := filepath.Join(filepath.Dir(file), "..", "..", "tools", "opentofu-v1.12.6", "tofu")
 		if _, err := os.Stat(tofu); err == nil {
-			os.Setenv("TF_ACC_TERRAFORM_PATH", tofu)
-			os.Setenv("TF_ACC", "1")
+			setenv(map[string]string{"TF_ACC_TERRAFORM_PATH": tofu, "TF_ACC": "1"})
 		}
 	}
-	os.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
-	os.Setenv("TF_ACC_PROVIDER_NAMESPACE", "takoform")
-	dir, _ := os.MkdirTemp("", "takoform-acc")
+	setenv(map[string]string{"TF_ACC_PROVIDER_HOST": "registry.opentofu.org", "TF_ACC_PROVIDER_NAMESPACE": "takoform"})
+	dir, err := os.MkdirTemp("", "takoform-acc")
+	if err != nil {
+		panic(err)
+	}
 	cfg := filepath.Join(dir, "tofu.rc")
-	os.WriteFile(cfg, []byte("# takoform acceptance tests: no registry, no plugin cache\n"), 0o644)
-	os.Setenv("TF_CLI_CONFIG_FILE", cfg)
+	if err := os.WriteFile(cfg, []byte("# takoform acceptance tests: no registry, no plugin cache\n"), 0o644); err != nil {
+		panic(err)
+	}
+	setenv(map[string]string{"TF_CLI_CONFIG_FILE": cfg})
 	code := m.Run()
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, "remove", dir+":", err)
+		code = 1
+	}
 	os.Exit(code)
+}
+
+// setenv sets the environment variables of TestMain; one that cannot be
+// set stops the tests.
+func setenv(vars map[string]string) {
+	for k, v := range vars {
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // accHost starts our host in-process on a temporary SQLite file.

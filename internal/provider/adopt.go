@@ -41,10 +41,10 @@ func FindOrphans(ctx context.Context, c *client.Client, reg *Registry, plan *tfj
 		if rc.Mode != tfjson.ManagedResourceMode || !ok || rc.Change == nil || !rc.Change.Actions.Create() {
 			continue
 		}
-		after, _ := rc.Change.After.(map[string]any)
-		space, sok := after["space"].(string)
-		name, nok := after["name"].(string)
-		if !sok || !nok {
+		after, isObject := rc.Change.After.(map[string]any)
+		space, sok := after[attrSpace].(string)
+		name, nok := after[attrName].(string)
+		if !isObject || !sok || !nok {
 			notes = append(notes, fmt.Sprintf("%s: its space or name is known only after apply; not checked", rc.Address))
 			continue
 		}

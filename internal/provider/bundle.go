@@ -17,10 +17,10 @@ import (
 // line and column) and builds its manifest (artifact.Build: sorted,
 // digests and sizes from the bytes).
 func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any, error) {
-	main, _ := plan["main_module"].(string)
+	main := str(plan, "main_module")
 	var files []artifact.ModuleFile
 	mods := asList(plan["modules"])
-	out := make([]any, 0, len(mods))
+	recorded := make([]map[string]any, 0, len(mods))
 	for i, m := range mods {
 		mm := mapOf(m)
 		path := str(mm, "content_file")
@@ -42,9 +42,7 @@ func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any,
 			return nil, nil, nil, fmt.Errorf("modules[%d] (%s): %w", i, path, err)
 		}
 		files = append(files, artifact.ModuleFile{Name: str(mm, "name"), MediaType: ct, Data: data})
-		next := copyAttrs(mm)
-		next["content_type"] = mm["content_type"]
-		out = append(out, next)
+		recorded = append(recorded, copyAttrs(mm))
 	}
 	m, blobs, err := artifact.Build(main, files)
 	if err != nil {
@@ -54,10 +52,11 @@ func localBundle(plan map[string]any) (*wire.Manifest, map[string][]byte, []any,
 	for _, mod := range m.Modules {
 		byName[mod.Name] = mod
 	}
-	for _, o := range out {
-		om := o.(map[string]any)
+	out := make([]any, 0, len(recorded))
+	for _, om := range recorded {
 		mod := byName[str(om, "name")]
 		om["digest"], om["size"] = mod.Digest, mod.Size
+		out = append(out, om)
 	}
 	return m, blobs, out, nil
 }
@@ -75,9 +74,9 @@ func (r *Resource) planBundle(plan, config, state map[string]any, id identity) d
 	}
 	switch {
 	case local && config["manifest_digest"] != nil:
-		return renderError("A bundle is declared in one mode", errors.New("set manifest_digest, or main_module with modules, not both"), withCode(id, "takoform.provider/bundle-files"))
+		return renderError("A bundle is declared in one mode", errors.New("set manifest_digest, or main_module with modules, not both"), withCode(id, CodeBundleFiles))
 	case !local && config["manifest_digest"] == nil:
-		return renderError("A bundle needs its code", errors.New("set manifest_digest, or main_module with modules"), withCode(id, "takoform.provider/bundle-files"))
+		return renderError("A bundle needs its code", errors.New("set manifest_digest, or main_module with modules"), withCode(id, CodeBundleFiles))
 	case !local:
 		return nil
 	}
@@ -91,7 +90,7 @@ func (r *Resource) planBundle(plan, config, state map[string]any, id identity) d
 	}
 	dg, err := artifact.Digest(m)
 	if err != nil {
-		return renderError("Cannot digest the bundle manifest", err, withCode(id, "takoform.provider/bundle-files"))
+		return renderError("Cannot digest the bundle manifest", err, withCode(id, CodeBundleFiles))
 	}
 	plan["manifest_digest"], plan["modules"] = dg, mods
 	if state != nil && str(state, "manifest_digest") == dg && str(state, "main_module") == str(plan, "main_module") && sameModules(state["modules"], mods) {
@@ -115,7 +114,7 @@ func (r *Resource) uploadBundle(ctx context.Context, plan map[string]any, id ide
 		return renderError("Cannot upload the bundle", err, id)
 	}
 	if want := str(plan, "manifest_digest"); dg != want {
-		return renderError("The bundle's files changed after plan", fmt.Errorf("planned manifest %s, uploaded %s", want, dg), withCode(id, "takoform.provider/bundle-files"))
+		return renderError("The bundle's files changed after plan", fmt.Errorf("planned manifest %s, uploaded %s", want, dg), withCode(id, CodeBundleFiles))
 	}
 	return nil
 }

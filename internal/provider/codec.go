@@ -83,27 +83,39 @@ func encodeField(f Field, v any) (any, error) {
 		}
 		return i, nil
 	case KindNumber:
-		n, _ := v.(*big.Float)
-		f, _ := n.Float64()
-		return f, nil
+		n, ok := v.(*big.Float)
+		if !ok {
+			return nil, fmt.Errorf("not a number")
+		}
+		x, _ := n.Float64() // the nearest float64: what a JSON number in the spec carries
+		return x, nil
 	case KindRelation:
-		return relation(f, v.(string)), nil
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("not a string")
+		}
+		return relation(f, s), nil
 	case KindStringSet, KindStringList:
-		return v.([]any), nil
-	case KindBindingList:
-		var out []any
-		for _, it := range v.([]any) {
-			m, _ := it.(map[string]any)
-			out = append(out, map[string]any{"name": m["name"], "resource": relation(f, str(m, "target_name"))})
+		l, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("not a list")
 		}
-		if out == nil {
-			out = []any{}
+		return l, nil
+	case KindBindingList, KindObjectList:
+		l, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("not a list")
 		}
-		return out, nil
-	case KindObjectList:
-		out := []any{}
-		for _, it := range v.([]any) {
-			m, _ := it.(map[string]any)
+		out := make([]any, 0, len(l))
+		for i, it := range l {
+			m, ok := it.(map[string]any)
+			if !ok && it != nil {
+				return nil, fmt.Errorf("element %d is not an object", i)
+			}
+			if f.Kind == KindBindingList {
+				out = append(out, map[string]any{"name": m["name"], "resource": relation(f, str(m, "target_name"))})
+				continue
+			}
 			enc, err := encodeFields(f.Nested, m)
 			if err != nil {
 				return nil, err
@@ -112,7 +124,10 @@ func encodeField(f Field, v any) (any, error) {
 		}
 		return out, nil
 	case KindJSON:
-		s, _ := v.(string)
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("not a string")
+		}
 		val, err := ijson.Decode([]byte(s))
 		if err != nil {
 			return nil, fmt.Errorf("not strict JSON: %v", err)
@@ -134,7 +149,10 @@ func (c *Codec) Decode(res *wire.Resource, attrs, prior map[string]any) error {
 	if err != nil {
 		return fmt.Errorf("decode spec: %w", err)
 	}
-	sm, _ := spec.(map[string]any)
+	sm, ok := spec.(map[string]any)
+	if !ok && spec != nil {
+		return fmt.Errorf("the spec is a JSON %T, not an object", spec)
+	}
 	for _, f := range c.Fields {
 		pv := prior[f.Attr] // attrs and prior may be one map
 		attrs[f.Attr] = decodeField(f, sm[f.Member], pv)
@@ -148,36 +166,17 @@ func (c *Codec) Decode(res *wire.Resource, attrs, prior map[string]any) error {
 			}
 		}
 	}
-	md := res.Metadata
-	attrs["name"], attrs["space"], attrs["uid"] = md.Name, md.Space, md.UID
-	attrs["generation"], attrs["revision"] = md.Generation, md.Revision
-	attrs["form_api_version"], attrs["form_kind"] = res.Form.FormRef.APIVersion, res.Form.FormRef.Kind
-	attrs["form_definition_version"], attrs["form_schema_digest"] = res.Form.FormRef.DefinitionVersion, res.Form.FormRef.SchemaDigest
-	attrs["form_package_digest"] = nilIfEmpty(res.Form.PackageDigest)
-	conds := []any{}
-	ready, drift := false, ""
-	for _, cd := range res.Status.Conditions {
-		conds = append(conds, map[string]any{
-			"type": cd.Type, "status": cd.Status, "reason": cd.Reason, "message": nilIfEmpty(cd.Message),
-			"host_reason": nilIfEmpty(cd.HostReason), "observed_generation": res.Status.ObservedGeneration,
-			"last_transition_time": cd.LastTransitionTime,
-		})
-		if cd.Type == "Ready" {
-			ready = cd.Status == "True"
-			if cd.Status == "False" && (cd.Reason == "ExternalChange" || cd.Reason == "DependencyMissing") {
-				drift = cd.Reason
-			}
-		}
-	}
-	attrs["conditions"], attrs["ready"], attrs["relation_drift_reason"] = conds, ready, nilIfEmpty(drift)
-	attrs["pending_operation_id"] = nil
 	outputs := map[string]any{}
 	if len(res.Status.Outputs) > 0 {
 		v, err := ijson.Decode(res.Status.Outputs)
 		if err != nil {
 			return fmt.Errorf("decode outputs: %w", err)
 		}
-		outputs, _ = v.(map[string]any)
+		m, ok := v.(map[string]any)
+		if !ok && v != nil {
+			return fmt.Errorf("the outputs are a JSON %T, not an object", v)
+		}
+		outputs = m
 	}
 	for _, name := range c.Outputs {
 		v, ok := outputs[name]
@@ -186,7 +185,7 @@ func (c *Codec) Decode(res *wire.Resource, attrs, prior map[string]any) error {
 		}
 		attrs[snake(name)] = scalar(v)
 	}
-	attrs["outputs_json"] = canonicalText(outputs)
+	writeHost(attrs, res, outputs)
 	return nil
 }
 
@@ -202,7 +201,7 @@ func decodeField(f Field, v, prior any) any {
 	case KindRelation:
 		return str(mapOf(v), "name")
 	case KindStringSet, KindStringList:
-		l, _ := v.([]any)
+		l := asList(v)
 		if l == nil {
 			l = []any{}
 		}
@@ -246,13 +245,37 @@ func scalar(v any) any {
 	return v
 }
 
+// canonicalText is the canonical JSON text (ijson.Canonical) of v, a
+// document ijson decoded or a declared default: built of maps, lists,
+// strings, bools, nil and json.Number, which always marshal.
 func canonicalText(v any) string {
-	b, _ := json.Marshal(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("provider: a decoded JSON document does not marshal: %v", err))
+	}
+	return canonicalBytes(b)
+}
+
+// canonicalBytes is the canonical form of the JSON text b, or b itself
+// when ijson does not canonicalise it.
+func canonicalBytes(b []byte) string {
 	c, err := ijson.Canonical(b)
 	if err != nil {
 		return string(b)
 	}
 	return string(c)
+}
+
+// sameSpec reports whether two encoded specs are one document; comparable
+// is false when either holds what JSON cannot carry (a number beyond
+// float64, encoded as an infinity).
+func sameSpec(a, b map[string]any) (same, comparable bool) {
+	ta, errA := json.Marshal(a)
+	tb, errB := json.Marshal(b)
+	if errA != nil || errB != nil {
+		return false, false
+	}
+	return canonicalBytes(ta) == canonicalBytes(tb), true
 }
 
 func canonicalEqual(a, b string) bool {
@@ -268,9 +291,12 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
+// asList is v when it is a list, else nil.
 func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return nil
 }
 
 // refList renders FormRefs for messages, sorted.

@@ -31,11 +31,11 @@ type DataSource struct {
 var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
 
 // dataRefAttrs are the FormRef inputs of a data source, all four or none.
-var dataRefAttrs = []string{"form_api_version", "form_kind", "form_definition_version", "form_schema_digest"}
+var dataRefAttrs = []string{attrAPIVersion, attrKind, attrDefinitionVersion, attrSchemaDigest}
 
 // dataCopied are the envelope attributes a data source reports exactly as
 // the resource type does (same type, same description).
-var dataCopied = []string{"uid", "generation", "revision", "conditions", "ready", "outputs_json", "form_package_digest"}
+var dataCopied = []string{attrUID, attrGeneration, attrRevision, attrConditions, attrReady, attrOutputsJSON, attrPackageDigest}
 
 // dataDocs are the descriptions of the data source's inputs, where they
 // differ from the resource's (envelopeDocs).
@@ -136,35 +136,36 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	cfg, err := attrsOf(req.Config.Raw)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the configuration", err, identity{Type: d.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the configuration", err, identity{Type: d.spec.Name, Code: CodeInternal})...)
 		return
 	}
-	name := str(cfg, "name")
+	e := envelopeOf(cfg)
+	name := e.Name
 	if err := form.ValidateName(name); err != nil {
-		resp.Diagnostics.Append(renderError("Invalid name", err, identity{Type: d.spec.Name, Name: name, Code: "takoform.provider/invalid-config"})...)
+		resp.Diagnostics.Append(renderError("Invalid name", err, identity{Type: d.spec.Name, Name: name, Code: CodeInvalidConfig})...)
 		return
 	}
-	refs, err := d.refs(cfg)
+	refs, err := d.refs(cfg, e.Ref)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Invalid FormRef for data source "+d.spec.Name, err, identity{Type: d.spec.Name, Name: name, Code: "takoform.provider/invalid-config"})...)
+		resp.Diagnostics.Append(renderError("Invalid FormRef for data source "+d.spec.Name, err, identity{Type: d.spec.Name, Name: name, Code: CodeInvalidConfig})...)
 		return
 	}
 	if d.data == nil {
 		resp.Diagnostics.Append(renderError("The provider is not configured", errors.New("the provider's endpoint, space or token was not known when it was configured"),
-			identity{Type: d.spec.Name, Code: "takoform.provider/invalid-config"})...)
+			identity{Type: d.spec.Name, Code: CodeInvalidConfig})...)
 		return
 	}
-	space := str(cfg, "space")
+	space := e.Space
 	if space == "" {
 		space = d.data.Space
 	}
 	id := identity{Type: d.spec.Name, Space: space, Name: name}
 	if space == "" {
-		resp.Diagnostics.Append(renderError("No space to read from", errors.New("the data source sets no space and the provider has none"), withCode(id, "takoform.provider/space-missing"))...)
+		resp.Diagnostics.Append(renderError("No space to read from", errors.New("the data source sets no space and the provider has none"), withCode(id, CodeSpaceMissing))...)
 		return
 	}
 	if err := spaceid.Validate(space); err != nil {
-		resp.Diagnostics.Append(renderError("Invalid space", fmt.Errorf("the data source's space %q: %w", space, err), withCode(id, "takoform.provider/invalid-space"))...)
+		resp.Diagnostics.Append(renderError("Invalid space", fmt.Errorf("the data source's space %q: %w", space, err), withCode(id, CodeInvalidSpace))...)
 		return
 	}
 	if len(refs) > 1 {
@@ -184,7 +185,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		c := d.spec.Codecs[ref]
 		attrs := copyAttrs(cfg)
 		if err := c.Decode(res, attrs, nil); err != nil {
-			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))...)
 			return
 		}
 		for _, a := range d.spec.foreign(c) {
@@ -192,7 +193,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		}
 		v, err := fromGo(d.schema.Type().TerraformType(ctx), attrs)
 		if err != nil {
-			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))...)
+			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))...)
 			return
 		}
 		resp.State.Raw = v
@@ -200,7 +201,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	}
 	resp.Diagnostics.Append(renderError(fmt.Sprintf("No %s named %q in space %q", d.spec.Name, name, space),
 		fmt.Errorf("the host holds no %s %q in space %q under %s", d.spec.DefaultCreate.Kind, name, space, refList(refs)),
-		withCode(id, "takoform.provider/data-source-not-found"))...)
+		withCode(id, CodeDataSourceNotFound))...)
 }
 
 // served keeps the refs the host has a support profile for (read once per
@@ -228,7 +229,7 @@ func (d *DataSource) served(ctx context.Context, refs []form.FormRef) []form.For
 // refs are the FormRefs to read under: the configured one (all four form_*
 // members set, and supported by the type), else every supported ref with
 // the default create ref first.
-func (d *DataSource) refs(cfg map[string]any) ([]form.FormRef, error) {
+func (d *DataSource) refs(cfg map[string]any, ref form.FormRef) ([]form.FormRef, error) {
 	var set, unset []string
 	for _, a := range dataRefAttrs {
 		if str(cfg, a) != "" {
@@ -247,8 +248,6 @@ func (d *DataSource) refs(cfg map[string]any) ([]form.FormRef, error) {
 		}
 		return out, nil
 	case len(dataRefAttrs):
-		ref := form.FormRef{APIVersion: str(cfg, "form_api_version"), Kind: str(cfg, "form_kind"),
-			DefinitionVersion: str(cfg, "form_definition_version"), SchemaDigest: str(cfg, "form_schema_digest")}
 		if _, ok := d.spec.Codec(ref); !ok {
 			return nil, fmt.Errorf("%s is not a FormRef %s supports; it supports %s", ref, d.spec.Name, refList(d.spec.KnownRefs()))
 		}

@@ -40,7 +40,9 @@ func loseOutOfBand(t *testing.T, h *hosttest.Host, space, kind, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	if err := resp.Body.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("out-of-band delete of %s %s: HTTP %d", kind, name, resp.StatusCode)
 	}

@@ -30,7 +30,7 @@ resource "takoform_worker_version" "canary" {
 func weighted(pairs ...any) string {
 	out := "[\n"
 	for i := 0; i < len(pairs); i += 2 {
-		out += "    { worker_version = " + pairs[i].(string) + ".name, weight = " + itoa(pairs[i+1].(int)) + " },\n"
+		out += fmt.Sprintf("    { worker_version = %s.name, weight = %d },\n", pairs[i], pairs[i+1])
 	}
 	return out + "  ]"
 }

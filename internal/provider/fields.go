@@ -46,12 +46,12 @@ type Field struct {
 func Fields(def *form.Definition) []Field {
 	root := def.DesiredSchema()
 	required := stringSet(root["required"])
-	props, _ := root["properties"].(map[string]any)
+	props := mapOf(root["properties"])
 	defaults := def.Defaults()
 	noUpdate := !def.Has(form.CapUpdate)
 	var out []Field
 	for _, name := range sortedKeys(props) {
-		node, _ := props[name].(map[string]any)
+		node := mapOf(props[name])
 		f := fieldOf(root, name, node)
 		f.Required = required[name]
 		if d, ok := defaults[name]; ok {
@@ -64,10 +64,10 @@ func Fields(def *form.Definition) []Field {
 }
 
 func fieldOf(root map[string]any, member string, node map[string]any) Field {
-	doc, _ := node["description"].(string) // a description beside a $ref wins
+	doc := str(node, "description") // a description beside a $ref wins
 	node = deref(root, node)
 	if doc == "" {
-		doc, _ = node["description"].(string)
+		doc = str(node, "description")
 	}
 	f := Field{Member: member, Attr: snake(member), Doc: doc}
 	switch {
@@ -129,8 +129,7 @@ func constOf(n map[string]any, member string) string {
 	if member != "" {
 		n = mapOf(mapOf(n["properties"])[member])
 	}
-	s, _ := n["const"].(string)
-	return s
+	return str(n, "const")
 }
 
 func isScalar(n map[string]any) bool {
@@ -163,15 +162,17 @@ func deref(root, n map[string]any) map[string]any {
 	return n
 }
 
+// mapOf is v when it is an object, else nil.
 func mapOf(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	return nil
 }
 
 func stringSet(v any) map[string]bool {
 	out := map[string]bool{}
-	l, _ := v.([]any)
-	for _, x := range l {
+	for _, x := range asList(v) {
 		if s, ok := x.(string); ok {
 			out[s] = true
 		}

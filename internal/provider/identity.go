@@ -21,16 +21,20 @@ import (
 // onto the JSON import ID's member.
 
 // identityMember maps one identity attribute to its JSON import ID member
-// and the state attribute that records it.
-type identityMember struct{ attr, json, state, doc string }
+// and the envelope member that records it.
+type identityMember struct {
+	attr, json string
+	state      func(envelope) string
+	doc        string
+}
 
 var identityMembers = []identityMember{
-	{"space", "space", "space", "SpaceID of the resource; the provider's space when omitted on import."},
-	{"api_version", "apiVersion", "form_api_version", "FormRef apiVersion (Form group) the resource is bound to."},
-	{"kind", "kind", "form_kind", "FormRef kind."},
-	{"definition_version", "definitionVersion", "form_definition_version", "FormRef definitionVersion."},
-	{"schema_digest", "schemaDigest", "form_schema_digest", "FormRef schemaDigest."},
-	{"name", "name", "name", "metadata.name of the resource."},
+	{"space", "space", func(e envelope) string { return e.Space }, "SpaceID of the resource; the provider's space when omitted on import."},
+	{"api_version", "apiVersion", func(e envelope) string { return e.Ref.APIVersion }, "FormRef apiVersion (Form group) the resource is bound to."},
+	{"kind", "kind", func(e envelope) string { return e.Ref.Kind }, "FormRef kind."},
+	{"definition_version", "definitionVersion", func(e envelope) string { return e.Ref.DefinitionVersion }, "FormRef definitionVersion."},
+	{"schema_digest", "schemaDigest", func(e envelope) string { return e.Ref.SchemaDigest }, "FormRef schemaDigest."},
+	{"name", "name", func(e envelope) string { return e.Name }, "metadata.name of the resource."},
 }
 
 var _ resource.ResourceWithIdentity = (*Resource)(nil)
@@ -47,19 +51,19 @@ func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRe
 	resp.IdentitySchema = identityschema.Schema{Attributes: attrs}
 }
 
-// setIdentity records in id the identity of the resource attrs describes
-// (a no-op when the framework passes no identity).
-func (r *Resource) setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, attrs map[string]any) diag.Diagnostics {
+// setIdentity records in id the identity of the resource whose envelope is
+// e (a no-op when the framework passes no identity).
+func (r *Resource) setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, e envelope) diag.Diagnostics {
 	if id == nil {
 		return nil
 	}
 	m := map[string]any{}
 	for _, mem := range identityMembers {
-		m[mem.attr] = nilIfEmpty(str(attrs, mem.state))
+		m[mem.attr] = nilIfEmpty(mem.state(e))
 	}
 	v, err := fromGo(id.Schema.Type().TerraformType(ctx), m)
 	if err != nil {
-		return renderError("Cannot record the resource identity", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+		return renderError("Cannot record the resource identity", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
 	id.Raw = v
 	return nil

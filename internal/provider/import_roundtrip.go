@@ -31,7 +31,7 @@ func (r *Resource) importSeeds(ctx context.Context, c *Codec, res *wire.Resource
 	}
 	decoded := map[string]any{}
 	if err := r.decode(c, res, decoded, nil); err != nil {
-		return nil, renderError("The host's answer cannot be recorded", err, identity{Type: r.spec.Name, Space: res.Metadata.Space, Name: res.Metadata.Name, Code: "takoform.provider/host-response-invalid"})
+		return nil, renderError("The host's answer cannot be recorded", err, identity{Type: r.spec.Name, Space: res.Metadata.Space, Name: res.Metadata.Name, Code: CodeHostResponseInvalid})
 	}
 	m, err := r.data.Client.Manifest(ctx, str(decoded, "manifest_digest"))
 	if err != nil {
@@ -113,7 +113,7 @@ func integerText(v any) string {
 func bundleFilesError(err error, id identity) diag.Diagnostics {
 	var ae *artifact.Error
 	if errors.As(err, &ae) && ae.Rule == artifact.RuleModuleSyntax {
-		return renderError("A bundle module does not parse", err, withCode(id, "takoform.provider/module-syntax"))
+		return renderError("A bundle module does not parse", err, withCode(id, CodeModuleSyntax))
 	}
-	return renderError("Cannot read the bundle's module files", err, withCode(id, "takoform.provider/bundle-files"))
+	return renderError("Cannot read the bundle's module files", err, withCode(id, CodeBundleFiles))
 }

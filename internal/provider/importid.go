@@ -91,9 +91,9 @@ func ParseImportID(id string) (ImportID, error) {
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	var id ImportID
 	var err error
-	summary, code := "Invalid import ID", "takoform.provider/import-id"
+	summary, code := "Invalid import ID", CodeImportID
 	if req.ID == "" && req.Identity != nil && !req.Identity.Raw.IsNull() {
-		summary, code = "Invalid import identity", "takoform.provider/import-identity"
+		summary, code = "Invalid import identity", CodeImportIdentity
 		var members map[string]any
 		if members, err = attrsOf(req.Identity.Raw); err == nil {
 			id, err = ImportIDFromIdentity(members)
@@ -113,7 +113,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	if !ok {
 		resp.Diagnostics.Append(renderError("This provider build has no codec for the FormRef to import",
 			fmt.Errorf("asked for %s; %s supports %s", ref, r.spec.Name, refList(r.spec.KnownRefs())),
-			identity{Type: r.spec.Name, Name: id.Name, Form: &ref, Code: "takoform.provider/unknown-form-ref"})...)
+			identity{Type: r.spec.Name, Name: id.Name, Form: &ref, Code: CodeUnknownFormRef})...)
 		return
 	}
 	if !r.configured(&resp.Diagnostics) {
@@ -129,7 +129,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	}
 	ident := identity{Type: r.spec.Name, Space: space, Name: id.Name, Form: &ref}
 	if space == "" {
-		resp.Diagnostics.Append(renderError("No space to import from", errors.New("the import ID names no space and the provider has none"), withCode(ident, "takoform.provider/import-id"))...)
+		resp.Diagnostics.Append(renderError("No space to import from", errors.New("the import ID names no space and the provider has none"), withCode(ident, CodeImportID))...)
 		return
 	}
 	res, err := r.data.Client.Read(ctx, client.Address{Space: space, Ref: ref, Name: id.Name})
@@ -142,5 +142,5 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, seeds, nil, ident)...)
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, answer{codec: c, res: res, attrs: seeds, id: ident})...)
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -55,7 +56,7 @@ func TestImportIDFromIdentity(t *testing.T) {
 			out[k] = v
 		}
 		for i := 0; i < len(kv); i += 2 {
-			out[kv[i].(string)] = kv[i+1]
+			out[fmt.Sprint(kv[i])] = kv[i+1]
 		}
 		return out
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/takoform/takoform/client"
-	"github.com/takoform/takoform/form"
 )
 
 // StopGrace bounds how long a mutation already sent keeps waiting for its
@@ -69,7 +68,7 @@ func interrupted(ctx context.Context) bool {
 
 // interruptedError renders errInterrupted.
 func interruptedError(summary string, id identity) diag.Diagnostics {
-	return renderError(summary, errInterrupted, withCode(id, "takoform.provider/interrupted"))
+	return renderError(summary, errInterrupted, withCode(id, CodeInterrupted))
 }
 
 // claims records which resource of one provider configuration (one
@@ -80,8 +79,8 @@ type claims struct{ m sync.Map }
 // address; a second claimant is refused (duplicateAddress) so two state
 // entries never own one host object
 // (spec/decisions/0006-idempotency-keys-per-mutation.md).
-func (c *claims) claim(ref form.FormRef, space, name string) bool {
-	_, taken := c.m.LoadOrStore(ref.APIVersion+"\x00"+ref.Kind+"\x00"+space+"\x00"+name, true)
+func (c *claims) claim(a client.Address) bool {
+	_, taken := c.m.LoadOrStore(a.Ref.APIVersion+"\x00"+a.Ref.Kind+"\x00"+a.Space+"\x00"+a.Name, true)
 	return !taken
 }
 
@@ -90,5 +89,5 @@ func (c *claims) claim(ref form.FormRef, space, name string) bool {
 func (r *Resource) duplicateAddress(c *Codec, id identity) diag.Diagnostics {
 	return renderError("Another resource of this configuration creates the same kind, space and name",
 		fmt.Errorf("%s %q in space %q is already being created by another resource of this configuration; this one was not created and is bound to nothing",
-			c.Ref.Kind, id.Name, id.Space), withCode(id, "takoform.provider/duplicate-address"))
+			c.Ref.Kind, id.Name, id.Space), withCode(id, CodeDuplicateAddress))
 }

@@ -22,8 +22,14 @@ func TestAccEndpointOriginMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).AddrPort().Port()
-	l.Close() // the host listens on it next
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("a tcp listener on %T", l.Addr())
+	}
+	port := addr.AddrPort().Port()
+	if err := l.Close(); err != nil { // the host listens on it next
+		t.Fatal(err)
+	}
 	listen := net.JoinHostPort("127.0.0.1", itoa(int(port)))
 	advertised, endpoint := "http://localhost:"+itoa(int(port)), "http://"+listen
 	deployedHost(t, "--listen", listen, "--public-url", advertised)

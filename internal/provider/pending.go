@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/takoform/takoform/client"
-	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/wire"
 )
 
@@ -34,7 +33,7 @@ func withPending(next map[string]any, opID string) map[string]any {
 	for k, v := range next {
 		next[k] = nullUnknown(v)
 	}
-	next["pending_operation_id"] = opID
+	writePending(next, opID)
 	return next
 }
 
@@ -69,10 +68,10 @@ func nullUnknown(v any) any {
 // another incarnation (*strangerError), never bound. With wait, the
 // operation is polled until it settles or ctx ends (mutations); without,
 // it is read once (refresh never blocks on an operation).
-func (r *Resource) current(ctx context.Context, state map[string]any, ref form.FormRef, wait bool) (res *wire.Resource, running bool, err error) {
-	addr := client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")}
+func (r *Resource) current(ctx context.Context, e envelope, wait bool) (res *wire.Resource, running bool, err error) {
+	addr := e.address()
 	failed := false
-	if id := str(state, "pending_operation_id"); id != "" {
+	if id := e.PendingOperation; id != "" {
 		var op *wire.Operation
 		if wait {
 			op, err = r.data.Client.WaitOperation(ctx, id)
@@ -91,12 +90,12 @@ func (r *Resource) current(ctx context.Context, state map[string]any, ref form.F
 		case !op.Done:
 			return nil, true, nil
 		default:
-			res, err := client.ResourceResult(op, addr, str(state, "uid"))
+			res, err := client.ResourceResult(op, addr, e.UID)
 			return res, false, err
 		}
 	}
 	res, err = r.data.Client.Read(ctx, addr)
-	if err == nil && failed && str(state, "uid") == "" {
+	if err == nil && failed && e.UID == "" {
 		return nil, false, &strangerError{uid: res.Metadata.UID}
 	}
 	return res, false, err
@@ -110,11 +109,12 @@ func (e *strangerError) Error() string {
 	return fmt.Sprintf("the accepted create failed, so nothing was created for this state; the host answers uid %s under the same name", e.uid)
 }
 
-// settled waits, under ctx, for state's pending operation to settle and
-// returns the state the host now holds; a resource the operation left
-// absent is the host's resource_not_found (client.IsNotFound).
-func (r *Resource) settled(ctx context.Context, state map[string]any, ref form.FormRef, c *Codec) (map[string]any, error) {
-	res, running, err := r.current(ctx, state, ref, true)
+// settled waits, under ctx, for the pending operation of state (whose
+// envelope is e) to settle and returns the state the host now holds; a
+// resource the operation left absent is the host's resource_not_found
+// (client.IsNotFound).
+func (r *Resource) settled(ctx context.Context, e envelope, state map[string]any, c *Codec) (map[string]any, error) {
+	res, running, err := r.current(ctx, e, true)
 	if err == nil && running {
 		err = errors.New("the operation has not settled")
 	}
@@ -129,12 +129,12 @@ func (r *Resource) settled(ctx context.Context, state map[string]any, ref form.F
 }
 
 // settleError renders a pending operation that could not be settled.
-func (r *Resource) settleError(err error, state map[string]any, id identity) diag.Diagnostics {
-	id.Operation = str(state, "pending_operation_id")
+func (r *Resource) settleError(err error, e envelope, id identity) diag.Diagnostics {
+	id.Operation = e.PendingOperation
 	if d := r.strangerDiag(err, id); d != nil {
 		return d
 	}
-	return renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, "takoform.provider/operation-pending"))
+	return renderError("An earlier change of "+r.spec.Name+" has not settled", err, withCode(id, CodeOperationPending))
 }
 
 // strangerDiag renders a *strangerError as the incarnation error that
@@ -145,12 +145,12 @@ func (r *Resource) strangerDiag(err error, id identity) diag.Diagnostics {
 		return nil
 	}
 	id.CurrentUID = se.uid
-	return renderError("A different incarnation now holds this name", err, withCode(id, "takoform.provider/uid-mismatch"))
+	return renderError("A different incarnation now holds this name", err, withCode(id, CodeUIDMismatch))
 }
 
 // pendingWarning says an accepted mutation is still running and was
 // recorded to resume.
 func (r *Resource) pendingWarning(err error, id identity, op string) diag.Diagnostics {
 	id.Operation = op
-	return renderWarning("The host accepted the change of "+r.spec.Name+" and is still working on it", err, withCode(id, "takoform.provider/operation-pending"))
+	return renderWarning("The host accepted the change of "+r.spec.Name+" and is still working on it", err, withCode(id, CodeOperationPending))
 }

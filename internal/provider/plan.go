@@ -29,26 +29,30 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan, err1 := attrsOf(req.Plan.Raw)
 	config, err2 := attrsOf(req.Config.Raw)
 	if err := errors.Join(err1, err2); err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
 	}
 	var state map[string]any
-	if !req.State.Raw.IsNull() {
-		state, _ = attrsOf(req.State.Raw)
-	}
+	var es envelope
 	c := r.createCodec(ctx)
-	if state != nil {
+	if !req.State.Raw.IsNull() {
+		if state, err1 = attrsOf(req.State.Raw); err1 != nil {
+			resp.Diagnostics.Append(renderError("Cannot read state", err1, identity{Type: r.spec.Name, Code: CodeInternal})...)
+			return
+		}
 		// the recorded FormRef, never the default create codec: a plan
 		// that skipped refresh (-refresh=false) fails closed as Read does
-		sc, _, d := r.stateCodec(state)
+		es = envelopeOf(state)
+		sc, d := r.stateCodec(es)
 		if d.HasError() {
 			resp.Diagnostics.Append(d...)
 			return
 		}
 		c = sc
 	}
-	d := r.planSpace(plan, config, state, resp)
-	id := r.ident(plan, &c.Ref) // after the space is settled: the identity block names it
+	ep := envelopeOf(plan)
+	d := r.planSpace(&ep, es, plan, config, state, resp)
+	id := ep.identity(r.spec.Name, &c.Ref) // after the space is settled: the identity block names it
 	if r.spec.LocalModules {
 		d.Append(r.planBundle(plan, config, state, id)...)
 	}
@@ -59,11 +63,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	spec, specErr := c.Encode(plan)
 	if r.spec.Revision {
-		d.Append(r.planRevisionName(plan, config, state, c, spec, specErr, resp)...)
+		d.Append(r.planRevisionName(&ep, es, plan, config, state, c, spec, specErr, resp)...)
 	}
-	if n, ok := plan["name"].(string); ok {
+	if n, ok := plan[attrName].(string); ok {
 		if err := form.ValidateName(n); err != nil {
-			d.Append(renderError("Invalid name", err, withCode(id, "takoform.provider/invalid-config"))...)
+			d.Append(renderError("Invalid name", err, withCode(id, CodeInvalidConfig))...)
 		}
 	}
 	if specErr == nil {
@@ -73,17 +77,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			d.Append(r.planSupport(ctx, c, spec, plan, id)...)
 		}
 	}
-	if state != nil && specErr == nil && str(plan, "name") == str(state, "name") && str(plan, "space") == str(state, "space") {
-		if have, err := c.Encode(state); err == nil && canonicalText(have) == canonicalText(spec) {
-			for _, k := range computedEnvelope {
-				plan[k] = state[k]
-			}
-			for _, o := range c.Outputs {
-				plan[snake(o)] = state[snake(o)]
-			}
-			if str(state, "relation_drift_reason") != "" {
-				r.planDriftRepair(plan, c, resp)
-			}
+	if state != nil && specErr == nil && ep.Name == es.Name && ep.Space == es.Space && r.unchanged(c, spec, state) {
+		keepHostReported(plan, state, c)
+		if es.DriftReason != "" {
+			r.planDriftRepair(plan, c, resp)
 		}
 	}
 	resp.Diagnostics.Append(d...)
@@ -99,54 +96,50 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 // its relations and renders a new representation.
 func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource.ModifyPlanResponse) {
 	if r.spec.Revision {
-		plan["relation_drift_reason"] = nil
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("relation_drift_reason"))
+		plan[attrDriftReason] = nil
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root(attrDriftReason))
 		return
 	}
-	for _, k := range []string{"revision", "conditions", "ready", "relation_drift_reason", "outputs_json"} {
-		plan[k] = Unknown
-	}
-	for _, o := range c.Outputs {
-		plan[snake(o)] = Unknown
-	}
+	unknownRepresentation(plan, c)
 }
 
 func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanResponse, plan map[string]any) diag.Diagnostics {
 	v, err := fromGo(r.tfType(ctx), plan)
 	if err != nil {
-		return renderError("Cannot build the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+		return renderError("Cannot build the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
 	resp.Plan.Raw = v
 	return nil
 }
 
 // planSpace: an unset space is the recorded one, else the provider's; it
-// is validated before any host call (decision 0003).
-func (r *Resource) planSpace(plan, config, state map[string]any, resp *resource.ModifyPlanResponse) diag.Diagnostics {
-	if config["space"] == nil {
+// is validated before any host call (decision 0003). ep is the plan's
+// envelope, kept in step; es the state's (zero without state).
+func (r *Resource) planSpace(ep *envelope, es envelope, plan, config, state map[string]any, resp *resource.ModifyPlanResponse) diag.Diagnostics {
+	if config[attrSpace] == nil {
 		switch {
 		case r.data == nil && state != nil:
-			plan["space"] = state["space"]
+			ep.setSpace(plan, state[attrSpace])
 		case r.data == nil:
-			plan["space"] = Unknown
+			ep.setSpace(plan, Unknown)
 		case r.data.Space != "":
 			// The provider's space is the default of every resource that
 			// sets none: changing it moves (replaces) them, as changing a
 			// resource's own space does.
-			plan["space"] = r.data.Space
-			if state != nil && str(state, "space") != r.data.Space {
-				resp.RequiresReplace = append(resp.RequiresReplace, path.Root("space"))
+			ep.setSpace(plan, r.data.Space)
+			if state != nil && es.Space != r.data.Space {
+				resp.RequiresReplace = append(resp.RequiresReplace, path.Root(attrSpace))
 			}
 		case state != nil:
-			plan["space"] = state["space"]
+			ep.setSpace(plan, state[attrSpace])
 		default:
 			return renderError("No space for "+r.spec.Name, errors.New("the resource sets no space and the provider has none"),
-				identity{Type: r.spec.Name, Name: str(plan, "name"), Code: "takoform.provider/space-missing"})
+				identity{Type: r.spec.Name, Name: ep.Name, Code: CodeSpaceMissing})
 		}
 	}
-	if s, ok := plan["space"].(string); ok {
+	if s, ok := plan[attrSpace].(string); ok {
 		if err := spaceid.Validate(s); err != nil {
-			return renderError("Invalid space", err, identity{Type: r.spec.Name, Space: s, Name: str(plan, "name"), Code: "takoform.provider/invalid-space"})
+			return renderError("Invalid space", err, identity{Type: r.spec.Name, Space: s, Name: ep.Name, Code: CodeInvalidSpace})
 		}
 	}
 	return nil
@@ -154,49 +147,51 @@ func (r *Resource) planSpace(plan, config, state map[string]any, resp *resource.
 
 // planRevisionName derives a revision's name from its content and owner
 // when config omits it, and refuses replacing a revision under a pinned
-// name (decision 0029: both apply orders deadlock).
-func (r *Resource) planRevisionName(plan, config, state map[string]any, c *Codec, spec map[string]any, specErr error, resp *resource.ModifyPlanResponse) diag.Diagnostics {
-	id := r.ident(plan, &c.Ref)
-	owner, hasOwner := config["revision_owner"].(string)
-	if config["name"] != nil {
-		if config["revision_owner"] != nil {
-			return renderError("Both name and revision_owner are set", errors.New("revision_owner only derives a name; it is refused together with a pinned name"), withCode(id, "takoform.provider/invalid-config"))
+// name (decision 0029: both apply orders deadlock). ep is the plan's
+// envelope, kept in step; es the state's (zero without state).
+func (r *Resource) planRevisionName(ep *envelope, es envelope, plan, config, state map[string]any, c *Codec, spec map[string]any, specErr error, resp *resource.ModifyPlanResponse) diag.Diagnostics {
+	id := ep.identity(r.spec.Name, &c.Ref)
+	owner, hasOwner := config[attrRevisionOwner].(string)
+	if config[attrName] != nil {
+		if config[attrRevisionOwner] != nil {
+			return renderError("Both name and revision_owner are set", errors.New("revision_owner only derives a name; it is refused together with a pinned name"), withCode(id, CodeInvalidConfig))
 		}
-		if state != nil && specErr == nil {
-			if have, err := c.Encode(state); err == nil && canonicalText(have) != canonicalText(spec) && str(state, "name") == str(plan, "name") {
-				return renderError("A revision cannot be replaced under the same name", fmt.Errorf("%s %q is immutable and pinned by name; a changed revision needs a new name", r.spec.Name, str(plan, "name")), withCode(id, "takoform.provider/revision-replaced-in-place"))
+		if state != nil && specErr == nil && es.Name == ep.Name {
+			have, err := c.Encode(state)
+			if same, comparable := sameSpec(have, spec); err == nil && comparable && !same {
+				return renderError("A revision cannot be replaced under the same name", fmt.Errorf("%s %q is immutable and pinned by name; a changed revision needs a new name", r.spec.Name, ep.Name), withCode(id, CodeRevisionReplacedInPlace))
 			}
 		}
 		return nil
 	}
 	if !hasOwner {
-		if config["revision_owner"] == nil {
-			return renderError("A revision needs a name or a revision_owner", errors.New("name is omitted and revision_owner is not set"), withCode(id, "takoform.provider/revision-owner-missing"))
+		if config[attrRevisionOwner] == nil {
+			return renderError("A revision needs a name or a revision_owner", errors.New("name is omitted and revision_owner is not set"), withCode(id, CodeRevisionOwnerMissing))
 		}
-		plan["name"] = Unknown
+		ep.setName(plan, Unknown)
 		return nil
 	}
 	if specErr != nil {
-		plan["name"] = Unknown
+		ep.setName(plan, Unknown)
 		return nil
 	}
 	content := ""
 	if r.spec.LocalModules {
-		content, _ = spec["manifestDigest"].(string)
+		content = str(spec, "manifestDigest")
 	} else {
 		dg, err := form.SpecDigest(c.Def.Materialize(spec))
 		if err != nil {
-			return renderError("Cannot digest the revision", err, withCode(id, "takoform.provider/invalid-config"))
+			return renderError("Cannot digest the revision", err, withCode(id, CodeInvalidConfig))
 		}
 		content = dg
 	}
 	ownerSum := sha256.Sum256([]byte(owner))
 	name := fmt.Sprintf("%s-%s-%s", r.spec.NamePrefix, hexPrefix(content), hex.EncodeToString(ownerSum[:])[:12])
-	plan["name"] = name
-	if state != nil && str(state, "name") != name {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("name"))
-	} else if owner, ok := state["revision_owner"].(string); ok && owner == "" {
-		plan["revision_owner"] = "" // imported (decision 0007): this owner derives the recorded name
+	ep.setName(plan, name)
+	if state != nil && es.Name != name {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root(attrName))
+	} else if owner, ok := state[attrRevisionOwner].(string); ok && owner == "" {
+		plan[attrRevisionOwner] = "" // imported (decision 0007): this owner derives the recorded name
 	}
 	return nil
 }
@@ -215,14 +210,14 @@ func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Di
 	var d diag.Diagnostics
 	full := c.Def.Materialize(jsonRoundTrip(spec))
 	var semantic []form.Diagnostic
-	if c.Ref.APIVersion == edgeGroup {
-		for _, re := range edge.SpecRules(c.Ref.Kind, full.(map[string]any)) {
+	if m, ok := full.(map[string]any); ok && c.Ref.APIVersion == edgeGroup { // not an object: ValidateSpec refuses it
+		for _, re := range edge.SpecRules(c.Ref.Kind, m) {
 			semantic = append(semantic, form.Diagnostic{Pointer: re.Pointer, Message: re.Message + " [" + re.Rule + "]"})
 		}
 	}
 	for _, dg := range form.MergeDiagnostics(semantic, c.Def.ValidateSpec(full)) {
 		id.Pointer = dg.Pointer
-		d.Append(renderError("Invalid "+r.spec.Name, errors.New(dg.Message), withCode(id, "takoform.provider/plan-rule"))...)
+		d.Append(renderError("Invalid "+r.spec.Name, errors.New(dg.Message), withCode(id, CodePlanRule))...)
 	}
 	return d
 }
@@ -249,7 +244,7 @@ func (r *Resource) planRecordedRef(c *Codec, config map[string]any, id identity)
 		if !has[f.Attr] && config[f.Attr] != nil {
 			d.Append(renderError("The FormRef this resource is bound to has no member for "+f.Attr,
 				fmt.Errorf("%s sets %s, but the resource is bound to %s, which has no member %s; new resources of %s are created under %s",
-					r.spec.Name, f.Attr, c.Ref, f.Member, r.spec.Name, r.spec.Create.Ref), withCode(id, "takoform.provider/ref-lacks-attribute"))...)
+					r.spec.Name, f.Attr, c.Ref, f.Member, r.spec.Name, r.spec.Create.Ref), withCode(id, CodeRefLacksAttribute))...)
 		}
 	}
 	return d

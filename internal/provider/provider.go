@@ -102,21 +102,21 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	}
 	if space != "" {
 		if err := spaceid.Validate(space); err != nil {
-			resp.Diagnostics.Append(renderError("Invalid provider space", fmt.Errorf("the provider's space (or TAKOFORM_SPACE) %q: %w", space, err), identity{Code: "takoform.provider/invalid-space"})...)
+			resp.Diagnostics.Append(renderError("Invalid provider space", fmt.Errorf("the provider's space (or TAKOFORM_SPACE) %q: %w", space, err), identity{Code: CodeInvalidSpace})...)
 			return
 		}
 	}
 	if endpoint == "" {
-		resp.Diagnostics.Append(renderError("Missing host endpoint", errors.New("the provider block sets no endpoint and TAKOFORM_ENDPOINT is empty"), identity{Code: "takoform.provider/endpoint-missing"})...)
+		resp.Diagnostics.Append(renderError("Missing host endpoint", errors.New("the provider block sets no endpoint and TAKOFORM_ENDPOINT is empty"), identity{Code: CodeEndpointMissing})...)
 		return
 	}
 	if _, err := client.ParseEndpoint(endpoint); err != nil {
-		resp.Diagnostics.Append(renderError("Invalid host endpoint", err, identity{Code: "takoform.provider/invalid-config"})...)
+		resp.Diagnostics.Append(renderError("Invalid host endpoint", err, identity{Code: CodeInvalidConfig})...)
 		return
 	}
 	ca, err := caCertificate(caPEM, caFile)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Invalid CA certificate", err, identity{Code: "takoform.provider/invalid-config"})...)
+		resp.Diagnostics.Append(renderError("Invalid CA certificate", err, identity{Code: CodeInvalidConfig})...)
 		return
 	}
 	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: UserAgent(p.version), CACertificatePEM: ca})

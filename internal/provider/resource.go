@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/client"
-	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/wire"
 )
 
@@ -54,10 +53,30 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 // provider's own allocations (issue 14).
 func (r *Resource) tfType(ctx context.Context) tftypes.Type {
 	if t, ok := tfTypes.Load(r.spec); ok {
-		return t.(tftypes.Type)
+		return mustTFType(t)
 	}
 	t, _ := tfTypes.LoadOrStore(r.spec, r.spec.Schema.Type().TerraformType(ctx))
-	return t.(tftypes.Type)
+	return mustTFType(t)
+}
+
+// mustTFType: tfTypes holds only tftypes.Type values (tfType stores them).
+func mustTFType(v any) tftypes.Type {
+	t, ok := v.(tftypes.Type)
+	if !ok {
+		panic(fmt.Sprintf("provider: tfTypes holds a %T, not a tftypes.Type", v))
+	}
+	return t
+}
+
+// objectType is the type's Terraform object type: a schema's type is
+// always an object (attr.Type of a schema.Schema).
+func (r *Resource) objectType(ctx context.Context) tftypes.Object {
+	t := r.tfType(ctx)
+	o, ok := t.(tftypes.Object)
+	if !ok {
+		panic(fmt.Sprintf("provider: the schema of %s has the Terraform type %s, not an object", r.spec.Name, t))
+	}
+	return o
 }
 
 // tfTypes: *TypeSpec → its tftypes.Type (tfType).
@@ -68,44 +87,35 @@ func attrsOf(v tftypes.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, _ := g.(map[string]any)
-	if m == nil {
-		m = map[string]any{}
+	switch m := g.(type) {
+	case map[string]any:
+		return m, nil
+	case nil:
+		return map[string]any{}, nil
 	}
-	return m, nil
+	return nil, fmt.Errorf("a %s value where an object was expected", v.Type())
 }
 
 func (r *Resource) setState(ctx context.Context, st *tfsdk.State, attrs map[string]any) diag.Diagnostics {
 	v, err := fromGo(r.tfType(ctx), attrs)
 	if err != nil {
-		return renderError("Cannot record state", err, identity{Type: r.spec.Name, Code: "takoform.provider/host-response-invalid"})
+		return renderError("Cannot record state", err, identity{Type: r.spec.Name, Code: CodeHostResponseInvalid})
 	}
 	st.Raw = v
 	return nil
 }
 
-// refOf is the exact FormRef recorded in state.
-func refOf(attrs map[string]any) form.FormRef {
-	return form.FormRef{APIVersion: str(attrs, "form_api_version"), Kind: str(attrs, "form_kind"),
-		DefinitionVersion: str(attrs, "form_definition_version"), SchemaDigest: str(attrs, "form_schema_digest")}
-}
-
-func (r *Resource) ident(attrs map[string]any, ref *form.FormRef) identity {
-	return identity{Type: r.spec.Name, Space: str(attrs, "space"), Name: str(attrs, "name"), Form: ref}
-}
-
 // stateCodec dispatches on the FormRef recorded in state; a ref without a
 // codec fails closed, naming it and every ref the type knows (decision
 // 0017). The resource is never addressed under another ref.
-func (r *Resource) stateCodec(attrs map[string]any) (*Codec, form.FormRef, diag.Diagnostics) {
-	ref := refOf(attrs)
-	c, ok := r.spec.Codec(ref)
+func (r *Resource) stateCodec(e envelope) (*Codec, diag.Diagnostics) {
+	c, ok := r.spec.Codec(e.Ref)
 	if !ok {
-		return nil, ref, renderError("State is bound to a FormRef this provider build does not support",
-			fmt.Errorf("recorded %s; this build knows %s", ref, refList(r.spec.KnownRefs())),
-			identity{Type: r.spec.Name, Space: str(attrs, "space"), Name: str(attrs, "name"), Form: &ref, Code: "takoform.provider/unknown-form-ref"})
+		return nil, renderError("State is bound to a FormRef this provider build does not support",
+			fmt.Errorf("recorded %s; this build knows %s", e.Ref, refList(r.spec.KnownRefs())),
+			withCode(e.identity(r.spec.Name, &e.Ref), CodeUnknownFormRef))
 	}
-	return c, ref, nil
+	return c, nil
 }
 
 // decode records res in attrs through c, the codec of the resource's own
@@ -121,66 +131,79 @@ func (r *Resource) decode(c *Codec, res *wire.Resource, attrs, prior map[string]
 	return nil
 }
 
-// record decodes a host answer into attrs and writes state and identity:
-// the last step of every create, update, read and import.
-func (r *Resource) record(ctx context.Context, st *tfsdk.State, ident *tfsdk.ResourceIdentity, c *Codec, res *wire.Resource, attrs, prior map[string]any, id identity) diag.Diagnostics {
-	if err := r.decode(c, res, attrs, prior); err != nil {
-		return renderError("The host's answer cannot be recorded", err, withCode(id, "takoform.provider/host-response-invalid"))
+// answer is one host answer to record: res, decoded through the codec of
+// its FormRef into attrs, whose prior values are prior (Codec.Decode); id
+// names the resource in diagnostics.
+type answer struct {
+	codec        *Codec
+	res          *wire.Resource
+	attrs, prior map[string]any
+	id           identity
+}
+
+// record decodes a host answer into its attrs and writes state and, when
+// ident is not nil, identity: the last step of every create, update, read
+// and import.
+func (r *Resource) record(ctx context.Context, st *tfsdk.State, ident *tfsdk.ResourceIdentity, a answer) diag.Diagnostics {
+	if err := r.decode(a.codec, a.res, a.attrs, a.prior); err != nil {
+		return renderError("The host's answer cannot be recorded", err, withCode(a.id, CodeHostResponseInvalid))
 	}
-	d := r.setState(ctx, st, attrs)
+	d := r.setState(ctx, st, a.attrs)
 	if ident != nil {
-		d.Append(r.setIdentity(ctx, ident, attrs)...)
+		d.Append(r.setIdentity(ctx, ident, envelopeOf(a.attrs))...)
 	}
 	return d
 }
 
+// stored is the state of an existing resource: its attributes, their
+// envelope, the codec of the FormRef it records and its diagnostic
+// identity.
+type stored struct {
+	attrs map[string]any
+	env   envelope
+	codec *Codec
+	id    identity
+}
+
 // recorded reads the state of an existing resource and the codec of the
 // FormRef it records (failing closed, stateCodec), once the provider is
-// configured.
-func (r *Resource) recorded(raw tftypes.Value) (map[string]any, *Codec, form.FormRef, identity, diag.Diagnostics) {
+// configured; nil with the diagnostics otherwise.
+func (r *Resource) recorded(raw tftypes.Value) (*stored, diag.Diagnostics) {
 	state, err := attrsOf(raw)
 	if err != nil {
-		return nil, nil, form.FormRef{}, identity{}, renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})
+		return nil, renderError("Cannot read state", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
-	c, ref, d := r.stateCodec(state)
+	e := envelopeOf(state)
+	c, d := r.stateCodec(e)
 	if d.HasError() || !r.configured(&d) {
-		return nil, nil, ref, identity{}, d
+		return nil, d
 	}
-	return state, c, ref, r.ident(state, &ref), d
+	return &stored{attrs: state, env: e, codec: c, id: e.identity(r.spec.Name, &e.Ref)}, d
 }
 
-func timeout(attrs map[string]any, key string, def time.Duration) time.Duration {
-	if s := str(attrs, key); s != "" {
-		if d, err := time.ParseDuration(s); err == nil && d > 0 {
-			return d
-		}
+func request(c *Codec, e envelope, spec map[string]any) (wire.ResourceRequest, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return wire.ResourceRequest{}, fmt.Errorf("encode the desired spec: %w", err)
 	}
-	return def
-}
-
-func request(c *Codec, space, name string, spec map[string]any) wire.ResourceRequest {
-	b, _ := json.Marshal(spec)
 	return wire.ResourceRequest{APIVersion: c.Ref.APIVersion, Kind: c.Ref.Kind, Form: wire.FormReference{FormRef: c.Ref},
-		Metadata: wire.Metadata{Name: name, Space: space}, Spec: b}
+		Metadata: wire.Metadata{Name: e.Name, Space: e.Space}, Spec: b}, nil
 }
 
-// apply prepares and applies: a create when cur is nil, else an update
-// fenced on cur's generation and uid. Under a mutation context
-// (mutationContext) stopped before the apply is sent it sends nothing and
-// answers errInterrupted.
-func (r *Resource) apply(ctx context.Context, c *Codec, space, name string, spec map[string]any, cur map[string]any) (*wire.Resource, error) {
-	req := request(c, space, name, spec)
-	gen, pre := "", client.Precondition{}
-	ar := wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata}
-	if cur != nil {
-		gen = str(cur, "generation")
-		pre = client.Precondition{Generation: gen, UID: str(cur, "uid")}
-		ar.ExpectedUID = pre.UID
+// apply prepares and applies spec at e's space and name: a create when pre
+// is empty, else an update fenced on pre's generation and uid. Under a
+// mutation context (mutationContext) stopped before the apply is sent it
+// sends nothing and answers errInterrupted.
+func (r *Resource) apply(ctx context.Context, c *Codec, e envelope, spec map[string]any, pre client.Precondition) (*wire.Resource, error) {
+	req, err := request(c, e, spec)
+	if err != nil {
+		return nil, err
 	}
+	ar := wire.ApplyRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata, ExpectedUID: pre.UID}
 	if interrupted(ctx) {
 		return nil, errInterrupted
 	}
-	p, err := r.data.Client.Prepare(ctx, req, gen)
+	p, err := r.data.Client.Prepare(ctx, req, pre.Generation)
 	if interrupted(ctx) {
 		return nil, errInterrupted // a prepare changes nothing; the apply is not sent
 	}
@@ -195,19 +218,21 @@ func (r *Resource) apply(ctx context.Context, c *Codec, space, name string, spec
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	plan, err := attrsOf(req.Plan.Raw)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
 	}
 	if !r.configured(&resp.Diagnostics) {
 		return
 	}
 	c := r.createCodec(ctx)
-	id := r.ident(plan, &c.Ref)
-	if !r.data.claims.claim(c.Ref, str(plan, "space"), str(plan, "name")) {
+	e := envelopeOf(plan)
+	e.Ref = c.Ref // created under the default create ref
+	id := e.identity(r.spec.Name, &c.Ref)
+	if !r.data.claims.claim(e.address()) {
 		resp.Diagnostics.Append(r.duplicateAddress(c, id)...)
 		return
 	}
-	ctx, cancel := mutationContext(ctx, timeout(plan, "create_timeout", 20*time.Minute))
+	ctx, cancel := mutationContext(ctx, timeout(e.CreateTimeout, 20*time.Minute))
 	defer cancel()
 	if r.spec.LocalModules {
 		if interrupted(ctx) {
@@ -221,16 +246,15 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	}
 	spec, err := c.Encode(plan)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
+		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, CodeInvalidConfig))...)
 		return
 	}
-	res, err := r.apply(ctx, c, str(plan, "space"), str(plan, "name"), spec, nil)
+	res, err := r.apply(ctx, c, e, spec, client.Precondition{})
 	if op := pendingOperation(err); op != "" {
-		plan["form_api_version"], plan["form_kind"] = c.Ref.APIVersion, c.Ref.Kind
-		plan["form_definition_version"], plan["form_schema_digest"] = c.Ref.DefinitionVersion, c.Ref.SchemaDigest
+		writeRef(plan, c.Ref)
 		resp.Diagnostics.Append(r.pendingWarning(err, id, op)...)
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, withPending(plan, op))...)
-		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan)...)
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, e)...)
 		return
 	}
 	if errors.Is(err, errInterrupted) {
@@ -238,25 +262,26 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 	if err != nil {
-		if d := r.alreadyExists(ctx, c, plan, err, id); d != nil {
+		if d := r.alreadyExists(ctx, e, err, id); d != nil {
 			resp.Diagnostics.Append(d...)
 			return
 		}
 		resp.Diagnostics.Append(r.mutationError("Cannot create "+r.spec.Name, err, id)...)
 		return
 	}
-	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, plan, plan, id)...)
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, answer{codec: c, res: res, attrs: plan, prior: plan, id: id})...)
 }
 
 // Read refreshes from the host under the FormRef recorded in state.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, c, ref, id, d := r.recorded(req.State.Raw)
-	if state == nil {
+	s, d := r.recorded(req.State.Raw)
+	if s == nil {
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state)...) // state written before identity existed gains it
-	res, running, err := r.current(ctx, state, ref, false)
+	id := s.id
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, s.env)...) // state written before identity existed gains it
+	res, running, err := r.current(ctx, s.env, false)
 	if running && err == nil {
 		return // the accepted mutation is still running: absence is not deletion
 	}
@@ -272,17 +297,16 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.Append(renderError("Cannot read "+r.spec.Name, err, id)...)
 		return
 	}
-	if uid := str(state, "uid"); uid != "" && res.Metadata.UID != uid {
-		id.ExpectedUID, id.CurrentUID, id.Code = uid, res.Metadata.UID, "takoform.provider/uid-mismatch"
+	if uid := s.env.UID; uid != "" && res.Metadata.UID != uid {
+		id.ExpectedUID, id.CurrentUID, id.Code = uid, res.Metadata.UID, CodeUIDMismatch
 		resp.Diagnostics.Append(renderError("A different incarnation now holds this name",
 			fmt.Errorf("state records uid %s; the host answers uid %s under the same name", uid, res.Metadata.UID), id)...)
 		return
 	}
-	next := copyAttrs(state)
-	d = r.record(ctx, &resp.State, nil, c, res, next, state, id)
-	if reason := str(next, "relation_drift_reason"); reason != "" && !d.HasError() {
+	d = r.record(ctx, &resp.State, nil, answer{codec: s.codec, res: res, attrs: copyAttrs(s.attrs), prior: s.attrs, id: id})
+	if _, reason := readiness(res); reason != "" && !d.HasError() {
 		d.Append(renderWarning("A referenced resource was replaced or removed ("+reason+")",
-			errors.New(readyHostReason(res)), withCode(id, "takoform.provider/relation-target-changed"))...)
+			errors.New(readyHostReason(res)), withCode(id, CodeRelationTargetChanged))...)
 	}
 	resp.Diagnostics.Append(d...)
 }
@@ -294,54 +318,44 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	plan, err1 := attrsOf(req.Plan.Raw)
 	state, err2 := attrsOf(req.State.Raw)
 	if err := errors.Join(err1, err2); err != nil {
-		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: "takoform.provider/internal"})...)
+		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
 	}
-	c, ref, d := r.stateCodec(state)
+	es := envelopeOf(state)
+	c, d := r.stateCodec(es)
 	if d.HasError() || !r.configured(&d) {
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	id := r.ident(state, &ref)
-	ctx, cancel := mutationContext(ctx, timeout(plan, "update_timeout", 20*time.Minute))
+	id := es.identity(r.spec.Name, &es.Ref)
+	ctx, cancel := mutationContext(ctx, timeout(envelopeOf(plan).UpdateTimeout, 20*time.Minute))
 	defer cancel()
-	if str(state, "pending_operation_id") != "" {
-		settled, err := r.settled(ctx, state, ref, c)
+	if es.PendingOperation != "" {
+		settled, err := r.settled(ctx, es, state, c)
 		if err != nil {
-			resp.Diagnostics.Append(r.settleError(err, state, id)...)
+			resp.Diagnostics.Append(r.settleError(err, es, id)...)
 			return
 		}
-		state = settled
+		state, es = settled, envelopeOf(settled)
 	}
 	want, err := c.Encode(plan)
 	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, "takoform.provider/invalid-config"))...)
+		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, CodeInvalidConfig))...)
 		return
 	}
-	have, _ := c.Encode(state)
 	next := copyAttrs(plan)
-	if canonicalText(want) == canonicalText(have) && str(state, "relation_drift_reason") == "" {
-		for _, k := range computedEnvelope {
-			next[k] = state[k]
-		}
-		for _, o := range c.Outputs {
-			next[snake(o)] = state[snake(o)]
-		}
+	if r.unchanged(c, want, state) && es.DriftReason == "" {
+		keepHostReported(next, state, c)
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
-		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, next)...)
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, envelopeOf(next))...)
 		return
 	}
-	res, err := r.apply(ctx, c, str(state, "space"), str(state, "name"), want, state)
+	res, err := r.apply(ctx, c, es, want, es.precondition())
 	if op := pendingOperation(err); op != "" {
-		for _, k := range computedEnvelope {
-			next[k] = state[k]
-		}
-		for _, o := range c.Outputs {
-			next[snake(o)] = state[snake(o)]
-		}
+		keepHostReported(next, state, c)
 		resp.Diagnostics.Append(r.pendingWarning(err, id, op)...)
 		resp.Diagnostics.Append(r.setState(ctx, &resp.State, withPending(next, op))...)
-		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, next)...)
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, envelopeOf(next))...)
 		return
 	}
 	if errors.Is(err, errInterrupted) {
@@ -349,54 +363,59 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	if err != nil {
-		id.ExpectedGeneration, id.ExpectedUID = str(state, "generation"), str(state, "uid")
-		resp.Diagnostics.Append(r.mutationError("Cannot update "+r.spec.Name, err, id)...)
+		resp.Diagnostics.Append(r.mutationError("Cannot update "+r.spec.Name, err, es.fenced(id))...)
 		return
 	}
-	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, c, res, next, plan, id)...)
+	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, answer{codec: c, res: res, attrs: next, prior: plan, id: id})...)
+}
+
+// unchanged reports whether the recorded state encodes (through c) to the
+// desired spec want. A state that no longer encodes is changed: applying
+// want is what brings it back.
+func (r *Resource) unchanged(c *Codec, want, state map[string]any) bool {
+	have, err := c.Encode(state)
+	if err != nil {
+		return false
+	}
+	same, comparable := sameSpec(want, have)
+	return same && comparable
 }
 
 // Delete deletes under the recorded FormRef, fenced on generation and uid.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, c, ref, id, d := r.recorded(req.State.Raw)
-	if state == nil {
+	s, d := r.recorded(req.State.Raw)
+	if s == nil {
 		resp.Diagnostics.Append(d...)
 		return
 	}
-	ctx, cancel := mutationContext(ctx, timeout(state, "delete_timeout", 30*time.Minute))
+	e := s.env
+	ctx, cancel := mutationContext(ctx, timeout(e.DeleteTimeout, 30*time.Minute))
 	defer cancel()
-	if str(state, "pending_operation_id") != "" {
-		settled, err := r.settled(ctx, state, ref, c)
+	if e.PendingOperation != "" {
+		settled, err := r.settled(ctx, e, s.attrs, s.codec)
 		if client.IsNotFound(err) {
 			return // the accepted change left nothing to delete
 		}
 		if err != nil {
-			resp.Diagnostics.Append(r.settleError(err, state, id)...)
+			resp.Diagnostics.Append(r.settleError(err, e, s.id)...)
 			return
 		}
-		state = settled
+		e = envelopeOf(settled)
 	}
 	if interrupted(ctx) {
-		resp.Diagnostics.Append(interruptedError("Cannot delete "+r.spec.Name, id)...)
+		resp.Diagnostics.Append(interruptedError("Cannot delete "+r.spec.Name, s.id)...)
 		return
 	}
-	err := r.data.Client.DeleteAndWait(ctx, client.Address{Space: str(state, "space"), Ref: ref, Name: str(state, "name")},
-		client.Precondition{Generation: str(state, "generation"), UID: str(state, "uid")})
+	err := r.data.Client.DeleteAndWait(ctx, e.address(), e.precondition())
 	if err != nil && !client.IsNotFound(err) {
-		id.ExpectedGeneration, id.ExpectedUID = str(state, "generation"), str(state, "uid")
-		resp.Diagnostics.Append(r.mutationError("Cannot delete "+r.spec.Name, err, id)...)
+		resp.Diagnostics.Append(r.mutationError("Cannot delete "+r.spec.Name, err, e.fenced(s.id))...)
 	}
 }
-
-// computedEnvelope are the host-reported attributes an unchanged resource
-// keeps.
-var computedEnvelope = []string{"uid", "generation", "revision", "conditions", "ready", "outputs_json", "form_api_version", "form_kind",
-	"form_definition_version", "form_schema_digest", "form_package_digest", "relation_drift_reason", "pending_operation_id"}
 
 func (r *Resource) mutationError(summary string, err error, id identity) diag.Diagnostics {
 	var ow *client.OperationWaitError
 	if errors.As(err, &ow) {
-		id.Code = "takoform.provider/operation-pending"
+		id.Code = CodeOperationPending
 	}
 	var of *client.OperationFailedError
 	if errors.As(err, &of) {
@@ -405,7 +424,7 @@ func (r *Resource) mutationError(summary string, err error, id identity) diag.Di
 	return renderError(summary, err, id)
 }
 
-func withCode(id identity, code string) identity { id.Code = code; return id }
+func withCode(id identity, code Code) identity { id.Code = code; return id }
 
 // configured reports whether the provider configuration reached a host;
 // one whose endpoint, space or token is not known yet cannot act.
@@ -414,7 +433,7 @@ func (r *Resource) configured(d *diag.Diagnostics) bool {
 		return true
 	}
 	d.Append(renderError("The provider is not configured", errors.New("the provider's endpoint, space or token was not known when it was configured"),
-		identity{Type: r.spec.Name, Code: "takoform.provider/invalid-config"})...)
+		identity{Type: r.spec.Name, Code: CodeInvalidConfig})...)
 	return false
 }
 
@@ -446,17 +465,16 @@ func operationID(of *client.OperationFailedError) string {
 // diagnostic when the name is in fact taken (by another configuration, an
 // out-of-band change, a deposed object, or an earlier run whose create
 // answer was lost): the repair is to import it, never to adopt it silently.
-func (r *Resource) alreadyExists(ctx context.Context, c *Codec, plan map[string]any, err error, id identity) diag.Diagnostics {
+func (r *Resource) alreadyExists(ctx context.Context, e envelope, err error, id identity) diag.Diagnostics {
 	var we *wire.Error
 	if !errors.As(err, &we) || (we.Code != wire.InvalidArgument && we.Code != wire.GenerationConflict) {
 		return nil
 	}
-	space, name := str(plan, "space"), str(plan, "name")
-	res, rerr := r.data.Client.Read(ctx, client.Address{Space: space, Ref: c.Ref, Name: name})
+	res, rerr := r.data.Client.Read(ctx, e.address())
 	if rerr != nil {
 		return nil
 	}
-	id.CurrentUID, id.CurrentGeneration, id.Code = res.Metadata.UID, res.Metadata.Generation, "takoform.provider/already-exists"
+	id.CurrentUID, id.CurrentGeneration, id.Code = res.Metadata.UID, res.Metadata.Generation, CodeAlreadyExists
 	return renderError(r.spec.Name+" already exists on the host",
-		fmt.Errorf("%s %q already exists in space %q (uid %s); the import ID is %q", c.Ref.Kind, name, space, res.Metadata.UID, space+"/"+name), id)
+		fmt.Errorf("%s %q already exists in space %q (uid %s); the import ID is %q", e.Ref.Kind, e.Name, e.Space, res.Metadata.UID, e.Space+"/"+e.Name), id)
 }

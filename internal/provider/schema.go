@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -32,30 +33,30 @@ func buildSchema(t *TypeSpec) schema.Schema {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	attrs := map[string]schema.Attribute{
-		"name":           schema.StringAttribute{Required: !t.Revision, Optional: t.Revision, Computed: t.Revision, PlanModifiers: replace},
-		"space":          schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replace},
-		"create_timeout": schema.StringAttribute{Optional: true},
-		"delete_timeout": schema.StringAttribute{Optional: true},
-		"uid":            schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		"generation":     schema.StringAttribute{Computed: true},
-		"revision":       schema.StringAttribute{Computed: true},
-		"conditions": schema.ListNestedAttribute{Computed: true,
+		attrName:          schema.StringAttribute{Required: !t.Revision, Optional: t.Revision, Computed: t.Revision, PlanModifiers: replace},
+		attrSpace:         schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replace},
+		attrCreateTimeout: schema.StringAttribute{Optional: true},
+		attrDeleteTimeout: schema.StringAttribute{Optional: true},
+		attrUID:           schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		attrGeneration:    schema.StringAttribute{Computed: true},
+		attrRevision:      schema.StringAttribute{Computed: true},
+		attrConditions: schema.ListNestedAttribute{Computed: true,
 			NestedObject: schema.NestedAttributeObject{Attributes: stringAttrs(conditionAttrs)}},
-		"ready":                   schema.BoolAttribute{Computed: true},
-		"outputs_json":            schema.StringAttribute{Computed: true},
-		"form_api_version":        schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		"form_kind":               schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		"form_definition_version": schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		"form_schema_digest":      schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		"form_package_digest":     schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		"relation_drift_reason":   schema.StringAttribute{Computed: true},
-		"pending_operation_id":    schema.StringAttribute{Computed: true},
+		attrReady:             schema.BoolAttribute{Computed: true},
+		attrOutputsJSON:       schema.StringAttribute{Computed: true},
+		attrAPIVersion:        schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		attrKind:              schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		attrDefinitionVersion: schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		attrSchemaDigest:      schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		attrPackageDigest:     schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		attrDriftReason:       schema.StringAttribute{Computed: true},
+		attrPendingOperation:  schema.StringAttribute{Computed: true},
 	}
 	if t.HasUpdate {
-		attrs["update_timeout"] = schema.StringAttribute{Optional: true}
+		attrs[attrUpdateTimeout] = schema.StringAttribute{Optional: true}
 	}
 	if t.Revision {
-		attrs["revision_owner"] = schema.StringAttribute{Optional: true}
+		attrs[attrRevisionOwner] = schema.StringAttribute{Optional: true}
 	}
 	for _, f := range t.Create.Fields {
 		attrs[f.Attr] = fieldAttribute(f, t.LocalModules && f.Member == "manifestDigest")
@@ -91,99 +92,123 @@ func stringAttrs(names []string) map[string]schema.Attribute {
 // with the default materialised; else O. Immutable fields replace.
 func fieldAttribute(f Field, optionalComputed bool) schema.Attribute {
 	req := f.Required && !optionalComputed
-	opt := !req
-	comp := f.HasDefault || optionalComputed
-	desc := fieldDoc(f)
+	opt, comp, desc := !req, f.HasDefault || optionalComputed, fieldDoc(f)
 	switch f.Kind {
 	case KindString, KindRelation, KindJSON:
-		a := schema.StringAttribute{Required: req, Optional: opt, Computed: comp, Description: desc}
-		if f.Immutable {
-			a.PlanModifiers = []planmodifier.String{stringplanmodifier.RequiresReplace()}
-		}
-		if f.HasDefault {
-			if f.Kind == KindJSON {
-				a.Default = stringdefault.StaticString(canonicalText(f.Default))
-			} else if s, ok := f.Default.(string); ok {
-				a.Default = stringdefault.StaticString(s)
-			}
-		}
-		return a
+		return schema.StringAttribute{Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, stringplanmodifier.RequiresReplace()), Default: orNil(stringdefault.StaticString)(stringDefault(f))}
 	case KindInt64:
-		a := schema.Int64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc}
-		if f.Immutable {
-			a.PlanModifiers = []planmodifier.Int64{int64planmodifier.RequiresReplace()}
-		}
-		if n, ok := f.Default.(json.Number); ok {
-			if i, err := n.Int64(); err == nil {
-				a.Default = int64default.StaticInt64(i)
-			}
-		}
-		return a
+		return schema.Int64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, int64planmodifier.RequiresReplace()), Default: orNil(int64default.StaticInt64)(numberDefault(f, json.Number.Int64))}
 	case KindNumber:
-		a := schema.Float64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc}
-		if f.Immutable {
-			a.PlanModifiers = []planmodifier.Float64{float64planmodifier.RequiresReplace()}
-		}
-		if n, ok := f.Default.(json.Number); ok {
-			if x, err := n.Float64(); err == nil {
-				a.Default = float64default.StaticFloat64(x)
-			}
-		}
-		return a
+		return schema.Float64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, float64planmodifier.RequiresReplace()), Default: orNil(float64default.StaticFloat64)(numberDefault(f, json.Number.Float64))}
 	case KindBool:
-		a := schema.BoolAttribute{Required: req, Optional: opt, Computed: comp, Description: desc}
-		if f.Immutable {
-			a.PlanModifiers = []planmodifier.Bool{boolplanmodifier.RequiresReplace()}
-		}
-		if b, ok := f.Default.(bool); ok {
-			a.Default = booldefault.StaticBool(b)
-		}
-		return a
+		b, ok := f.Default.(bool)
+		return schema.BoolAttribute{Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, boolplanmodifier.RequiresReplace()), Default: orNil(booldefault.StaticBool)(b, ok)}
 	case KindStringSet:
-		a := schema.SetAttribute{ElementType: types.StringType, Required: req, Optional: opt, Computed: comp, Description: desc}
-		if f.Immutable {
-			a.PlanModifiers = []planmodifier.Set{setplanmodifier.RequiresReplace()}
-		}
-		if l, ok := f.Default.([]any); ok && len(l) == 0 {
-			a.Default = setdefault.StaticValue(types.SetValueMust(types.StringType, []attr.Value{}))
-		}
-		return a
+		return schema.SetAttribute{ElementType: types.StringType, Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, setplanmodifier.RequiresReplace()), Default: orNil(setdefault.StaticValue)(emptyDefault(f, types.SetValueMust))}
 	case KindStringList:
-		a := schema.ListAttribute{ElementType: types.StringType, Required: req, Optional: opt, Computed: comp, Description: desc}
-		if f.Immutable {
-			a.PlanModifiers = []planmodifier.List{listplanmodifier.RequiresReplace()}
-		}
-		if l, ok := f.Default.([]any); ok && len(l) == 0 {
-			a.Default = listdefault.StaticValue(types.ListValueMust(types.StringType, []attr.Value{}))
-		}
-		return a
+		return schema.ListAttribute{ElementType: types.StringType, Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, listplanmodifier.RequiresReplace()), Default: orNil(listdefault.StaticValue)(emptyDefault(f, types.ListValueMust))}
 	case KindBindingList, KindObjectList:
-		nested := map[string]schema.Attribute{}
-		if f.Kind == KindBindingList {
-			nested["name"] = schema.StringAttribute{Required: true, Description: "Binding name (a JavaScript identifier)."}
-			nested["target_name"] = schema.StringAttribute{Required: true, Description: "Name of the bound " + f.Target + "."}
-		} else {
-			for _, n := range f.Nested {
-				nested[n.Attr] = fieldAttribute(Field{Member: n.Member, Attr: n.Attr, Kind: n.Kind, Required: n.Required, Target: n.Target, TargetAPI: n.TargetAPI, Nested: n.Nested, Doc: n.Doc}, false)
-			}
-		}
-		a := schema.ListNestedAttribute{NestedObject: schema.NestedAttributeObject{Attributes: nested}, Required: req, Optional: opt, Computed: comp, Description: desc}
-		if f.Immutable {
-			a.PlanModifiers = []planmodifier.List{listplanmodifier.RequiresReplace()}
-		}
-		if l, ok := f.Default.([]any); ok && len(l) == 0 {
-			a.Default = listdefault.StaticValue(types.ListValueMust(a.NestedObject.Type(), []attr.Value{}))
-		}
-		return a
+		nested := schema.NestedAttributeObject{Attributes: nestedAttributes(f)}
+		return schema.ListNestedAttribute{NestedObject: nested, Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, listplanmodifier.RequiresReplace()), Default: orNil(listdefault.StaticValue)(emptyDefault(f, types.ListValueMust, nested.Type()))}
 	}
 	return schema.StringAttribute{Optional: true, Description: desc}
 }
 
+// nestedAttributes are the attributes of one element of a binding or
+// object list.
+func nestedAttributes(f Field) map[string]schema.Attribute {
+	nested := map[string]schema.Attribute{}
+	if f.Kind == KindBindingList {
+		nested["name"] = schema.StringAttribute{Required: true, Description: "Binding name (a JavaScript identifier)."}
+		nested["target_name"] = schema.StringAttribute{Required: true, Description: "Name of the bound " + f.Target + "."}
+		return nested
+	}
+	for _, n := range f.Nested {
+		nested[n.Attr] = fieldAttribute(Field{Member: n.Member, Attr: n.Attr, Kind: n.Kind, Required: n.Required, Target: n.Target, TargetAPI: n.TargetAPI, Nested: n.Nested, Doc: n.Doc}, false)
+	}
+	return nested
+}
+
+// replacing is the RequiresReplace modifier m of an immutable field; none
+// for a mutable one.
+func replacing[M any](f Field, m M) []M {
+	if !f.Immutable {
+		return nil
+	}
+	return []M{m}
+}
+
+// orNil wraps a static default constructor: the default of a value when
+// ok, else no default (the zero D, a nil interface).
+func orNil[V, D any](static func(V) D) func(V, bool) D {
+	return func(v V, ok bool) D {
+		var none D
+		if !ok {
+			return none
+		}
+		return static(v)
+	}
+}
+
+// stringDefault is a string attribute's declared default: a JSON field's
+// canonical text, else a declared string.
+func stringDefault(f Field) (string, bool) {
+	if !f.HasDefault {
+		return "", false
+	}
+	if f.Kind == KindJSON {
+		return canonicalText(f.Default), true
+	}
+	s, ok := f.Default.(string)
+	return s, ok
+}
+
+// numberDefault is a declared number default read by conv
+// (json.Number.Int64, json.Number.Float64); none when it does not convert.
+func numberDefault[T any](f Field, conv func(json.Number) (T, error)) (T, bool) {
+	var none T
+	n, ok := f.Default.(json.Number)
+	if !ok {
+		return none, false
+	}
+	v, err := conv(n)
+	if err != nil {
+		return none, false
+	}
+	return v, true
+}
+
+// emptyDefault is the empty collection of a field whose declared default
+// is [] (the only collection default a field maps), built by mk with the
+// element type (string unless elem names one).
+func emptyDefault[V any](f Field, mk func(attr.Type, []attr.Value) V, elem ...attr.Type) (V, bool) {
+	if l, ok := f.Default.([]any); !ok || len(l) != 0 {
+		var none V
+		return none, false
+	}
+	et := attr.Type(types.StringType)
+	if len(elem) > 0 {
+		et = elem[0]
+	}
+	return mk(et, []attr.Value{}), true
+}
+
 // outputAttribute is a plain Computed attribute typed by the output schema.
 func outputAttribute(c *Codec, name string) schema.Attribute {
-	props := mapOf(mapOf(decodeRaw(c.Def.OutputSchemaJSON()))["properties"])
-	node := mapOf(props[name])
-	desc, _ := node["description"].(string)
+	doc, err := decodeRaw(c.Def.OutputSchemaJSON())
+	if err != nil {
+		// form.Definition parsed this schema to name the outputs
+		panic(fmt.Sprintf("provider: the output schema of %s, which declares %s, does not decode: %v", c.Ref, name, err))
+	}
+	node := mapOf(mapOf(mapOf(doc)["properties"])[name])
+	desc := str(node, "description")
 	if desc == "" {
 		desc = "Declared output `" + name + "` of the Form."
 	}
@@ -198,10 +223,17 @@ func outputAttribute(c *Codec, name string) schema.Attribute {
 	return schema.StringAttribute{Computed: true, Description: desc}
 }
 
-func decodeRaw(b []byte) any {
+// decodeRaw decodes the JSON text b keeping exact numbers (json.Number);
+// nil for an empty b (an omitted member).
+func decodeRaw(b []byte) (any, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
 	var v any
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
-	_ = d.Decode(&v)
-	return v
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }

@@ -45,7 +45,7 @@ type contractAnswer struct {
 func (d *Data) contract(ctx context.Context, kind, name, version string) contractAnswer {
 	key := kind + " " + name + "@" + version
 	if v, ok := d.support.contracts.Load(key); ok {
-		return v.(contractAnswer)
+		return mustContractAnswer(v)
 	}
 	var p *wire.SupportProfile
 	var err error
@@ -63,7 +63,17 @@ func (d *Data) contract(ctx context.Context, kind, name, version string) contrac
 		a.digest = p.BindingRef.SchemaDigest
 	}
 	v, _ := d.support.contracts.LoadOrStore(key, a)
-	return v.(contractAnswer)
+	return mustContractAnswer(v)
+}
+
+// mustContractAnswer: contracts holds only contractAnswer values (contract
+// stores them).
+func mustContractAnswer(v any) contractAnswer {
+	a, ok := v.(contractAnswer)
+	if !ok {
+		panic(fmt.Sprintf("provider: support contracts hold a %T, not a contractAnswer", v))
+	}
+	return a
 }
 
 // explicitRefusal: only form_unknown or resource_not_found on a support
@@ -91,7 +101,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	}
 	p, ok := profiles[c.Ref.String()]
 	if !ok {
-		return renderError("The host does not support this Form", r.servedNeither(c), withCode(id, "takoform.provider/host-does-not-support-form"))
+		return renderError("The host does not support this Form", r.servedNeither(c), withCode(id, CodeHostDoesNotSupportForm))
 	}
 	need := []string{"create", "read", "delete"}
 	if r.spec.HasUpdate {
@@ -99,7 +109,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	}
 	for _, op := range need {
 		if !contains(p.Operations, op) {
-			return renderError("The host does not support this Form's lifecycle", fmt.Errorf("its profile for %s lacks operation %s", c.Ref, op), withCode(id, "takoform.provider/host-does-not-support-form"))
+			return renderError("The host does not support this Form's lifecycle", fmt.Errorf("its profile for %s lacks operation %s", c.Ref, op), withCode(id, CodeHostDoesNotSupportForm))
 		}
 	}
 	d := r.planContracts(ctx, c, spec, id)
@@ -107,7 +117,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 		for _, v := range enumValues(spec[field]) {
 			if !contains(allowed, v) {
 				id.Pointer = "/" + field
-				d.Append(renderError("The host does not support this value", fmt.Errorf("%s %q is not among the values this host supports (%v)", field, v, allowed), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+				d.Append(renderError("The host does not support this value", fmt.Errorf("%s %q is not among the values this host supports (%v)", field, v, allowed), withCode(id, CodeHostLimitExceeded))...)
 			}
 		}
 	}
@@ -116,18 +126,24 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 		if !ok {
 			continue
 		}
-		lo, hasLo := integer(decodeRaw(rg.Minimum))
-		hi, hasHi := integer(decodeRaw(rg.Maximum))
+		minRaw, err1 := decodeRaw(rg.Minimum)
+		maxRaw, err2 := decodeRaw(rg.Maximum)
+		if err := errors.Join(err1, err2); err != nil {
+			d.Append(renderWarning("The host's supported range of "+field+" could not be read; apply will decide", err, id)...)
+			continue
+		}
+		lo, hasLo := integer(minRaw)
+		hi, hasHi := integer(maxRaw)
 		if (hasLo && v.Cmp(lo) < 0) || (hasHi && v.Cmp(hi) > 0) {
 			id.Pointer = "/" + field
-			d.Append(renderError("The host does not support this value", fmt.Errorf("%s %s is outside the range this host supports (%s)", field, v, rangeText(lo, hasLo, hi, hasHi)), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+			d.Append(renderError("The host does not support this value", fmt.Errorf("%s %s is outside the range this host supports (%s)", field, v, rangeText(lo, hasLo, hi, hasHi)), withCode(id, CodeHostLimitExceeded))...)
 		}
 	}
 	for name, limit := range p.Limits {
 		if name == "maximumBundleBytes" {
 			if total, ok := bundleBytes(plan); r.spec.LocalModules && ok && total > limit {
 				id.Pointer = "/manifestDigest"
-				d.Append(renderError("The host limit is exceeded", fmt.Errorf("the bundle's modules hold %d bytes; the host accepts at most %d (maximumBundleBytes)", total, limit), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+				d.Append(renderError("The host limit is exceeded", fmt.Errorf("the bundle's modules hold %d bytes; the host accepts at most %d (maximumBundleBytes)", total, limit), withCode(id, CodeHostLimitExceeded))...)
 			}
 			continue
 		}
@@ -137,7 +153,7 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 		field := strings.ToLower(name[7:8]) + name[8:]
 		if l, ok := spec[field].([]any); ok && int64(len(l)) > limit {
 			id.Pointer = "/" + field
-			d.Append(renderError("The host limit is exceeded", fmt.Errorf("%s has %d entries; the host accepts at most %d (%s)", field, len(l), limit, name), withCode(id, "takoform.provider/host-limit-exceeded"))...)
+			d.Append(renderError("The host limit is exceeded", fmt.Errorf("%s has %d entries; the host accepts at most %d (%s)", field, len(l), limit, name), withCode(id, CodeHostLimitExceeded))...)
 		}
 	}
 	return d
@@ -167,11 +183,11 @@ func (r *Resource) planContracts(ctx context.Context, c *Codec, spec map[string]
 		a := r.data.contract(ctx, w.kind, w.name, w.version)
 		switch {
 		case a.err != nil && explicitRefusal(a.err):
-			d.Append(renderError("The host does not implement a contract this Form needs", fmt.Errorf("%s %s@%s: the host refuses it (%v)", w.kind, w.name, w.version, a.err), withCode(id, "takoform.provider/host-does-not-support-form"))...)
+			d.Append(renderError("The host does not implement a contract this Form needs", fmt.Errorf("%s %s@%s: the host refuses it (%v)", w.kind, w.name, w.version, a.err), withCode(id, CodeHostDoesNotSupportForm))...)
 		case a.err != nil:
 			d.Append(renderWarning("The host's support for a contract could not be read; apply will decide", a.err, id)...)
 		case a.digest != w.digest:
-			d.Append(renderError("The host implements another revision of a contract this Form needs", fmt.Errorf("%s %s@%s: the host implements %s, the Form names %s", w.kind, w.name, w.version, a.digest, w.digest), withCode(id, "takoform.provider/host-does-not-support-form"))...)
+			d.Append(renderError("The host implements another revision of a contract this Form needs", fmt.Errorf("%s %s@%s: the host implements %s, the Form names %s", w.kind, w.name, w.version, a.digest, w.digest), withCode(id, CodeHostDoesNotSupportForm))...)
 		}
 	}
 	return d
@@ -187,7 +203,7 @@ func integer(v any) (*big.Int, bool) {
 		if !n.IsInt() {
 			return nil, false
 		}
-		i, _ := n.Int(nil)
+		i, _ := n.Int(nil) // exact: n is an integer
 		return i, true
 	case int64:
 		return big.NewInt(n), true

@@ -39,12 +39,12 @@ func caCertificate(pemText, file string) ([]byte, error) {
 
 // negotiationCode is the diagnostic code of a failed negotiation: an https
 // certificate the client does not trust gets its own repair.
-func negotiationCode(err error) string {
+func negotiationCode(err error) Code {
 	var unknown x509.UnknownAuthorityError
 	var name x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	if errors.As(err, &unknown) || errors.As(err, &name) || errors.As(err, &invalid) {
-		return "takoform.provider/tls-untrusted"
+		return CodeTLSUntrusted
 	}
-	return "takoform.provider/lane-unavailable"
+	return CodeLaneUnavailable
 }

@@ -184,12 +184,13 @@ func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpg
 		prior := priorSchema(layout, v)
 		out[v] = resource.StateUpgrader{PriorSchema: &prior,
 			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-				id := identity{Type: r.spec.Name, Code: "takoform.provider/state-upgrade"}
+				id := identity{Type: r.spec.Name, Code: CodeStateUpgrade}
 				old, err := attrsOf(req.State.Raw)
 				if err == nil {
-					id.Space, id.Name = str(old, "space"), str(old, "name")
+					e := envelopeOf(old)
+					id.Space, id.Name = e.Space, e.Name
 					var next map[string]any
-					if next, err = l.Upgrade(r.spec.Name, from, old, r.tfType(ctx).(tftypes.Object)); err == nil {
+					if next, err = l.Upgrade(r.spec.Name, from, old, r.objectType(ctx)); err == nil {
 						resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
 						return
 					}
@@ -226,7 +227,7 @@ func priorAttribute(t tftypes.Type) schema.Attribute {
 	case tftypes.Map:
 		return schema.MapAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
 	case tftypes.Object:
-		return schema.ObjectAttribute{Optional: true, AttributeTypes: attrType(tt).(types.ObjectType).AttrTypes}
+		return schema.ObjectAttribute{Optional: true, AttributeTypes: attrTypes(tt)}
 	}
 	switch {
 	case t.Is(tftypes.Number):
@@ -247,11 +248,7 @@ func attrType(t tftypes.Type) attr.Type {
 	case tftypes.Map:
 		return types.MapType{ElemType: attrType(tt.ElementType)}
 	case tftypes.Object:
-		m := map[string]attr.Type{}
-		for n, a := range tt.AttributeTypes {
-			m[n] = attrType(a)
-		}
-		return types.ObjectType{AttrTypes: m}
+		return types.ObjectType{AttrTypes: attrTypes(tt)}
 	}
 	switch {
 	case t.Is(tftypes.Number):
@@ -260,4 +257,13 @@ func attrType(t tftypes.Type) attr.Type {
 		return types.BoolType
 	}
 	return types.StringType
+}
+
+// attrTypes are the framework types of a frozen object type's attributes.
+func attrTypes(o tftypes.Object) map[string]attr.Type {
+	m := make(map[string]attr.Type, len(o.AttributeTypes))
+	for n, a := range o.AttributeTypes {
+		m[n] = attrType(a)
+	}
+	return m
 }

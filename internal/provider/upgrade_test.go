@@ -108,7 +108,13 @@ func gizmoLayoutRegistry(t *testing.T) *provider.Registry {
 }
 
 func liveType(t *testing.T, reg *provider.Registry, name string) tftypes.Object {
-	return reg.Types[name].Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+	t.Helper()
+	typ := reg.Types[name].Schema.Type().TerraformType(context.Background())
+	o, ok := typ.(tftypes.Object)
+	if !ok {
+		t.Fatalf("%s: the schema's type is %s, not an object", name, typ)
+	}
+	return o
 }
 
 // TestLineageUpgradesStraightToCurrent: state of layout 0 goes 0→1→2 and

@@ -104,10 +104,13 @@ func fromGo(t tftypes.Type, v any) (tftypes.Value, error) {
 		return tftypes.Value{}, fmt.Errorf("number value of Go type %T", v)
 	case t.Is(tftypes.List{}), t.Is(tftypes.Set{}):
 		var et tftypes.Type
-		if l, ok := t.(tftypes.List); ok {
-			et = l.ElementType
-		} else {
-			et = t.(tftypes.Set).ElementType
+		switch c := t.(type) {
+		case tftypes.List:
+			et = c.ElementType
+		case tftypes.Set:
+			et = c.ElementType
+		default:
+			return tftypes.Value{}, fmt.Errorf("unsupported Terraform type %s", t)
 		}
 		items, ok := v.([]any)
 		if !ok {
@@ -123,7 +126,10 @@ func fromGo(t tftypes.Type, v any) (tftypes.Value, error) {
 		}
 		return tftypes.NewValue(t, elems), nil
 	case t.Is(tftypes.Object{}):
-		ot := t.(tftypes.Object)
+		ot, ok := t.(tftypes.Object)
+		if !ok {
+			return tftypes.Value{}, fmt.Errorf("unsupported Terraform type %s", t)
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return tftypes.Value{}, fmt.Errorf("object value of Go type %T", v)
@@ -162,7 +168,14 @@ func known(v any) bool {
 	return true
 }
 
-func str(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
+// str is the string attribute k of m; "" when it is absent, null, unknown
+// or not a string.
+func str(m map[string]any, k string) string { return stringOr(m[k]) }
+
+// stringOr is v when it is a string, else "".
+func stringOr(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
 }
