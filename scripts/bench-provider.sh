@@ -5,15 +5,21 @@
 # started here (fresh SQLite file), and of N noop_thing resources of a
 # do-nothing provider (cmd/terraform-provider-noop), then prints the ratios
 # beside the budget in DESIGN.md: plan <= 1.5x, apply and destroy <= 2x the
-# floor (issue 14).
+# floor (issue 14). A second floor, N noop_wide resources (the same
+# provider, doing nothing, with the schema shape of
+# takoform_edge_kv_namespace), shows what OpenTofu and the plugin framework
+# alone cost for a schema that wide, and a third, N noop_raw resources (that
+# schema again, answered on terraform-plugin-go without the framework),
+# what OpenTofu alone costs for it; their ratios are informational.
 #
 #   BENCH_RESOURCES  resources per configuration (default 500)
 #   BENCH_ROUNDS     rounds, alternating the two providers; the table shows
 #                    each step's median (default 3)
 #   BENCH_STRICT=1   exit 1 when a ratio misses its budget
-#   TAKOFORM_PROVIDER_CPUPROFILE=<prefix>  each takoform provider process
-#                    writes <prefix>.<pid> (CPU) and <prefix>.<pid>.heap
-#                    (allocations); read with `go tool pprof`
+#   TAKOFORM_PROVIDER_CPUPROFILE=<prefix>  each provider process (takoform
+#                    and noop) writes <prefix>.<program>.<pid> (CPU) and the
+#                    same name + .heap (allocations); read with
+#                    `go tool pprof` (internal/cpuprofile)
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -40,7 +46,7 @@ tofu="$("$root/scripts/opentofu.sh")"
 start_host
 export TAKOFORM_ENDPOINT="$endpoint" TAKOFORM_SPACE="bench" TAKOFORM_TOKEN="$token"
 
-mkdir -p "$work/noop" "$work/takoform"
+mkdir -p "$work/noop" "$work/wide" "$work/raw" "$work/takoform"
 cat >"$work/noop/main.tf" <<HCL
 terraform {
   required_providers {
@@ -53,6 +59,20 @@ resource "noop_thing" "x" {
   name  = "ns-\${count.index}"
 }
 HCL
+for t in wide raw; do
+  cat >"$work/$t/main.tf" <<HCL
+terraform {
+  required_providers {
+    noop = { source = "registry.opentofu.org/takoform/noop" }
+  }
+}
+
+resource "noop_$t" "x" {
+  count = $n
+  name  = "ns-\${count.index}"
+}
+HCL
+done
 cat >"$work/takoform/main.tf" <<HCL
 terraform {
   required_providers {
@@ -85,7 +105,7 @@ timed() {
 
 declare -A times
 for r in $(seq 1 "$rounds"); do
-  for p in noop takoform; do
+  for p in noop raw wide takoform; do
     log="$work/$p.log"
     a="$(timed "$work/$p" "$log" apply -auto-approve)"
     # -detailed-exitcode: 0 = no changes; 2 (changes) fails the run.
@@ -102,23 +122,29 @@ median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (N
 
 missed=0
 printf '\n%d resources, median of %d round(s), OpenTofu %s\n\n' "$n" "$rounds" "$("$tofu" version | sed -n '1s/^OpenTofu //p')"
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 printf '| step    | noop_thing (s) | takoform_edge_kv_namespace (s) | ratio | budget | verdict |\n'
 printf '| ------- | -------------: | -----------------------------: | ----: | -----: | ------- |\n'
+wide_rows=""
 for s in apply plan destroy; do
   fl="$(echo "${times[noop,$s]}" | median)"
+  rw="$(echo "${times[raw,$s]}" | median)"
+  wd="$(echo "${times[wide,$s]}" | median)"
   tk="$(echo "${times[takoform,$s]}" | median)"
-  ratio="$(awk -v a="$tk" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')"
+  ratio="$(div "$tk" "$fl")"
   case $s in
     apply) budget=2.0 ;;
     plan) budget=1.5 ;;
     destroy) budget=2.0 ;;
   esac
-  verdict="-"
-  if [ -n "$budget" ]; then
-    if awk -v r="$ratio" -v b="$budget" 'BEGIN { exit !(r <= b) }'; then verdict=within; else verdict=MISSED; missed=1; fi
-  fi
-  printf '| %-7s | %14s | %30s | %4s× | %6s | %-7s |\n' "$s" "$fl" "$tk" "$ratio" "${budget:+≤ ${budget}×}" "$verdict"
+  if awk -v r="$ratio" -v b="$budget" 'BEGIN { exit !(r <= b) }'; then verdict=within; else verdict=MISSED; missed=1; fi
+  printf '| %-7s | %14s | %30s | %4s× | %6s | %-7s |\n' "$s" "$fl" "$tk" "$ratio" "≤ ${budget}×" "$verdict"
+  wide_rows+="$(printf '| %-7s | %12s (%s×) | %13s (%s×) | %19s× | %20s× |' "$s" "$rw" "$(div "$rw" "$fl")" "$wd" "$(div "$wd" "$fl")" "$(div "$tk" "$rw")" "$(div "$tk" "$wd")")"$'\n'
 done
+printf '\nThe same schema width, doing nothing (ratios to noop_thing in brackets):\n\n'
+printf '| step    | noop_raw (s)        | noop_wide (s)        | takoform / noop_raw | takoform / noop_wide |\n'
+printf '| ------- | ------------------: | -------------------: | ------------------: | -------------------: |\n'
+printf '%s' "$wide_rows"
 ok=1
 if [ "$missed" = 1 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then
   exit 1

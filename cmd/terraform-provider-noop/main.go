@@ -4,18 +4,28 @@
 package main
 
 import (
-	"context"
 	"log"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/takoform/takoform/internal/cpuprofile"
 	"github.com/takoform/takoform/internal/noopprovider"
 	"github.com/takoform/takoform/internal/pluginlog"
 )
 
 func main() {
-	pluginlog.Quiet() // before Serve reads the SDK log levels
-	if err := providerserver.Serve(context.Background(), noopprovider.New, providerserver.ServeOpts{Address: noopprovider.Address}); err != nil {
+	pluginlog.Quiet()                 // before Serve reads the SDK log levels
+	stop, err := cpuprofile.FromEnv() // make bench-provider profiling
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stop()
+	srv, err := noopprovider.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := tf6server.Serve(noopprovider.Address, func() tfprotov6.ProviderServer { return srv }); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -5,13 +5,11 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"log"
-	"os"
-	"runtime/pprof"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/takoform/takoform/internal/cpuprofile"
 	"github.com/takoform/takoform/internal/pluginlog"
 	"github.com/takoform/takoform/internal/provider"
 	"github.com/takoform/takoform/internal/version"
@@ -20,15 +18,12 @@ import (
 func main() {
 	debug := flag.Bool("debug", false, "run with support for debuggers like delve")
 	flag.Parse()
-	pluginlog.Quiet() // before Serve reads the SDK log levels
-	// TAKOFORM_PROVIDER_CPUPROFILE=<prefix> writes a CPU profile of this
-	// provider process to <prefix>.<pid>, and <prefix>.<pid>.heap its
-	// allocations at exit (OpenTofu starts the provider several times), for
-	// `make bench-provider` profiling (issue 14). OpenTofu stops the
-	// provider gracefully, so Serve returns and the profile is complete.
-	if path := os.Getenv("TAKOFORM_PROVIDER_CPUPROFILE"); path != "" {
-		defer profile(fmt.Sprintf("%s.%d", path, os.Getpid()))()
+	pluginlog.Quiet()                 // before Serve reads the SDK log levels
+	stop, err := cpuprofile.FromEnv() // make bench-provider profiling
+	if err != nil {
+		log.Fatal(err)
 	}
+	defer stop()
 	reg, err := provider.EdgeRegistry()
 	if err != nil {
 		log.Fatal(err)
@@ -39,25 +34,5 @@ func main() {
 	})
 	if err != nil {
 		log.Fatal(err)
-	}
-}
-
-// profile starts a CPU profile at path and returns what ends it and
-// writes path.heap (all allocations since start).
-func profile(path string) func() {
-	f, err := os.Create(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		log.Fatal(err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-		if h, err := os.Create(path + ".heap"); err == nil {
-			_ = pprof.Lookup("allocs").WriteTo(h, 0)
-			h.Close()
-		}
 	}
 }

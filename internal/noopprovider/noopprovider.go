@@ -38,7 +38,10 @@ func (*noopProvider) Configure(context.Context, provider.ConfigureRequest, *prov
 }
 
 func (*noopProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return thing{} }}
+	return []func() resource.Resource{
+		func() resource.Resource { return thing{} },
+		func() resource.Resource { return wide{} },
+	}
 }
 
 func (*noopProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
