@@ -116,8 +116,11 @@ func (s *Server) checkRef(ref form.FormRef, at string) (form.Installed, error) {
 // checkSpace applies the one SpaceID rule (decision 0003).
 func checkSpace(space, at string) error {
 	if err := spaceid.Validate(space); err != nil {
-		e := err.(*spaceid.Error)
-		return wire.Errorf(wire.InvalidArgument, "%s: %v", at, err).WithHostCode("space_id_"+strings.ReplaceAll(string(e.Rule), "-", "_")).WithDetail("pointer", at)
+		we := wire.Errorf(wire.InvalidArgument, "%s: %v", at, err).WithDetail("pointer", at)
+		if e, ok := errors.AsType[*spaceid.Error](err); ok {
+			we = we.WithHostCode("space_id_" + strings.ReplaceAll(string(e.Rule), "-", "_"))
+		}
+		return we
 	}
 	return nil
 }
@@ -166,7 +169,10 @@ func (s *Server) intake(r *request, c core, pathAPIVersion, pathKind, pathName s
 	if !ok {
 		return nil, wire.Errorf(wire.InvalidArgument, "/spec must be a JSON object")
 	}
-	spec = it.def.Materialize(spec).(map[string]any)
+	spec, ok = it.def.Materialize(spec).(map[string]any)
+	if !ok {
+		return nil, errors.New("materializing defaults changed /spec from an object")
+	}
 	spec = s.cfg.Family.Canonicalize(it.def, spec)
 	it.spec = spec
 	it.diags = form.MergeDiagnostics(s.cfg.Family.CheckSpec(it.def, spec), it.def.ValidateSpec(spec))

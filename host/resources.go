@@ -224,7 +224,7 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	if s.probe(r) == probeAsync {
 		async, m.PollDriven = true, true
 	}
-	if m.Action == "observe" {
+	if m.Action == store.ActionObserve {
 		// Observe answers 200 only; it is never an operation (spec/host-api-v1alpha3.md §4).
 		async, delay = false, 0
 	}
