@@ -8,8 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
@@ -256,8 +257,7 @@ func pointerValue(doc any, ptr string) (any, bool) {
 	if ptr == "" {
 		return doc, true
 	}
-	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for tok := range jsontext.Pointer(ptr).Tokens() {
 		switch n := doc.(type) {
 		case map[string]any:
 			v, ok := n[tok]
