@@ -50,10 +50,16 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // delay is the wait before retry n (0-based) given the answer's
 // Retry-After header value.
 func (p RetryPolicy) delay(n int, retryAfter string, r func() float64) time.Duration {
+	return delayFor(p.Base, p.Max, n, retryAfter, r)
+}
+
+// delayFor is wait n (0-based) of a loop: Retry-After in full when the
+// answer carries a valid one, else Backoff(base, limit, n, r).
+func delayFor(base, limit time.Duration, n int, retryAfter string, r func() float64) time.Duration {
 	if d, ok := ParseRetryAfter(retryAfter, time.Now()); ok {
 		return d
 	}
-	return Backoff(p.Base, p.Max, n, r)
+	return Backoff(base, limit, n, r)
 }
 
 // PollPolicy governs operation polling (spec/host-api-v1alpha3.md §4): Retry-After when the
@@ -76,10 +82,7 @@ func (p PollPolicy) withDefaults() PollPolicy {
 }
 
 func (p PollPolicy) delay(n int, retryAfter string, r func() float64) time.Duration {
-	if d, ok := ParseRetryAfter(retryAfter, time.Now()); ok {
-		return d
-	}
-	return Backoff(p.Base, p.Max, n, r)
+	return delayFor(p.Base, p.Max, n, retryAfter, r)
 }
 
 // Backoff is the full-jitter exponential backoff before attempt n

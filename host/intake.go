@@ -15,7 +15,6 @@ import (
 )
 
 var (
-	uidPattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	counterPattern = regexp.MustCompile(`^[1-9][0-9]{0,18}$`)
 )
 
@@ -196,7 +195,7 @@ func specError(diags []form.Diagnostic) error {
 }
 
 func checkMetadataCounters(m wire.Metadata) error {
-	if m.UID != "" && !uidPattern.MatchString(m.UID) {
+	if m.UID != "" && !wire.UIDPattern.MatchString(m.UID) {
 		return wire.Errorf(wire.InvalidArgument, "/metadata/uid %q is not a UID", m.UID)
 	}
 	for _, c := range []struct{ at, v string }{{"/metadata/generation", m.Generation}, {"/metadata/revision", m.Revision}} {

@@ -236,10 +236,7 @@ func (s *Server) cancelOperation(r *request) (answer, error) {
 		return answer{}, err
 	}
 	var out answer
-	err = s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-		if err := s.checkReplayIn(tx, r); err != nil {
-			return err
-		}
+	err = s.update(r, func(tx store.Tx) error {
 		op, err := ownedOperation(tx, r, id)
 		if err != nil {
 			return err
