@@ -3,12 +3,12 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet tofu unit conformance acceptance build generate fuzz fuzz-space bench demo bench-provider docs release-snapshot
+.PHONY: test fmt-check vet lint tofu unit conformance acceptance build generate fuzz fuzz-space bench demo bench-provider docs release-snapshot
 
 # The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
 # installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
 # `make unit` and friends on their own skip the PostgreSQL tests, saying so.
-test: fmt-check vet tofu
+test: fmt-check vet lint tofu
 	./scripts/postgres.sh run -- $(MAKE) --no-print-directory unit conformance acceptance
 
 # OpenTofu v1.12.6, built from the Go module proxy into tools/ (pinned,
@@ -23,6 +23,14 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+
+# No ignored error and no unchecked type assertion in the non-test code of
+# the host and the provider (.golangci.yml: errcheck and forcetypeassert);
+# golangci-lint v2.15.0 is built from the Go module proxy into tools/
+# (pinned, cached) by scripts/golangci-lint.sh.
+LINT_PATHS ?= ./host/... ./internal/provider/...
+lint:
+	"$$(./scripts/golangci-lint.sh)" run $(LINT_PATHS)
 
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/conformance$$' -e '/internal/provider$$')

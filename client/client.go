@@ -42,6 +42,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
+
 	"github.com/takoform/takoform/wire"
 )
 
@@ -105,8 +107,7 @@ type Client struct {
 	keyScope  string
 	retry     RetryPolicy
 	poll      PollPolicy
-	jitter    func() float64                             // uniform in [0,1)
-	sleep     func(context.Context, time.Duration) error // sleepCtx; replaced in tests
+	jitter    func() float64 // uniform in [0,1)
 }
 
 // New validates endpoint (a bare origin, see ParseEndpoint), negotiates the
@@ -146,7 +147,6 @@ func newClient(endpoint string, opts Options) (*Client, error) {
 		retry:     opts.Retry.withDefaults(),
 		poll:      opts.Poll.withDefaults(),
 		jitter:    rand.Float64,
-		sleep:     sleepCtx,
 	}
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
@@ -260,26 +260,32 @@ type response struct {
 // §3.5). A 2xx answer is returned as is; any other answer becomes a
 // *wire.Error or a *ProtocolError.
 func (c *Client) send(ctx context.Context, r *request) (*response, error) {
-	for attempt := 0; ; attempt++ {
+	w := &waits{ctx: ctx, delay: c.retry.delay, jitter: c.jitter}
+	var last error // the host's own answer says why we stopped
+	resp, ok := repeat(ctx, w, c.retry.Attempts, func() (*response, error) {
 		resp, err := c.roundTrip(ctx, r)
 		if err != nil {
-			return nil, err
+			last = err
+			return nil, backoff.Permanent(err)
 		}
 		if resp.status >= 200 && resp.status < 300 {
 			return resp, nil
 		}
 		herr, retryable, err := c.hostError(r, resp)
 		if err != nil {
-			return nil, err
+			last = err
+			return nil, backoff.Permanent(err)
 		}
-		if !retryable || attempt+1 >= c.retry.Attempts {
-			return nil, herr
+		last, w.retryAfter = herr, resp.header.Get("Retry-After")
+		if !retryable {
+			return nil, backoff.Permanent(herr)
 		}
-		d := c.retry.delay(attempt, resp.header.Get("Retry-After"), c.jitter)
-		if c.sleep(ctx, d) != nil {
-			return nil, herr // the host's own answer says why we stopped
-		}
+		return nil, herr
+	})
+	if !ok {
+		return nil, last
 	}
+	return resp, nil
 }
 
 // roundTrip performs one attempt and reads the whole (bounded) body.

@@ -1,11 +1,14 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
+
+	"github.com/cenkalti/backoff/v5"
 
 	"github.com/takoform/takoform/ijson"
 	"github.com/takoform/takoform/wire"
@@ -39,7 +42,7 @@ func checkOperation(op *wire.Operation, body []byte, at, wantID string) error {
 		return fmt.Errorf("id %q is not the operation %q asked for", op.ID, wantID)
 	}
 	if t := op.Target; t != nil {
-		if (t.UID != "" && !uidPattern.MatchString(t.UID)) || (t.ManifestDigest != "" && !ijson.ValidDigest(t.ManifestDigest)) {
+		if (t.UID != "" && !wire.UIDPattern.MatchString(t.UID)) || (t.ManifestDigest != "" && !ijson.ValidDigest(t.ManifestDigest)) {
 			return errors.New("target.uid or target.manifestDigest breaks its grammar")
 		}
 	}
@@ -149,23 +152,32 @@ func (c *Client) WaitOperation(ctx context.Context, id string) (*wire.Operation,
 }
 
 func (c *Client) wait(ctx context.Context, id string, last *wire.Operation, retryAfter string) (*wire.Operation, error) {
-	for polls := 0; ; {
-		if last != nil {
-			if last.Done {
-				return settled(last)
+	w := &waits{ctx: ctx, delay: c.poll.delay, jitter: c.jitter, retryAfter: retryAfter}
+	known := last != nil // the answer that started the wait is the first poll's
+	var failed error
+	op, ok := repeat(ctx, w, 0, func() (*wire.Operation, error) {
+		if !known {
+			op, hdr, err := c.getOperation(ctx, id)
+			if err != nil {
+				failed = err
+				return nil, backoff.Permanent(err)
 			}
-			if err := c.sleep(ctx, c.poll.delay(polls, retryAfter, c.jitter)); err != nil {
-				return nil, &OperationWaitError{ID: id, Last: last, Err: err}
-			}
-			polls++
+			last, w.retryAfter = op, hdr.Get("Retry-After")
 		}
-		op, hdr, err := c.getOperation(ctx, id)
-		if err != nil {
-			return nil, &OperationWaitError{ID: id, Last: last, Err: err}
+		known = false
+		if !last.Done {
+			return nil, errPending
 		}
-		last, retryAfter = op, hdr.Get("Retry-After")
+		return last, nil
+	})
+	if !ok {
+		return nil, &OperationWaitError{ID: id, Last: last, Err: cmp.Or(failed, w.stopped, ctx.Err(), errPending)}
 	}
+	return settled(op)
 }
+
+// errPending is a poll that found the operation not done yet.
+var errPending = errors.New("the operation is still pending")
 
 func settled(op *wire.Operation) (*wire.Operation, error) {
 	if op.Error != nil {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/cenkalti/backoff/v5"
 )
 
 // Policy defaults (spec/host-api-v1alpha3.md §3.5, §4).
@@ -48,10 +50,16 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // delay is the wait before retry n (0-based) given the answer's
 // Retry-After header value.
 func (p RetryPolicy) delay(n int, retryAfter string, r func() float64) time.Duration {
+	return delayFor(p.Base, p.Max, n, retryAfter, r)
+}
+
+// delayFor is wait n (0-based) of a loop: Retry-After in full when the
+// answer carries a valid one, else Backoff(base, limit, n, r).
+func delayFor(base, limit time.Duration, n int, retryAfter string, r func() float64) time.Duration {
 	if d, ok := ParseRetryAfter(retryAfter, time.Now()); ok {
 		return d
 	}
-	return Backoff(p.Base, p.Max, n, r)
+	return Backoff(base, limit, n, r)
 }
 
 // PollPolicy governs operation polling (spec/host-api-v1alpha3.md §4): Retry-After when the
@@ -74,10 +82,7 @@ func (p PollPolicy) withDefaults() PollPolicy {
 }
 
 func (p PollPolicy) delay(n int, retryAfter string, r func() float64) time.Duration {
-	if d, ok := ParseRetryAfter(retryAfter, time.Now()); ok {
-		return d
-	}
-	return Backoff(p.Base, p.Max, n, r)
+	return delayFor(p.Base, p.Max, n, retryAfter, r)
 }
 
 // Backoff is the full-jitter exponential backoff before attempt n
@@ -139,21 +144,40 @@ func allDigits(s string) bool {
 // It wraps context.DeadlineExceeded.
 var errPastDeadline = fmt.Errorf("the next wait would pass the context deadline: %w", context.DeadlineExceeded)
 
-// sleepCtx waits d unless ctx ends first; a wait that cannot end before
-// ctx's deadline is refused at once with errPastDeadline.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-		return errPastDeadline
+// waits is the backoff.BackOff of one retry or poll loop, which
+// github.com/cenkalti/backoff/v5 runs (the attempts, the timer, the
+// context): wait n (0-based) is delay(n, retryAfter, jitter), retryAfter
+// being the last answer's Retry-After. A wait that cannot end before ctx's
+// deadline is not started: NextBackOff says backoff.Stop and stopped is
+// errPastDeadline (spec/host-api-v1alpha3.md §3.5, §4).
+type waits struct {
+	ctx        context.Context
+	delay      func(n int, retryAfter string, r func() float64) time.Duration
+	jitter     func() float64
+	n          int
+	retryAfter string
+	stopped    error
+}
+
+func (w *waits) Reset() { w.n, w.stopped = 0, nil }
+
+func (w *waits) NextBackOff() time.Duration {
+	d := w.delay(w.n, w.retryAfter, w.jitter)
+	w.n++
+	if dl, ok := w.ctx.Deadline(); ok && time.Until(dl) < d {
+		w.stopped = errPastDeadline
+		return backoff.Stop
 	}
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return d
+}
+
+// repeat runs attempt under w until it succeeds or fails permanently
+// (backoff.Permanent), at most attempts times in all (0: until ctx ends or
+// w stops). It returns attempt's result, or false when it stopped short
+// of a success: the caller answers with what its last attempt saw, never
+// with the loop's own error.
+func repeat[T any](ctx context.Context, w *waits, attempts int, attempt func() (T, error)) (T, bool) {
+	v, err := backoff.Retry(ctx, attempt, backoff.WithBackOff(w),
+		backoff.WithMaxTries(uint(max(attempts, 0))), backoff.WithMaxElapsedTime(0))
+	return v, err == nil
 }

@@ -6,6 +6,10 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/cenkalti/backoff/v5"
+
+	"github.com/takoform/takoform/wire"
 )
 
 func fixed(f float64) func() float64 { return func() float64 { return f } }
@@ -103,20 +107,61 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
-func TestSleepRefusesAWaitPastTheDeadline(t *testing.T) {
+func TestWaitsRefuseAWaitPastTheDeadline(t *testing.T) {
+	hour := func(int, string, func() float64) time.Duration { return time.Hour }
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	// Refused at once (errPastDeadline), not after waiting for ctx to end.
-	err := sleepCtx(ctx, time.Hour)
-	if err != errPastDeadline || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("sleepCtx did not refuse the wait: %v", err)
+	w := &waits{ctx: ctx, delay: hour, jitter: fixed(0)}
+	if d := w.NextBackOff(); d != backoff.Stop || w.stopped != errPastDeadline || !errors.Is(w.stopped, context.DeadlineExceeded) {
+		t.Fatalf("a wait past the deadline: %v, %v", d, w.stopped)
 	}
-	if err := sleepCtx(context.Background(), 0); err != nil {
-		t.Fatal(err)
+	w = &waits{ctx: context.Background(), delay: hour, jitter: fixed(0)}
+	if d := w.NextBackOff(); d != time.Hour || w.stopped != nil {
+		t.Fatalf("no deadline: %v, %v", d, w.stopped)
 	}
-	cctx, ccancel := context.WithCancel(context.Background())
-	ccancel()
-	if err := sleepCtx(cctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled context: %v", err)
+	// Wait n is the policy's delay n, Retry-After included, from 0 again
+	// after Reset (the loop resets before its first attempt).
+	w = &waits{ctx: context.Background(), delay: RetryPolicy{}.withDefaults().delay, jitter: fixed(0.5)}
+	for n, want := range []time.Duration{12500 * time.Microsecond, 25 * time.Millisecond, 50 * time.Millisecond} {
+		if d := w.NextBackOff(); d != want {
+			t.Errorf("wait %d = %v, want %v", n, d, want)
+		}
+	}
+	w.retryAfter = "2"
+	if d := w.NextBackOff(); d != 2*time.Second {
+		t.Errorf("Retry-After 2 gave %v", d)
+	}
+	w.Reset()
+	w.retryAfter = ""
+	if d := w.NextBackOff(); d != 12500*time.Microsecond {
+		t.Errorf("after Reset: %v", d)
+	}
+}
+
+// A context cancelled during a retry's or a poll's wait ends it with what
+// the last answer said: the host's error for a retry, the last operation
+// (and context.Canceled) for a poll. The jitter source cancels, so the
+// cancellation always falls inside the wait.
+func TestCancelDuringAWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, rec, _ := crafted(t, Options{Retry: RetryPolicy{Base: time.Hour, Max: time.Hour}}, reply(503, nil, envelope(wire.BackendUnavailable, true)))
+	c.jitter = func() float64 { cancel(); return 0.5 }
+	_, err := c.Apply(ctx, applyRequest(), Precondition{})
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.BackendUnavailable || rec.count() != 1 {
+		t.Fatalf("retry cancelled in its wait: %v after %d attempts; want the host's backend_unavailable after 1", err, rec.count())
+	}
+
+	pctx, pcancel := context.WithCancel(context.Background())
+	defer pcancel()
+	pending := `{"apiVersion":"operations.takoform.com/v1alpha1","kind":"Operation","id":"op_7","done":false}`
+	c, rec, _ = crafted(t, Options{Poll: PollPolicy{Base: time.Hour, Max: time.Hour}}, reply(200, nil, pending))
+	c.jitter = func() float64 { pcancel(); return 0.5 }
+	_, err = c.WaitOperation(pctx, "op_7")
+	var owe *OperationWaitError
+	if !errors.As(err, &owe) || owe.Last == nil || owe.Last.ID != "op_7" || !errors.Is(err, context.Canceled) || rec.count() != 1 {
+		t.Fatalf("poll cancelled in its wait: %v after %d polls", err, rec.count())
 	}
 }

@@ -36,16 +36,11 @@ type Semantics struct {
 // identified by its InterfaceRef.
 type InterfaceDefinition struct {
 	doc struct {
-		APIVersion  string           `json:"apiVersion"`
-		Kind        string           `json:"kind"`
-		Name        string           `json:"name"`
-		Version     string           `json:"version"`
-		Title       *string          `json:"title"`
-		Description *string          `json:"description"`
-		Operations  []Operation      `json:"operations"`
-		Semantics   Semantics        `json:"semantics"`
-		Limits      map[string]int64 `json:"limits"`
-		Fixtures    json.RawMessage  `json:"fixtures"`
+		contractHead
+		Operations []Operation      `json:"operations"`
+		Semantics  Semantics        `json:"semantics"`
+		Limits     map[string]int64 `json:"limits"`
+		Fixtures   json.RawMessage  `json:"fixtures"`
 	}
 	ref InterfaceRef
 	raw []byte
@@ -55,22 +50,13 @@ type InterfaceDefinition struct {
 // computes its digest. Errors are *ijson.Error or *ContractError.
 func ParseInterface(data []byte) (*InterfaceDefinition, error) {
 	d := &InterfaceDefinition{raw: append([]byte(nil), data...)}
-	if err := ijson.Unmarshal(data, &d.doc); err != nil {
-		return nil, err
-	}
-	dg, err := ijson.Digest(data)
+	dg, err := decodeContract(data, &d.doc)
 	if err != nil {
 		return nil, err
 	}
 	d.ref = InterfaceRef{APIVersion: interfaceRefAPIVersion, Name: d.doc.Name, Version: d.doc.Version, SchemaDigest: dg}
 	v := &verifier{}
-	if d.doc.APIVersion != interfaceRefAPIVersion || d.doc.Kind != interfaceDefinitionKind {
-		v.add("", "an Interface Definition has apiVersion %s and kind %s", interfaceRefAPIVersion, interfaceDefinitionKind)
-	}
-	if err := d.ref.Validate(); err != nil {
-		v.add("/name", "%v", err)
-	}
-	checkTitle(v, d.doc.Title, d.doc.Description)
+	d.doc.check(v, "an Interface Definition", interfaceRefAPIVersion, interfaceDefinitionKind, d.ref)
 	if n := len(d.doc.Operations); n < 1 || n > 64 {
 		v.add("/operations", "an Interface declares 1..64 operations")
 	}
@@ -88,8 +74,8 @@ func ParseInterface(data []byte) (*InterfaceDefinition, error) {
 	if !consistencies[d.doc.Semantics.Consistency] {
 		v.add("/semantics/consistency", "consistency %q is not eventual, read_after_write, per_key_linearizable or serializable", d.doc.Semantics.Consistency)
 	}
-	if len(v.problems) > 0 {
-		return nil, &ContractError{What: "interface " + d.doc.Name + "@" + d.doc.Version, Problems: v.problems}
+	if err := d.doc.refused(v, "interface"); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -127,12 +113,7 @@ type GroupKind struct {
 // BindingDefinition is a parsed Binding contract (spec/host-api-v1alpha3.md §7.3).
 type BindingDefinition struct {
 	doc struct {
-		APIVersion         string       `json:"apiVersion"`
-		Kind               string       `json:"kind"`
-		Name               string       `json:"name"`
-		Version            string       `json:"version"`
-		Title              *string      `json:"title"`
-		Description        *string      `json:"description"`
+		contractHead
 		SourceRole         Role         `json:"sourceRole"`
 		TargetInterface    InterfaceRef `json:"targetInterface"`
 		AllowedTargetForms []GroupKind  `json:"allowedTargetForms"`
@@ -154,22 +135,13 @@ type BindingDefinition struct {
 // computes its digest. Errors are *ijson.Error or *ContractError.
 func ParseBinding(data []byte) (*BindingDefinition, error) {
 	d := &BindingDefinition{raw: append([]byte(nil), data...)}
-	if err := ijson.Unmarshal(data, &d.doc); err != nil {
-		return nil, err
-	}
-	dg, err := ijson.Digest(data)
+	dg, err := decodeContract(data, &d.doc)
 	if err != nil {
 		return nil, err
 	}
 	d.ref = BindingRef{APIVersion: bindingRefAPIVersion, Name: d.doc.Name, Version: d.doc.Version, SchemaDigest: dg}
 	v := &verifier{}
-	if d.doc.APIVersion != bindingRefAPIVersion || d.doc.Kind != bindingDefinitionKind {
-		v.add("", "a Binding Definition has apiVersion %s and kind %s", bindingRefAPIVersion, bindingDefinitionKind)
-	}
-	if err := d.ref.Validate(); err != nil {
-		v.add("/name", "%v", err)
-	}
-	checkTitle(v, d.doc.Title, d.doc.Description)
+	d.doc.check(v, "a Binding Definition", bindingRefAPIVersion, bindingDefinitionKind, d.ref)
 	if !knownRoles[d.doc.SourceRole] {
 		v.add("/sourceRole", "sourceRole %q is not a Form role", d.doc.SourceRole)
 	}
@@ -196,8 +168,8 @@ func ParseBinding(data []byte) (*BindingDefinition, error) {
 	if d.doc.Lifecycle.TargetDeletion != "refuse_while_bound" {
 		v.add("/lifecycle/targetDeletion", "targetDeletion is refuse_while_bound")
 	}
-	if len(v.problems) > 0 {
-		return nil, &ContractError{What: "binding " + d.doc.Name + "@" + d.doc.Version, Problems: v.problems}
+	if err := d.doc.refused(v, "binding"); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -240,6 +212,47 @@ func (e *ContractError) Error() string {
 		s += "\n  " + p.Pointer + ": " + p.Message
 	}
 	return s
+}
+
+// contractHead is what an Interface and a Binding Definition both open
+// with (spec/host-api-v1alpha3.md §7.1, §7.3).
+type contractHead struct {
+	APIVersion  string  `json:"apiVersion"`
+	Kind        string  `json:"kind"`
+	Name        string  `json:"name"`
+	Version     string  `json:"version"`
+	Title       *string `json:"title"`
+	Description *string `json:"description"`
+}
+
+// decodeContract strictly decodes data into doc (which embeds a
+// contractHead) and returns data's digest. Errors are *ijson.Error.
+func decodeContract(data []byte, doc any) (string, error) {
+	if err := ijson.Unmarshal(data, doc); err != nil {
+		return "", err
+	}
+	return ijson.Digest(data)
+}
+
+// check adds the head's problems: the contract's apiVersion and kind
+// (article names it, "an Interface Definition"), its ref and its title.
+func (h *contractHead) check(v *verifier, article, apiVersion, kind string, ref interface{ Validate() error }) {
+	if h.APIVersion != apiVersion || h.Kind != kind {
+		v.add("", "%s has apiVersion %s and kind %s", article, apiVersion, kind)
+	}
+	if err := ref.Validate(); err != nil {
+		v.add("/name", "%v", err)
+	}
+	checkTitle(v, h.Title, h.Description)
+}
+
+// refused is the *ContractError for v's problems ("interface name@version"),
+// nil when there are none.
+func (h *contractHead) refused(v *verifier, what string) error {
+	if len(v.problems) == 0 {
+		return nil
+	}
+	return &ContractError{What: what + " " + h.Name + "@" + h.Version, Problems: v.problems}
 }
 
 func checkTitle(v *verifier, title, description *string) {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/takoform/takoform/ijson"
 )
@@ -163,7 +164,7 @@ func (d *Definition) ImmutableFields() []string {
 
 // IsImmutable reports whether the top-level desired field named name
 // ("/name" pointer) is immutable.
-func (d *Definition) IsImmutable(field string) bool { return d.immutable["/"+escapePointer(field)] }
+func (d *Definition) IsImmutable(field string) bool { return d.immutable[pointerTo("", field)] }
 
 // ProvidedInterfaces lists the exact Interfaces every resource provides.
 func (d *Definition) ProvidedInterfaces() []InterfaceRef {
@@ -233,6 +234,12 @@ func deref(s *string) string {
 	return *s
 }
 
-func escapePointer(token string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
+// pointerTo is the JSON pointer at followed by tokens, each escaped
+// (RFC 6901 §3, by jsontext.Pointer).
+func pointerTo(at string, tokens ...string) string {
+	p := jsontext.Pointer(at)
+	for _, t := range tokens {
+		p = p.AppendToken(t)
+	}
+	return string(p)
 }

@@ -2,8 +2,11 @@ package form
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Relation is one reference field derived from a desired schema (spec/host-api-v1alpha3.md
@@ -97,7 +100,7 @@ func deriveRelations(v *verifier, root map[string]any) []Relation {
 						bl = name
 					}
 				}
-				walk(sub, schemaAt+"/properties/"+escapePointer(name), ptr+"/"+escapePointer(name), b, bl, depth+1)
+				walk(sub, pointerTo(schemaAt, "properties", name), pointerTo(ptr, name), b, bl, depth+1)
 			}
 		}
 		if items, ok := node["items"].(map[string]any); ok {
@@ -149,7 +152,7 @@ func (d *Definition) References(spec any) []Reference {
 	var out []Reference
 	for i := range d.relations {
 		r := &d.relations[i]
-		tokens := splitPointer(r.Pointer)
+		tokens := slices.Collect(jsontext.Pointer(r.Pointer).Tokens())
 		var visit func(node any, toks []string, at string, parent map[string]any)
 		visit = func(node any, toks []string, at string, parent map[string]any) {
 			if len(toks) == 0 {
@@ -182,46 +185,11 @@ func (d *Definition) References(spec any) []Reference {
 			if !ok {
 				return
 			}
-			visit(child, toks[1:], at+"/"+escapePointer(toks[0]), m)
+			visit(child, toks[1:], pointerTo(at, toks[0]), m)
 		}
 		visit(spec, tokens, "", nil)
 	}
 	return out
-}
-
-func splitPointer(p string) []string {
-	if p == "" {
-		return nil
-	}
-	var out []string
-	start := 1
-	for i := 1; i <= len(p); i++ {
-		if i == len(p) || p[i] == '/' {
-			out = append(out, unescapePointer(p[start:i]))
-			start = i + 1
-		}
-	}
-	return out
-}
-
-func unescapePointer(tok string) string {
-	b := make([]byte, 0, len(tok))
-	for i := 0; i < len(tok); i++ {
-		if tok[i] == '~' && i+1 < len(tok) {
-			switch tok[i+1] {
-			case '0':
-				b = append(b, '~')
-				i++
-				continue
-			case '1':
-				b = append(b, '/')
-				i++
-				continue
-			}
-		}
-		b = append(b, tok[i])
-	}
-	return string(b)
 }
 
 func formRefFromJSON(v any) (FormRef, error) {

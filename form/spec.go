@@ -38,12 +38,12 @@ func (d *Definition) compile(v *verifier) {
 		}
 	}
 	for _, name := range sortedKeys(d.defaults) {
-		sub, err := compileSchemaAt("desired", d.desired, "#/properties/"+escapePointer(name))
+		sub, err := compileSchemaAt("desired", d.desired, pointerTo("#", "properties", name))
 		if err == nil {
 			err = sub.Validate(deepCopy(d.defaults[name]))
 		}
 		if err != nil {
-			v.add("/desiredSchema/properties/"+escapePointer(name)+"/default", "the default does not satisfy its own schema: %v", firstLine(err))
+			v.add(pointerTo("/desiredSchema", "properties", name, "default"), "the default does not satisfy its own schema: %v", firstLine(err))
 		}
 	}
 }
@@ -119,21 +119,12 @@ func (d *Definition) ValidateSpecJSON(data []byte) []Diagnostic {
 
 func collectLeaves(ve *jsonschema.ValidationError, out *[]Diagnostic) {
 	if len(ve.Causes) == 0 {
-		*out = append(*out, Diagnostic{Pointer: pointerOf(ve.InstanceLocation), Message: ve.ErrorKind.LocalizedString(messagePrinter)})
+		*out = append(*out, Diagnostic{Pointer: pointerTo("", ve.InstanceLocation...), Message: ve.ErrorKind.LocalizedString(messagePrinter)})
 		return
 	}
 	for _, c := range ve.Causes {
 		collectLeaves(c, out)
 	}
-}
-
-func pointerOf(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escapePointer(t))
-	}
-	return b.String()
 }
 
 func firstLine(err error) string {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/takoform/takoform/ijson"
 )
 
@@ -34,7 +36,6 @@ var (
 	expectedFailurePattern = regexp.MustCompile(`^[a-z][a-z0-9._-]{2,127}$`)
 	packagePathPattern     = regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`)
 	dotSegmentPattern      = regexp.MustCompile(`(^|/)\.\.?($|/)`)
-	pointerPattern         = regexp.MustCompile(`^(?:/(?:[^~/]|~0|~1)*)+$`)
 	// Keywords that would make a schema depend on something outside its
 	// own document (spec/host-api-v1alpha3.md §6.1).
 	forbiddenKeywords = []string{"$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary"}
@@ -168,7 +169,7 @@ func (d *Definition) verifyOutput(v *verifier) {
 	}
 	for name, p := range props {
 		ps, _ := p.(map[string]any)
-		ptr := at + "/properties/" + escapePointer(name)
+		ptr := pointerTo(at, "properties", name)
 		if !required[name] {
 			v.add(ptr, "every declared output is required (decision 0025); add %q to required", name)
 		}
@@ -181,7 +182,7 @@ func (d *Definition) verifyOutput(v *verifier) {
 		}
 		for k := range ps {
 			if strings.HasPrefix(k, "x-takoform-") || k == "$ref" {
-				v.add(ptr+"/"+escapePointer(k), "outputs carry no references or annotations")
+				v.add(pointerTo(ptr, k), "outputs carry no references or annotations")
 			}
 		}
 		d.outputNames = append(d.outputNames, name)
@@ -194,7 +195,7 @@ func (d *Definition) verifyImmutable(v *verifier) {
 	props, _ := d.desired["properties"].(map[string]any)
 	for i, p := range d.doc.ImmutableFields {
 		ptr := fmt.Sprintf("/immutableFields/%d", i)
-		if !pointerPattern.MatchString(p) {
+		if !isFieldPointer(p) {
 			v.add(ptr, "%q is not a JSON pointer such as /field", p)
 			continue
 		}
@@ -207,7 +208,7 @@ func (d *Definition) verifyImmutable(v *verifier) {
 		}
 	}
 	for name := range props {
-		if !d.immutable["/"+escapePointer(name)] {
+		if !d.immutable[pointerTo("", name)] {
 			d.mutableAny = true
 		}
 	}
@@ -315,12 +316,16 @@ func asList(v any) []any {
 	return l
 }
 
+// isFieldPointer reports whether p is a JSON pointer (RFC 6901, by
+// jsontext.Pointer) to a member below the root: the root itself, "", names
+// no field.
+func isFieldPointer(p string) bool { return p != "" && jsontext.Pointer(p).IsValid() }
+
 // schemaHasPath reports whether a pointer of property names resolves
 // through properties (and array items) of schema.
 func schemaHasPath(schema map[string]any, ptr string) bool {
 	node := schema
-	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = unescapePointer(tok)
+	for tok := range jsontext.Pointer(ptr).Tokens() {
 		if tok == "*" {
 			items, ok := node["items"].(map[string]any)
 			if !ok {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // walkSchema checks one schema node and everything below it: closed
@@ -15,7 +17,7 @@ import (
 func walkSchema(v *verifier, at string, root, node map[string]any, isRoot bool) {
 	for _, k := range forbiddenKeywords {
 		if _, ok := node[k]; ok {
-			v.add(at+"/"+escapePointer(k), "%s is not allowed: a Form schema is self-contained and names nothing outside itself", k)
+			v.add(pointerTo(at, k), "%s is not allowed: a Form schema is self-contained and names nothing outside itself", k)
 		}
 	}
 	if _, ok := node["$schema"]; ok && !isRoot {
@@ -46,7 +48,7 @@ func walkSchema(v *verifier, at string, root, node map[string]any, isRoot bool) 
 	if props, ok := node["properties"].(map[string]any); ok {
 		for _, name := range sortedKeys(props) {
 			if word := forbiddenFieldWord(name); word != "" {
-				v.add(at+"/properties/"+escapePointer(name), "field name %q means %s, which is never portable desired data (data-only vocabulary); rename it", name, word)
+				v.add(pointerTo(at, "properties", name), "field name %q means %s, which is never portable desired data (data-only vocabulary); rename it", name, word)
 			}
 		}
 	}
@@ -59,7 +61,7 @@ func walkSchema(v *verifier, at string, root, node map[string]any, isRoot bool) 
 		if m, ok := node[k].(map[string]any); ok {
 			for _, name := range sortedKeys(m) {
 				if sub, ok := m[name].(map[string]any); ok {
-					walkSchema(v, at+"/"+k+"/"+escapePointer(name), root, sub, false)
+					walkSchema(v, pointerTo(at, k, name), root, sub, false)
 				}
 			}
 		}
@@ -93,7 +95,7 @@ func checkObjectNode(v *verifier, at string, node map[string]any) {
 }
 
 func checkAnnotation(v *verifier, at, key string, val any) {
-	ptr := at + "/" + escapePointer(key)
+	ptr := pointerTo(at, key)
 	switch key {
 	case AnnotationBinding:
 		s, _ := val.(string)
@@ -148,8 +150,7 @@ func ResolveLocalRef(root map[string]any, ref string) map[string]any {
 		return nil
 	}
 	var cur any = root
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = unescapePointer(tok)
+	for tok := range jsontext.Pointer(ref[1:]).Tokens() {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil

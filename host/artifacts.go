@@ -66,10 +66,7 @@ func (s *Server) startUpload(r *request) (answer, error) {
 		return answer{}, err
 	}
 	var out answer
-	err = s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-		if err := s.checkReplayIn(tx, r); err != nil {
-			return err
-		}
+	err = s.update(r, func(tx store.Tx) error {
 		up := &store.Upload{ID: "up_" + randomHex(12), Tenant: r.caller.Tenant, Principal: r.caller.Principal, Manifest: canonical, ManifestDigest: digest, CreatedAt: s.cfg.Now()}
 		if err := tx.PutUpload(up); err != nil {
 			return err
@@ -166,10 +163,7 @@ func (s *Server) commitUpload(r *request) (answer, error) {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "commit takes an empty body")
 	}
 	var out answer
-	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-		if err := s.checkReplayIn(tx, r); err != nil {
-			return err
-		}
+	err := s.update(r, func(tx store.Tx) error {
 		up, m, err := ownedUpload(tx, r)
 		if err != nil {
 			return err
@@ -267,10 +261,7 @@ func (s *Server) headBlob(r *request) (answer, error) {
 // abandonUpload answers DELETE /artifacts/uploads/{id}; held bytes stay.
 func (s *Server) abandonUpload(r *request) (answer, error) {
 	var out answer
-	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-		if err := s.checkReplayIn(tx, r); err != nil {
-			return err
-		}
+	err := s.update(r, func(tx store.Tx) error {
 		up, _, err := ownedUpload(tx, r)
 		if err != nil {
 			return err

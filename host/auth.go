@@ -104,7 +104,10 @@ func newAuthenticator(tokens []Token) *authenticator {
 func (a *authenticator) set(tokens []Token) {
 	t := &tokenTable{verified: make(map[string]Caller, len(tokens))}
 	for _, tok := range tokens {
-		raw, _ := hex.DecodeString(tok.SHA256)
+		raw, err := hex.DecodeString(tok.SHA256)
+		if err != nil {
+			continue // not a hash (LoadTokens refuses it): it matches no token
+		}
 		t.hashes = append(t.hashes, raw)
 		t.who = append(t.who, Caller{Tenant: tok.Tenant, Principal: tok.Principal})
 	}

@@ -149,7 +149,7 @@ type declaredPackage struct{ digest, file string }
 func readPackageDigests(src FamilySource) (map[form.FormRef]declaredPackage, []form.Finding) {
 	out := map[form.FormRef]declaredPackage{}
 	var findings []form.Finding
-	_ = fs.WalkDir(src.FS, ".", func(p string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(src.FS, ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || e.Name() != CandidateSetFile {
 			return nil
 		}
@@ -182,5 +182,8 @@ func readPackageDigests(src FamilySource) (map[form.FormRef]declaredPackage, []f
 		}
 		return nil
 	})
+	if err != nil {
+		findings = append(findings, form.Finding{File: src.Name, Message: err.Error()})
+	}
 	return out, findings
 }

@@ -71,7 +71,7 @@ func (s *Server) operatorRoute(p string, check func(*http.Request) Health) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(status)
 		if r.Method == http.MethodGet {
-			_, _ = w.Write(body)
+			s.writeBody(w, body)
 		}
 	})
 }

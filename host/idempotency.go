@@ -101,12 +101,7 @@ func (s *Server) idempotent(space func(*request) string, h route) route {
 			return answer{}, err
 		}
 		refusal := s.errorAnswer(r, err)
-		recErr := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-			if err := s.checkReplayIn(tx, r); err != nil {
-				return err
-			}
-			return s.record(tx, r, refusal, "", "")
-		})
+		recErr := s.update(r, func(tx store.Tx) error { return s.record(tx, r, refusal, "", "") })
 		if errors.As(recErr, &rp) {
 			return rp.ans, nil // a twin recorded first: its answer is the key's
 		}
@@ -132,6 +127,18 @@ func (s *Server) replay(r *request, rec *store.Idempotency) (answer, error) {
 		a.body = rec.Body
 	}
 	return a, nil
+}
+
+// update runs fn in the one write transaction of a mutating request, after
+// checkReplayIn: a recorded answer ends it as errReplay. It runs to the end
+// even when the caller goes away (the outcome is recorded).
+func (s *Server) update(r *request, fn func(tx store.Tx) error) error {
+	return s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+		if err := s.checkReplayIn(tx, r); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // checkReplayIn looks for a record inside a mutation's transaction and

@@ -15,7 +15,6 @@ import (
 )
 
 var (
-	uidPattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	counterPattern = regexp.MustCompile(`^[1-9][0-9]{0,18}$`)
 )
 
@@ -116,8 +115,11 @@ func (s *Server) checkRef(ref form.FormRef, at string) (form.Installed, error) {
 // checkSpace applies the one SpaceID rule (decision 0003).
 func checkSpace(space, at string) error {
 	if err := spaceid.Validate(space); err != nil {
-		e := err.(*spaceid.Error)
-		return wire.Errorf(wire.InvalidArgument, "%s: %v", at, err).WithHostCode("space_id_"+strings.ReplaceAll(string(e.Rule), "-", "_")).WithDetail("pointer", at)
+		we := wire.Errorf(wire.InvalidArgument, "%s: %v", at, err).WithDetail("pointer", at)
+		if e, ok := errors.AsType[*spaceid.Error](err); ok {
+			we = we.WithHostCode("space_id_" + strings.ReplaceAll(string(e.Rule), "-", "_"))
+		}
+		return we
 	}
 	return nil
 }
@@ -166,7 +168,10 @@ func (s *Server) intake(r *request, c core, pathAPIVersion, pathKind, pathName s
 	if !ok {
 		return nil, wire.Errorf(wire.InvalidArgument, "/spec must be a JSON object")
 	}
-	spec = it.def.Materialize(spec).(map[string]any)
+	spec, ok = it.def.Materialize(spec).(map[string]any)
+	if !ok {
+		return nil, errors.New("materializing defaults changed /spec from an object")
+	}
 	spec = s.cfg.Family.Canonicalize(it.def, spec)
 	it.spec = spec
 	it.diags = form.MergeDiagnostics(s.cfg.Family.CheckSpec(it.def, spec), it.def.ValidateSpec(spec))
@@ -190,7 +195,7 @@ func specError(diags []form.Diagnostic) error {
 }
 
 func checkMetadataCounters(m wire.Metadata) error {
-	if m.UID != "" && !uidPattern.MatchString(m.UID) {
+	if m.UID != "" && !wire.UIDPattern.MatchString(m.UID) {
 		return wire.Errorf(wire.InvalidArgument, "/metadata/uid %q is not a UID", m.UID)
 	}
 	for _, c := range []struct{ at, v string }{{"/metadata/generation", m.Generation}, {"/metadata/revision", m.Revision}} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
 	"github.com/takoform/takoform/wire"
 )
 
@@ -154,9 +155,9 @@ func (s *Server) formProfile(def *form.Definition) wire.SupportProfile {
 	for _, c := range def.Capabilities() {
 		p.Operations = append(p.Operations, string(c))
 	}
-	props, _ := def.DesiredSchema()["properties"].(map[string]any)
+	props := ijson.As[map[string]any](def.DesiredSchema()["properties"])
 	for _, name := range sortedNames(props) {
-		node, _ := props[name].(map[string]any)
+		node := ijson.As[map[string]any](props[name])
 		if items, ok := node["items"].(map[string]any); ok {
 			node = items
 		}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
 )
 
@@ -22,7 +23,7 @@ func (s *Server) apply(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	if req.ExpectedUID != "" && !uidPattern.MatchString(req.ExpectedUID) {
+	if req.ExpectedUID != "" && !wire.UIDPattern.MatchString(req.ExpectedUID) {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "/expectedUid %q is not a UID", req.ExpectedUID)
 	}
 	switch {
@@ -37,7 +38,7 @@ func (s *Server) apply(r *request) (answer, error) {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "/review/prepareDigest is required: prepare the request first")
 	}
 	return s.run(r, &mutation{
-		Action: "apply", Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
+		Action: store.ActionApply, Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
 		Create: create, Generation: gen, ExpectedUID: req.ExpectedUID, PrepareDigest: req.Review.PrepareDigest,
 	})
 }
@@ -68,58 +69,60 @@ func (s *Server) importResource(r *request) (answer, error) {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "an import is either a new adoption (If-None-Match: *) or fenced by %s, exactly one", wire.HeaderGeneration).WithHostCode("fence_required")
 	}
 	return s.run(r, &mutation{
-		Action: "import", Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
+		Action: store.ActionImport, Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
 		Create: create, Generation: gen, NativeID: req.NativeID,
 	})
 }
 
 // observe answers POST /resources/…/{name}/observe (spec/host-api-v1alpha3.md §3.4 (8)).
 func (s *Server) observe(r *request) (answer, error) {
-	if len(r.body) > 0 {
-		return answer{}, wire.Errorf(wire.InvalidArgument, "observe takes an empty body")
-	}
-	k, ref, err := s.addressed(r)
+	m, err := s.fencedByName(r, store.ActionObserve)
 	if err != nil {
 		return answer{}, err
 	}
-	gen, ok, err := generationFence(r, "")
-	if err != nil {
-		return answer{}, err
-	}
-	if !ok {
-		return answer{}, wire.Errorf(wire.InvalidArgument, "observe needs the %s header", wire.HeaderGeneration).WithHostCode("fence_required")
-	}
-	return s.run(r, &mutation{Action: "observe", Key: k, Ref: ref, Generation: gen, TouchStatus: s.probe(r) == probeTouchStatus})
+	m.TouchStatus = s.probe(r) == probeTouchStatus
+	return s.run(r, m)
 }
 
 // delete answers DELETE /resources/…/{name} (spec/host-api-v1alpha3.md §3.4 (9)).
 func (s *Server) delete(r *request) (answer, error) {
-	if len(r.body) > 0 {
-		return answer{}, wire.Errorf(wire.InvalidArgument, "delete takes an empty body")
-	}
-	k, ref, err := s.addressed(r)
+	m, err := s.fencedByName(r, store.ActionDelete)
 	if err != nil {
 		return answer{}, err
 	}
-	gen, ok, err := generationFence(r, "")
-	if err != nil {
-		return answer{}, err
-	}
-	if !ok {
-		return answer{}, wire.Errorf(wire.InvalidArgument, "delete needs the %s header", wire.HeaderGeneration).WithHostCode("fence_required")
-	}
-	var ifMatch int64
 	if v := r.Header.Get("If-Match"); v != "" {
 		if len(v) < 3 || v[0] != '"' || v[len(v)-1] != '"' {
 			return answer{}, wire.Errorf(wire.InvalidArgument, "If-Match must be one quoted revision such as \"3\"")
 		}
-		if ifMatch, err = parseCounter(v[1 : len(v)-1]); err != nil {
+		if m.IfMatch, err = parseCounter(v[1 : len(v)-1]); err != nil {
 			return answer{}, wire.Errorf(wire.InvalidArgument, "If-Match: %v", err)
 		}
 	}
 	// The test-only probe external-change simulates the backend losing the
 	// resource: no dependency protection applies (spec/host-api-v1alpha3.md §3.2, §5.5).
-	return s.run(r, &mutation{Action: "delete", Key: k, Ref: ref, Generation: gen, IfMatch: ifMatch, OutOfBand: s.probe(r) == probeExternalChange})
+	m.OutOfBand = s.probe(r) == probeExternalChange
+	return s.run(r, m)
+}
+
+// fencedByName takes in what observe and delete share: an empty body, the
+// resource the path names and the required generation fence
+// (spec/host-api-v1alpha3.md §3.4 (8), (9)).
+func (s *Server) fencedByName(r *request, action store.Action) (*mutation, error) {
+	if len(r.body) > 0 {
+		return nil, wire.Errorf(wire.InvalidArgument, "%s takes an empty body", action)
+	}
+	k, ref, err := s.addressed(r)
+	if err != nil {
+		return nil, err
+	}
+	gen, ok, err := generationFence(r, "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, wire.Errorf(wire.InvalidArgument, "%s needs the %s header", action, wire.HeaderGeneration).WithHostCode("fence_required")
+	}
+	return &mutation{Action: action, Key: k, Ref: ref, Generation: gen}, nil
 }
 
 // pathIntake decodes a name-addressed body into req, checks it against the

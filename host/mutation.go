@@ -5,11 +5,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
@@ -20,7 +21,7 @@ import (
 // mutation is an accepted mutation, complete enough to be committed now or
 // later by the operation worker (it is stored as the operation's request).
 type mutation struct {
-	Action        string       `json:"action"` // apply, import, delete, observe
+	Action        store.Action `json:"action"`
 	Principal     string       `json:"principal"`
 	Key           store.Key    `json:"key"`
 	Ref           form.FormRef `json:"ref"`
@@ -85,23 +86,27 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 		return nil, err
 	}
 	switch m.Action {
-	case "delete":
+	case store.ActionDelete:
 		return s.commitDelete(tx, def, m, existing, dry, now)
-	case "observe":
+	case store.ActionObserve:
 		return s.commitObserve(tx, def, m, existing, dry, now)
 	}
 	sourceUID := ""
 	if existing != nil {
 		sourceUID = existing.UID
 	}
-	pins, err := s.resolvePins(tx, def, numberSpec(m.Spec), m.Key, sourceUID)
+	spec, err := numberSpec(m.Spec)
+	if err != nil {
+		return nil, err
+	}
+	pins, err := s.resolvePins(tx, def, spec, m.Key, sourceUID)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.fence(def, m, existing); err != nil {
 		return nil, err
 	}
-	if m.Action == "apply" {
+	if m.Action == store.ActionApply {
 		uid, gen := "", int64(0)
 		if !m.Create {
 			uid, gen = existing.UID, existing.Generation
@@ -110,7 +115,7 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 			return nil, wire.Errorf(wire.InvalidArgument, "review.prepareDigest does not bind this request: the spec, resource, generation or tenant differ from what was prepared; prepare again and apply the new digest").WithHostCode("prepare_binding_mismatch")
 		}
 	}
-	if m.Action == "import" {
+	if m.Action == store.ActionImport {
 		if err := claimNativeID(tx, m, existing); err != nil {
 			return nil, err
 		}
@@ -213,7 +218,9 @@ func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resour
 	if existing.SpecDigest != m.SpecDigest && !def.Has(form.CapUpdate) {
 		return wire.Errorf(wire.InvalidArgument, "%s has no update capability; replace the resource to change its spec", m.Key.Kind).WithHostCode("update_not_supported")
 	}
-	if ptr := changedImmutable(def, existing, m); ptr != "" {
+	if ptr, err := changedImmutable(def, existing, m); err != nil {
+		return err
+	} else if ptr != "" {
 		return wire.Errorf(wire.InvalidArgument, "%s %s is immutable (immutableFields); it cannot change in place: replace the resource to change it", m.Key.Kind, ptr).
 			WithHostCode("immutable_field").WithDetail("pointer", "/spec"+ptr)
 	}
@@ -223,19 +230,26 @@ func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resour
 // changedImmutable returns the first immutableFields pointer whose value
 // differs between the stored spec and the mutation's, "" when none
 // (spec/host-api-v1alpha3.md §6.1: an immutable field cannot change in place).
-func changedImmutable(def *form.Definition, existing *store.Resource, m *mutation) string {
+func changedImmutable(def *form.Definition, existing *store.Resource, m *mutation) (string, error) {
 	if existing.SpecDigest == m.SpecDigest {
-		return ""
+		return "", nil
 	}
-	old, cur := numberSpec(existing.Spec), numberSpec(m.Spec)
+	old, err := numberSpec(existing.Spec)
+	if err != nil {
+		return "", err
+	}
+	cur, err := numberSpec(m.Spec)
+	if err != nil {
+		return "", err
+	}
 	for _, ptr := range def.ImmutableFields() {
 		a, aok := pointerValue(old, ptr)
 		b, bok := pointerValue(cur, ptr)
 		if aok != bok || string(mustJSON(a)) != string(mustJSON(b)) {
-			return ptr
+			return ptr, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // pointerValue resolves an RFC 6901 pointer in a decoded document.
@@ -243,8 +257,7 @@ func pointerValue(doc any, ptr string) (any, bool) {
 	if ptr == "" {
 		return doc, true
 	}
-	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for tok := range jsontext.Pointer(ptr).Tokens() {
 		switch n := doc.(type) {
 		case map[string]any:
 			v, ok := n[tok]
@@ -299,11 +312,14 @@ func samePins(a, b []store.Pin) bool {
 	return true
 }
 
-// numberSpec decodes canonical spec bytes with exact numbers.
-func numberSpec(b []byte) map[string]any {
-	v, _ := ijson.Decode(b)
-	m, _ := v.(map[string]any)
-	return m
+// numberSpec decodes canonical spec bytes with exact numbers; an error is
+// a spec the host did not write.
+func numberSpec(b []byte) (map[string]any, error) {
+	m, err := ijson.DecodeObject(b)
+	if err != nil {
+		return nil, fmt.Errorf("canonical spec: %w", err)
+	}
+	return m, nil
 }
 
 func newUID() string { return "u-" + randomHex(10) }
@@ -320,7 +336,7 @@ func randomHex(n int) string {
 // matters): HMAC-SHA-256 over the JSON array of those strings, which is
 // unambiguous. No row is stored for it (DESIGN "Storage").
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
-	doc, _ := json.Marshal([]string{"takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
+	doc := mustJSON([]string{"takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
 		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation)})
 	mac := hmac.New(sha256.New, s.secret)
 	mac.Write(doc)

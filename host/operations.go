@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -139,7 +140,9 @@ func (s *Server) settleIn(tx store.Tx, op *store.Operation) error {
 	m.OperationID = op.ID
 	now := s.cfg.Now()
 	var doc wire.Operation
-	_ = json.Unmarshal(op.Document, &doc)
+	if err := json.Unmarshal(op.Document, &doc); err != nil {
+		return fmt.Errorf("stored operation %s: %w", op.ID, err)
+	}
 	doc.Done, doc.Metadata = true, nil
 	o, err := s.commit(tx, &m, false, now)
 	var we *wire.Error
@@ -148,9 +151,9 @@ func (s *Server) settleIn(tx store.Tx, op *store.Operation) error {
 		doc.Error = &wire.OperationError{Code: we.Code, Message: we.Message, Retryable: wire.Taxonomy[we.Code].Retryable, HostCode: we.HostCode}
 	case err != nil:
 		return err
-	case m.Action == "delete":
+	case m.Action == store.ActionDelete:
 		doc.Result = json.RawMessage(`{"deleted":true}`)
-	case m.Action == "observe":
+	case m.Action == store.ActionObserve:
 		doc.Result = o.ans.body
 	default:
 		doc.Result = mustJSON(map[string]json.RawMessage{"resource": o.ans.body})
@@ -233,17 +236,16 @@ func (s *Server) cancelOperation(r *request) (answer, error) {
 		return answer{}, err
 	}
 	var out answer
-	err = s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-		if err := s.checkReplayIn(tx, r); err != nil {
-			return err
-		}
+	err = s.update(r, func(tx store.Tx) error {
 		op, err := ownedOperation(tx, r, id)
 		if err != nil {
 			return err
 		}
 		if !op.Done {
 			var doc wire.Operation
-			_ = json.Unmarshal(op.Document, &doc)
+			if err := json.Unmarshal(op.Document, &doc); err != nil {
+				return fmt.Errorf("stored operation %s: %w", op.ID, err)
+			}
 			doc.Done, doc.Metadata = true, nil
 			doc.Error = &wire.OperationError{Code: wire.OperationCancelled, Message: "the operation was cancelled before it committed; nothing was changed"}
 			op.Done, op.Document, op.UpdatedAt = true, mustJSON(doc), s.cfg.Now()

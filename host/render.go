@@ -62,7 +62,9 @@ func (s *Server) renderStatus(tx store.Tx, def *form.Definition, res *store.Reso
 	}
 	var prev wire.Status
 	if len(res.Status) > 0 {
-		_ = json.Unmarshal(res.Status, &prev)
+		if err := json.Unmarshal(res.Status, &prev); err != nil {
+			return nil, fmt.Errorf("stored status of %s %q: %w", res.Kind, res.Name, err)
+		}
 	}
 	stamp := now.UTC().Truncate(time.Second).Format(time.RFC3339)
 	for i := range st.Conditions {

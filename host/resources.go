@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"sort"
@@ -107,14 +106,20 @@ func notFound(k store.Key, ref form.FormRef) error {
 	return wire.Errorf(wire.ResourceNotFound, "%s %q does not exist in space %q under form %s", k.Kind, k.Name, k.Space, ref)
 }
 
+// bodyIntake decodes the body of validate and prepare, which names its
+// resource itself, and takes it in (spec/host-api-v1alpha3.md §3.4 (3), (4)).
+func (s *Server) bodyIntake(r *request) (req wire.ResourceRequest, it *intake, err error) {
+	if err := decodeBody(r.body, &req); err != nil {
+		return req, nil, err
+	}
+	it, err = s.intake(r, coreOf(req), "", "", "")
+	return req, it, err
+}
+
 // validate answers POST /resources/validate: identity problems are
 // envelopes, spec problems a 200 with diagnostics (spec/host-api-v1alpha3.md §3.4 (3)).
 func (s *Server) validate(r *request) (answer, error) {
-	var req wire.ResourceRequest
-	if err := decodeBody(r.body, &req); err != nil {
-		return answer{}, err
-	}
-	it, err := s.intake(r, coreOf(req), "", "", "")
+	_, it, err := s.bodyIntake(r)
 	if err != nil {
 		return answer{}, err
 	}
@@ -130,11 +135,7 @@ func (s *Server) validate(r *request) (answer, error) {
 
 // prepare answers POST /resources/prepare: the review binding (spec/host-api-v1alpha3.md §3.4 (4)).
 func (s *Server) prepare(r *request) (answer, error) {
-	var req wire.ResourceRequest
-	if err := decodeBody(r.body, &req); err != nil {
-		return answer{}, err
-	}
-	it, err := s.intake(r, coreOf(req), "", "", "")
+	req, it, err := s.bodyIntake(r)
 	if err != nil {
 		return answer{}, err
 	}
@@ -224,7 +225,7 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	if s.probe(r) == probeAsync {
 		async, m.PollDriven = true, true
 	}
-	if m.Action == "observe" {
+	if m.Action == store.ActionObserve {
 		// Observe answers 200 only; it is never an operation (spec/host-api-v1alpha3.md §4).
 		async, delay = false, 0
 	}
@@ -241,12 +242,9 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	}
 	var out answer
 	request := *m
-	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+	err := s.update(r, func(tx store.Tx) error {
 		m := new(mutation) // the store may run fn again (a serialization failure): start from the request each time
 		*m = request
-		if err := s.checkReplayIn(tx, r); err != nil {
-			return err
-		}
 		now := s.cfg.Now()
 		if async {
 			ans, opID, err := s.accept(tx, m, now, delay)

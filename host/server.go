@@ -239,7 +239,15 @@ func (s *Server) write(w http.ResponseWriter, a answer) {
 	}
 	w.WriteHeader(a.status)
 	if a.body != nil {
-		_, _ = w.Write(a.body)
+		s.writeBody(w, a.body)
+	}
+}
+
+// writeBody sends an answer's body; once the status is out a failed write
+// (the caller went away) can only be logged.
+func (s *Server) writeBody(w http.ResponseWriter, body []byte) {
+	if _, err := w.Write(body); err != nil {
+		s.log.Debug("answer not delivered", "err", err)
 	}
 }
 
@@ -259,7 +267,7 @@ func (s *Server) errorAnswer(req *request, err error) answer {
 	}
 	we.RequestID = req.id
 	exchangeOf(req.Request).code = we.Code
-	body, _ := json.Marshal(we.Envelope())
+	body := mustJSON(we.Envelope())
 	a := answer{status: we.Status(), body: body}
 	if wire.Taxonomy[we.Code].Retryable {
 		a.retryAfter = 1

@@ -183,3 +183,29 @@ func Decode(data []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// DecodeObject is Decode for a document that must be one object (a stored
+// or canonical spec, spec/host-api-v1alpha3.md §3.1). Errors are *Error; another
+// JSON type is RuleWrongType.
+func DecodeObject(data []byte) (map[string]any, error) {
+	v, err := Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Error{Rule: RuleWrongType, Detail: "the document is not a JSON object"}
+	}
+	return m, nil
+}
+
+// As returns v as a T, or T's zero value when v is nil or holds another
+// type: how an optional member of a Decode result is read, where absence
+// and a member of another type mean the same (the schema refused the latter).
+func As[T any](v any) T {
+	if t, ok := v.(T); ok {
+		return t
+	}
+	var zero T
+	return zero
+}

@@ -160,3 +160,53 @@ func TestDigest(t *testing.T) {
 		t.Fatalf("DigestValue = %s, %v; want %s", d, err, a)
 	}
 }
+
+func TestDecodeObject(t *testing.T) {
+	m, err := DecodeObject([]byte(`{"a":{"b":1.50}}`))
+	if err != nil || m["a"].(map[string]any)["b"] != json.Number("1.50") {
+		t.Fatalf("DecodeObject = %v, %v", m, err)
+	}
+	for _, c := range []struct {
+		in   string
+		rule Rule
+	}{
+		{`[1]`, RuleWrongType},
+		{`"x"`, RuleWrongType},
+		{`null`, RuleWrongType},
+		{``, RuleEmpty},
+		{`{"a":1,"a":2}`, RuleDuplicateName},
+	} {
+		m, err := DecodeObject([]byte(c.in))
+		var e *Error
+		if m != nil || !errors.As(err, &e) || e.Rule != c.rule {
+			t.Errorf("DecodeObject(%q) = %v, %v; want rule %s", c.in, m, err, c.rule)
+		}
+	}
+}
+
+func TestAs(t *testing.T) {
+	v, err := Decode([]byte(`{"s":"x","n":2,"o":{"k":"v"},"l":[1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := v.(map[string]any)
+	if got := As[string](doc["s"]); got != "x" {
+		t.Errorf("string member: %q", got)
+	}
+	if got := As[map[string]any](doc["o"]); got["k"] != "v" {
+		t.Errorf("object member: %v", got)
+	}
+	if got := As[[]any](doc["l"]); len(got) != 1 {
+		t.Errorf("array member: %v", got)
+	}
+	// Absent, null and another type all read as the zero value.
+	if got := As[string](doc["missing"]); got != "" {
+		t.Errorf("absent member: %q", got)
+	}
+	if got := As[string](doc["n"]); got != "" {
+		t.Errorf("number read as string: %q", got)
+	}
+	if got := As[map[string]any](doc["s"]); got != nil {
+		t.Errorf("string read as object: %v", got)
+	}
+}

@@ -6,6 +6,7 @@ package wire
 
 import (
 	"encoding/json"
+	"regexp"
 
 	"github.com/takoform/takoform/form"
 )
@@ -134,6 +135,10 @@ type Condition struct {
 	HostReason         string `json:"hostReason,omitempty"`
 	Message            string `json:"message,omitempty"`
 }
+
+// UIDPattern is the grammar of metadata.uid (spec/host-api-v1alpha3.md §1.4),
+// checked by the host on what it is sent and by the client on what it reads.
+var UIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // Closed condition vocabularies (spec/host-api-v1alpha3.md §5.2).
 var (

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Environment rule IDs (spec/host-api-v1alpha3.md §6.4).
@@ -72,7 +73,7 @@ func CheckEnvironmentNamespace(spec map[string]any) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if err := declare(k, "/vars/"+envPointerToken(k)); err != nil {
+			if err := declare(k, string(jsontext.Pointer("/vars").AppendToken(k))); err != nil {
 				return err
 			}
 		}
@@ -156,9 +157,4 @@ func envShapeError(ptr, want string, got any) error {
 		what = "nothing"
 	}
 	return newRuleError(RuleEnvShape, ptr, fmt.Sprintf("%s must be %s, got %s; fix the desired spec to match the WorkerVersion schema", ptr, want, what))
-}
-
-// escapePointer escapes one JSON pointer reference token (RFC 6901).
-func envPointerToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

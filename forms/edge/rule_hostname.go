@@ -47,11 +47,14 @@ const hostnamePointer = "/hostname"
 //     (edge.hostname.label-empty), each at most 63 bytes
 //     (edge.hostname.label-length), none starting or ending with "-"
 //     (edge.hostname.label-hyphen);
-//   - a label starting "xn--" must be a well-formed A-label: its remainder is
-//     valid RFC 3492 Punycode decoding to at least one non-ASCII code point,
-//     and re-encoding that yields the same label (edge.hostname.a-label).
-//     IDNA2008 code-point tables and NFC are not checked (standard library
-//     only). Other labels with "--" in positions 3-4 are accepted;
+//   - a label starting "xn--" must be an A-label that golang.org/x/net/idna's
+//     Registration profile accepts (RFC 5891 §4 with the UTS #46 tables):
+//     Punycode that decodes to a non-ASCII U-label in NFC, with no
+//     disallowed or mapped code point, no hyphen at its ends or in positions
+//     3-4, and the CONTEXTJ and (per label) Bidi rules met
+//     (edge.hostname.a-label; spec/decisions/0026-libraries-under-our-rules.md).
+//     Other labels with "--" in positions 3-4 are accepted (the lane's LDH
+//     pattern allows them);
 //   - the last label is not all digits, so an IPv4 literal is never a
 //     hostname (edge.hostname.numeric-tld).
 func CanonicalHostname(h string) (string, error) {
@@ -100,9 +103,9 @@ func CanonicalHostname(h string) (string, error) {
 			return "", newRuleError(RuleHostnameLabelHyphen, hostnamePointer, fmt.Sprintf(
 				"label %q of hostname %q starts or ends with a hyphen; a label must begin and end with a letter or digit", l, h))
 		case strings.HasPrefix(l, "xn--"):
-			if why := hostCheckALabel(l); why != "" {
+			if _, err := idna.Registration.ToUnicode(l); err != nil {
 				return "", newRuleError(RuleHostnameALabel, hostnamePointer, fmt.Sprintf(
-					"label %q of hostname %q is not a valid A-label: %s; write the A-label exactly as IDNA encodes the name", l, h, why))
+					"label %q of hostname %q is not a valid A-label (%v); write the A-label exactly as IDNA2008 registration encodes the name", l, h, err))
 			}
 		}
 	}
@@ -115,30 +118,6 @@ func CanonicalHostname(h string) (string, error) {
 			"hostname %q ends in the all-numeric label %q, so it is an address rather than a DNS name; write a DNS hostname", h, tld))
 	}
 	return c, nil
-}
-
-// checkALabel returns why an "xn--" label is not a well-formed A-label, or "".
-func hostCheckALabel(l string) string {
-	payload := l[len("xn--"):]
-	u, err := idna.Punycode.ToUnicode(l)
-	if err != nil || !strings.HasPrefix(l, "xn--") {
-		return "its Punycode does not decode"
-	}
-	decoded := []rune(u)
-	ascii := true
-	for _, r := range decoded {
-		if r >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii { // unreachable through CanonicalHostname (LDH rules), kept for safety
-		return "it decodes to plain ASCII, so it must be written without the xn-- prefix"
-	}
-	if again, err := idna.Punycode.ToASCII(u); err != nil || again != "xn--"+payload {
-		return "its Punycode is not in canonical form"
-	}
-	return ""
 }
 
 // labelAt returns the dot-separated label of s containing byte i.

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/idna"
 )
 
 // hostnameSchemaPattern is WorkerCustomDomain desiredSchema
@@ -82,6 +84,16 @@ func TestCanonicalHostnameInvalid(t *testing.T) {
 		{"xn--abc-.example", RuleHostnameLabelHyphen},   // hyphen rule comes first
 		{"xn--9999999999a.example", RuleHostnameALabel}, // overflows
 		{"xn--bcher-kv.example", RuleHostnameALabel},    // truncated digit sequence
+		// IDNA2008 registration (idna.Registration) refuses these well-formed
+		// Punycode labels (spec/decisions/0026-libraries-under-our-rules.md):
+		{"xn--wca.example", RuleHostnameALabel},        // "Ü": a mapped (upper-case) code point
+		{"xn--bucher-xyd.example", RuleHostnameALabel}, // "bu\u0308cher": not NFC
+		{"xn--ab-1ca.example", RuleHostnameALabel},     // "a\u00a0b": a disallowed code point
+		{"xn--ab-m1t.example", RuleHostnameALabel},     // "a\u200db": ZWJ outside its CONTEXTJ rule
+		{"xn--a-0hc.example", RuleHostnameALabel},      // "a\u05d0": breaks the Bidi rule
+		{"xn----eha.example", RuleHostnameALabel},      // "-ü": the U-label starts with a hyphen
+		{"xn--ab---3ra.example", RuleHostnameALabel},   // "ab--ü": hyphens in positions 3-4
+		{"xn--tda54h.example", RuleHostnameALabel},     // "\u0300ü": starts with a combining mark
 	}
 	for _, tc := range tests {
 		got, err := CanonicalHostname(tc.in)
@@ -122,5 +134,35 @@ func TestCanonicalHostnameAcceptsOnlySchemaValid(t *testing.T) {
 	}
 	if accepted < 200 {
 		t.Fatalf("generator produced only %d accepted hostnames", accepted)
+	}
+}
+
+// Every A-label CanonicalHostname accepts decodes to a non-ASCII U-label
+// that encodes back to exactly that label (RFC 5891 §5.4): the library's
+// registration check never accepts what the Punycode round trip refuses.
+func TestAcceptedALabelsRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewSource(16))
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789-"
+	accepted := 0
+	for i := 0; i < 200000; i++ {
+		b := make([]byte, 1+r.Intn(12))
+		for j := range b {
+			b[j] = alphabet[r.Intn(len(alphabet))]
+		}
+		label := "xn--" + string(b)
+		if _, err := CanonicalHostname(label + ".example"); err != nil {
+			continue
+		}
+		accepted++
+		u, err := idna.Punycode.ToUnicode(label)
+		if err != nil || strings.IndexFunc(u, func(c rune) bool { return c >= 0x80 }) < 0 {
+			t.Fatalf("accepted %q decodes to %q, %v: not a non-ASCII U-label", label, u, err)
+		}
+		if again, err := idna.Punycode.ToASCII(u); err != nil || again != label {
+			t.Fatalf("accepted %q is not the canonical encoding of %q (%q, %v)", label, u, again, err)
+		}
+	}
+	if accepted < 1000 {
+		t.Fatalf("generator produced only %d accepted A-labels", accepted)
 	}
 }

@@ -10,13 +10,17 @@ import (
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
 	"github.com/takoform/takoform/wire"
 )
 
 // CheckCommit applies the cross-resource Edge rules to res as it would be
 // stored (spec/host-api-v1alpha3.md §6.5, §7.3, §3.6), on apply, import and at 202 commit.
 func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error {
-	spec := specOf(res)
+	spec, err := specOf(res)
+	if err != nil {
+		return err
+	}
 	if kindOf(def) != "" {
 		if err := checkAggregate(def, spec); err != nil {
 			return err
@@ -24,8 +28,7 @@ func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resou
 	}
 	switch kindOf(def) {
 	case WorkerBundle:
-		digest, _ := spec["manifestDigest"].(string)
-		_, err := f.resolveBundle(tx, res.Tenant, digest)
+		_, err := f.resolveBundle(tx, res.Tenant, ijson.As[string](spec["manifestDigest"]))
 		return err
 	case WorkerVersion:
 		return f.checkVersion(tx, res, spec)
@@ -93,7 +96,10 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	if err != nil || bundle == nil {
 		return err // relation resolution already refused an absent bundle
 	}
-	digest, _ := specOf(bundle)["manifestDigest"].(string)
+	digest, err := specString(bundle, "manifestDigest")
+	if err != nil {
+		return err
+	}
 	m, err := f.resolveBundle(tx, res.Tenant, digest)
 	if err != nil {
 		return err
@@ -116,13 +122,12 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 		return errorf(wire.InvalidArgument, "handler_not_exported", "main module %s: %v; the default export must be an object with the declared handlers", m.MainModule, err)
 	}
 	for _, h := range asList(spec["handlers"]) {
-		if s, _ := h.(string); !contains(exported, s) {
+		if s := ijson.As[string](h); !contains(exported, s) {
 			return errorf(wire.InvalidArgument, "handler_not_exported", "handler %q is declared but main module %s does not export it on its default export (it exports %s); export it or remove it from handlers", s, m.MainModule, listOr(exported))
 		}
 	}
 	for i, b := range asList(spec["serviceBindings"]) {
-		bm, _ := b.(map[string]any)
-		name := relName(bm, "resource")
+		name := relName(ijson.As[map[string]any](b), "resource")
 		w, err := lookup(tx, key(res, ModuleWorker, name))
 		if err != nil || w == nil {
 			return err
@@ -160,7 +165,7 @@ func beingDeleted(tx store.Tx, r *store.Resource) (bool, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
-	return err == nil && op.Action == "delete", err
+	return err == nil && op.Action == store.ActionDelete, err
 }
 
 // servedHandlers is the set of handlers every weighted version of the
@@ -170,7 +175,11 @@ func servedHandlers(tx store.Tx, worker *store.Resource) ([]string, *store.Resou
 	if err != nil || d == nil {
 		return nil, nil, err
 	}
-	served, err := versionsHandlers(tx, d, specOf(d))
+	spec, err := specOf(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	served, err := versionsHandlers(tx, d, spec)
 	return served, d, err
 }
 
@@ -178,16 +187,18 @@ func servedHandlers(tx store.Tx, worker *store.Resource) ([]string, *store.Resou
 func versionsHandlers(tx store.Tx, d *store.Resource, spec map[string]any) ([]string, error) {
 	var served []string
 	for i, v := range asList(spec["versions"]) {
-		vm, _ := v.(map[string]any)
-		ver, err := lookup(tx, key(d, WorkerVersion, relName(vm, "workerVersion")))
+		ver, err := lookup(tx, key(d, WorkerVersion, relName(ijson.As[map[string]any](v), "workerVersion")))
 		if err != nil {
 			return nil, err
 		}
 		var hs []string
 		if ver != nil {
-			for _, h := range asList(specOf(ver)["handlers"]) {
-				s, _ := h.(string)
-				hs = append(hs, s)
+			vs, err := specOf(ver)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range asList(vs["handlers"]) {
+				hs = append(hs, ijson.As[string](h))
 			}
 		}
 		if i == 0 {
@@ -247,8 +258,14 @@ func single(tx store.Tx, res *store.Resource, spec map[string]any, field, target
 		if o.UID == res.UID {
 			continue
 		}
-		if kind == QueueConsumer && relName(specOf(o), "queue") != t.Name {
-			continue // it names this queue only as its dead-letter queue
+		if kind == QueueConsumer {
+			queue, err := relTarget(o, "queue")
+			if err != nil {
+				return err
+			}
+			if queue != t.Name {
+				continue // it names this queue only as its dead-letter queue
+			}
 		}
 		return errorf(wire.InvalidArgument, hostCode, "%s %q already holds %s %q; only one %s per %s", kind, o.Name, targetKind, t.Name, kind, targetKind)
 	}
@@ -278,8 +295,15 @@ func checkDeadLetterCycle(tx store.Tx, res *store.Resource, spec map[string]any)
 		}
 		next = ""
 		for _, c := range consumers {
-			if c.UID != res.UID && relName(specOf(c), "queue") == q.Name {
-				next = relName(specOf(c), "deadLetterQueue")
+			if c.UID == res.UID {
+				continue
+			}
+			cs, err := specOf(c)
+			if err != nil {
+				return err
+			}
+			if relName(cs, "queue") == q.Name {
+				next = relName(cs, "deadLetterQueue")
 			}
 		}
 	}

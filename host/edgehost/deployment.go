@@ -9,6 +9,7 @@ import (
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
 	"github.com/takoform/takoform/wire"
 )
 
@@ -31,8 +32,7 @@ func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) erro
 	}
 	seen := map[string]int{}
 	for i, v := range asList(spec["versions"]) {
-		vm, _ := v.(map[string]any)
-		name := relName(vm, "workerVersion")
+		name := relName(ijson.As[map[string]any](v), "workerVersion")
 		ver, err := lookup(tx, key(res, WorkerVersion, name))
 		if err != nil || ver == nil {
 			return err
@@ -41,19 +41,25 @@ func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) erro
 			return errorf(wire.InvalidArgument, "deployment_version_duplicate", "versions/%d and versions/%d both name WorkerVersion %q; list each version once", j, i, name)
 		}
 		seen[ver.UID] = i
-		owner, err := lookup(tx, key(res, ModuleWorker, relName(specOf(ver), "worker")))
+		ownerName, err := relTarget(ver, "worker")
+		if err != nil {
+			return err
+		}
+		owner, err := lookup(tx, key(res, ModuleWorker, ownerName))
 		if err != nil {
 			return err
 		}
 		if owner == nil || owner.UID != w.UID {
 			return errorf(wire.InvalidArgument, "deployment_version_foreign", "versions/%d: WorkerVersion %q belongs to another worker, not ModuleWorker %q", i, name, w.Name)
 		}
-		if op, err := tx.PendingOperationFor(ver.Key); err == nil && op.Action == "delete" {
+		if op, err := tx.PendingOperationFor(ver.Key); err == nil && op.Action == store.ActionDelete {
 			return errorf(wire.InvalidArgument, "deployment_version_deleting", "versions/%d: WorkerVersion %q is being deleted", i, name)
 		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if !ready(ver) {
+		if ok, err := ready(ver); err != nil {
+			return err
+		} else if !ok {
 			return errorf(wire.InvalidArgument, "deployment_version_unready", "versions/%d: WorkerVersion %q is not Ready", i, name)
 		}
 	}
@@ -116,14 +122,14 @@ func dependents(tx store.Tx, w *store.Resource) ([]dependent, error) {
 	return out, nil
 }
 
-func ready(r *store.Resource) bool {
-	st := statusOf(r)
+func ready(r *store.Resource) (bool, error) {
+	st, err := statusOf(r)
 	for _, c := range st.Conditions {
 		if c.Type == "Ready" {
-			return c.Status == "True"
+			return c.Status == "True", err
 		}
 	}
-	return false
+	return false, err
 }
 
 // CheckDelete refuses deleting a deployment while attachments or inbound
@@ -132,7 +138,11 @@ func (f *Family) CheckDelete(tx store.Tx, def *form.Definition, res *store.Resou
 	if kindOf(def) != WorkerDeployment {
 		return nil
 	}
-	w, err := lookup(tx, key(res, ModuleWorker, relName(specOf(res), "worker")))
+	workerName, err := relTarget(res, "worker")
+	if err != nil {
+		return err
+	}
+	w, err := lookup(tx, key(res, ModuleWorker, workerName))
 	if err != nil || w == nil {
 		return err
 	}
@@ -171,7 +181,7 @@ func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 // checkHostnameClaim: a canonical hostname is claimed once per tenant,
 // across spaces (spec/host-api-v1alpha3.md §6.5); other tenants' claims are invisible.
 func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) error {
-	h, _ := spec["hostname"].(string)
+	h := ijson.As[string](spec["hostname"])
 	uid, err := tx.ClaimHolder(res.Tenant, hostnameClaim(h))
 	if errors.Is(err, store.ErrNotFound) || (err == nil && uid == res.UID) {
 		return nil
@@ -192,13 +202,19 @@ func hostnameClaim(h string) string { return "hostname:" + h }
 // bundle references.
 func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource) error {
 	if kindOf(def) == WorkerBundle { // the bundle's manifest stays while the bundle lives (retention sweep)
-		digest, _ := specOf(res)["manifestDigest"].(string)
+		digest, err := specString(res, "manifestDigest")
+		if err != nil {
+			return err
+		}
 		return tx.ReplaceArtifactRefs(store.ResourceHolder(res.UID), []string{digest})
 	}
 	if kindOf(def) != WorkerCustomDomain {
 		return nil
 	}
-	h, _ := specOf(res)["hostname"].(string)
+	h, err := specString(res, "hostname")
+	if err != nil {
+		return err
+	}
 	return tx.PutClaim(res.Tenant, hostnameClaim(h), res.UID)
 }
 

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 
 	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
@@ -59,18 +60,31 @@ func kindOf(def *form.Definition) string {
 	return def.Ref().Kind
 }
 
-// specOf decodes a stored canonical spec.
-func specOf(res *store.Resource) map[string]any {
-	v, _ := ijson.Decode(res.Spec)
-	m, _ := v.(map[string]any)
-	return m
+// specOf decodes a stored canonical spec; an error is a store that no
+// longer holds what the host wrote.
+func specOf(res *store.Resource) (map[string]any, error) {
+	m, err := ijson.DecodeObject(res.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("stored spec of %s %q: %w", res.Kind, res.Name, err)
+	}
+	return m, nil
+}
+
+// specString is the string member of res's stored spec, "" when absent.
+func specString(res *store.Resource, member string) (string, error) {
+	spec, err := specOf(res)
+	return ijson.As[string](spec[member]), err
 }
 
 // relName returns the target name of a relation member of spec.
 func relName(spec map[string]any, field string) string {
-	m, _ := spec[field].(map[string]any)
-	s, _ := m["name"].(string)
-	return s
+	return ijson.As[string](ijson.As[map[string]any](spec[field])["name"])
+}
+
+// relTarget is relName over res's stored spec.
+func relTarget(res *store.Resource, field string) (string, error) {
+	spec, err := specOf(res)
+	return relName(spec, field), err
 }
 
 func key(res *store.Resource, kind, name string) store.Key {
@@ -190,15 +204,16 @@ func (f *Family) endpointHostname(res *store.Resource) string {
 // Affected: a deployment's change moves its worker's readiness.
 func (f *Family) Affected(tx store.Tx, res *store.Resource) ([]store.Key, error) {
 	if res.APIVersion == Group && res.Kind == WorkerDeployment {
-		return []store.Key{key(res, ModuleWorker, relName(specOf(res), "worker"))}, nil
+		name, err := relTarget(res, "worker")
+		if err != nil {
+			return nil, err
+		}
+		return []store.Key{key(res, ModuleWorker, name)}, nil
 	}
 	return nil, nil
 }
 
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
+func asList(v any) []any { return ijson.As[[]any](v) }
 
 func errorf(code wire.Code, hostCode, format string, args ...any) error {
 	return wire.Errorf(code, format, args...).WithHostCode(hostCode)

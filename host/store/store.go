@@ -89,12 +89,25 @@ type Idempotency struct {
 	CreatedAt                     time.Time
 }
 
+// Action is what a mutation or an operation does to its resource
+// (spec/host-api-v1alpha3.md §3.4 (5), (7), (8), (9)).
+type Action string
+
+// The host's mutation actions. Only apply, import and delete become
+// operations; an observe always answers at once (spec/host-api-v1alpha3.md §4).
+const (
+	ActionApply   Action = "apply"
+	ActionImport  Action = "import"
+	ActionDelete  Action = "delete"
+	ActionObserve Action = "observe"
+)
+
 // Operation is a durable operation record (spec/host-api-v1alpha3.md §4).
 type Operation struct {
 	ID        string
 	Tenant    string
 	Principal string
-	Action    string // apply, import, delete, commit
+	Action    Action
 	Done      bool
 	Request   []byte // host-private JSON describing the accepted mutation
 	Document  []byte // the wire.Operation JSON as last rendered; replayed byte-identically once Done

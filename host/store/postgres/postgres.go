@@ -149,7 +149,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 // migrate applies the embedded migrations with goose's Provider holding
 // a session advisory lock (so concurrent replicas migrate once), refusing
 // a database whose goose version is newer than the newest migration.
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context) (err error) {
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
@@ -159,7 +159,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("migration lock: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(s.pool)
-	defer db.Close()
+	defer store.JoinCleanup(&err, db.Close)
 	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys,
 		goose.WithDisableGlobalRegistry(true), goose.WithSessionLocker(locker))
 	if err != nil {
@@ -243,7 +243,7 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly bool, fn f
 	t := &tx{ctx: ctx, pg: pgTx, store: s, readOnly: readOnly}
 	defer func() { // also when fn panics, so the connection returns to the pool
 		t.done = true
-		_ = pgTx.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
+		store.JoinCleanup(&err, func() error { return Rollback(context.WithoutCancel(ctx), pgTx) })
 	}()
 	if err := fn(t); err != nil {
 		return t.retry, err
@@ -296,4 +296,13 @@ func (s *Store) closePools() {
 	if s.pool != nil {
 		s.pool.Close()
 	}
+}
+
+// Rollback ends tx unless it already ended: after Commit (or a failed
+// Commit) it is a no-op, not pgx.ErrTxClosed.
+func Rollback(ctx context.Context, tx pgx.Tx) error {
+	if err := tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return err
+	}
+	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/takoform/takoform/host/store"
 )
 
 // Backup writes a consistent copy of the database file at src to out,
@@ -18,7 +20,7 @@ import (
 // PRAGMA quick_check, fsynced, created 0600 and renamed to out, so out is
 // either absent or complete. Errors: src missing or not a database, out
 // already existing (never overwritten), or a failed write.
-func Backup(ctx context.Context, src, out string) error {
+func Backup(ctx context.Context, src, out string) (err error) {
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("backup: the data file %s: %w", src, err)
 	}
@@ -28,13 +30,15 @@ func Backup(ctx context.Context, src, out string) error {
 		return fmt.Errorf("backup: %s: %w", out, err)
 	}
 	partial := out + ".partial"
-	_ = os.Remove(partial) // a leftover of an interrupted backup
+	if err := removePartial(partial); err != nil { // a leftover of an interrupted backup
+		return fmt.Errorf("backup: %w", err)
+	}
 	q := "file:" + escapePath(src) + "?mode=ro&_pragma=busy_timeout(10000)"
 	db, err := sql.Open("sqlite", q)
 	if err != nil {
 		return fmt.Errorf("backup: open %s: %w", src, err)
 	}
-	defer db.Close()
+	defer store.JoinCleanup(&err, db.Close)
 	var tables int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'goose_db_version'`).Scan(&tables); err != nil {
 		return fmt.Errorf("backup: %s is not a SQLite database: %w", src, err)
@@ -43,12 +47,10 @@ func Backup(ctx context.Context, src, out string) error {
 		return fmt.Errorf("backup: %s is not a Takoform host database (it has no schema version table)", src)
 	}
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, partial); err != nil {
-		_ = os.Remove(partial)
-		return fmt.Errorf("backup: copy %s: %w", src, err)
+		return errors.Join(fmt.Errorf("backup: copy %s: %w", src, err), removePartial(partial))
 	}
 	if err := finishBackup(ctx, partial, out); err != nil {
-		_ = os.Remove(partial)
-		return err
+		return errors.Join(err, removePartial(partial))
 	}
 	return nil
 }
@@ -63,8 +65,7 @@ func finishBackup(ctx context.Context, partial, out string) error {
 		return fmt.Errorf("backup: check the copy: %w", err)
 	}
 	var check string
-	err = db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check)
-	db.Close()
+	err = errors.Join(db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check), db.Close())
 	if err != nil || check != "ok" {
 		return fmt.Errorf("backup: the copy fails its integrity check (%q, %v)", check, err)
 	}
@@ -72,17 +73,28 @@ func finishBackup(ctx context.Context, partial, out string) error {
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	err = f.Sync()
-	f.Close()
+	err = errors.Join(f.Sync(), f.Close())
 	if err != nil {
 		return fmt.Errorf("backup: fsync the copy: %w", err)
 	}
 	if err := os.Rename(partial, out); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	if d, err := os.Open(filepath.Dir(out)); err == nil {
-		_ = d.Sync()
-		d.Close()
+	// The rename is durable once the directory is fsynced.
+	d, err := os.Open(filepath.Dir(out))
+	if err == nil {
+		err = errors.Join(d.Sync(), d.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("backup: %s is written but its directory could not be fsynced: %w", out, err)
+	}
+	return nil
+}
+
+// removePartial removes a partial copy; one never written is no error.
+func removePartial(p string) error {
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

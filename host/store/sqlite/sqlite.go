@@ -132,8 +132,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		stopped: make(chan struct{}),
 	}
 	if err := s.open(ctx); err != nil {
-		s.closeDBs()
-		return nil, err
+		return nil, errors.Join(err, s.closeDBs())
 	}
 	go s.writer()
 	return s, nil

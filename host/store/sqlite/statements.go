@@ -153,8 +153,7 @@ func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
 	for q, text := range queries {
 		s, err := db.PrepareContext(ctx, text)
 		if err != nil {
-			_ = st.close()
-			return nil, fmt.Errorf("prepare statement %d: %w", q, err)
+			return nil, errors.Join(fmt.Errorf("prepare statement %d: %w", q, err), st.close())
 		}
 		st[q] = s
 	}

@@ -228,11 +228,11 @@ func notFoundOr(err error, what string) error {
 
 // --- Pins ---
 
-func scanPins(rows *sql.Rows, err error) ([]store.Pin, error) {
+func scanPins(rows *sql.Rows, err error) (_ []store.Pin, rerr error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	defer store.JoinCleanup(&rerr, rows.Close)
 	var pins []store.Pin
 	for rows.Next() {
 		p, err := sqlrow.ScanPin(rows)

@@ -120,12 +120,12 @@ func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error)
 	return ops, nil
 }
 
-func (t *tx) operations(q query, args ...any) ([]*store.Operation, error) {
+func (t *tx) operations(q query, args ...any) (_ []*store.Operation, err error) {
 	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	defer store.JoinCleanup(&err, rows.Close)
 	var ops []*store.Operation
 	for rows.Next() {
 		op, err := sqlrow.ScanOperation(rows)

@@ -117,7 +117,7 @@ func (s *Store) commit(batch []*request) {
 		var fatal error
 		r.err, fatal = runSavepoint(ctx, t, r.fn)
 		if fatal != nil {
-			_ = sqlTx.Rollback()
+			store.JoinCleanup(&fatal, sqlTx.Rollback)
 			for _, r := range batch[:i] {
 				if r.err == nil {
 					r.err = fatal

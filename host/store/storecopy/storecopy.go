@@ -24,6 +24,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/postgres"
 	"github.com/takoform/takoform/host/store/sqlite"
 )
@@ -65,7 +66,7 @@ var ErrTargetNotEmpty = errors.New("the target database is not empty")
 // it copied, table by table. The target must hold no host rows
 // (ErrTargetNotEmpty); nothing is written unless every table's row count
 // and digest match. Errors name the database without its password.
-func Copy(ctx context.Context, from, to string) ([]Table, error) {
+func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 	if _, err := os.Stat(from); err != nil {
 		return nil, fmt.Errorf("source %s: %w", from, err)
 	}
@@ -82,23 +83,23 @@ func Copy(ctx context.Context, from, to string) ([]Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s read-only: %w", from, err)
 	}
-	defer sdb.Close()
+	defer store.JoinCleanup(&err, sdb.Close)
 	dst, err := postgres.Open(ctx, to, postgres.Options{MaxConns: 2})
 	if err != nil {
 		return nil, err
 	}
-	defer dst.Close()
+	defer store.JoinCleanup(&err, dst.Close)
 
 	stx, err := sdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", from, err)
 	}
-	defer func() { _ = stx.Rollback() }()
+	defer store.JoinCleanup(&err, stx.Rollback) // ends the read snapshot
 	ptx, err := dst.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
 		return nil, fmt.Errorf("begin on %s: %w", dst.URL(), err)
 	}
-	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+	defer store.JoinCleanup(&err, func() error { return postgres.Rollback(context.WithoutCancel(ctx), ptx) })
 	if err := checkTarget(ctx, ptx, dst.URL()); err != nil {
 		return nil, err
 	}
@@ -191,13 +192,13 @@ func columns(ctx context.Context, tx pgx.Tx, table string) ([]string, []bool, er
 // both sides inside the target transaction. A zero-length BLOB scans as a
 // nil value; in a NOT NULL bytea column (bytea[i]) it is sent as empty
 // bytes, so an idempotency record of a 204 answer (empty body) copies.
-func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string, cols []string, bytea []bool) (Table, error) {
+func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string, cols []string, bytea []bool) (_ Table, err error) {
 	query := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + table + ` ORDER BY ` + order
 	rows, err := stx.QueryContext(ctx, query)
 	if err != nil {
 		return Table{}, fmt.Errorf("read the source: %w", err)
 	}
-	defer rows.Close()
+	defer store.JoinCleanup(&err, rows.Close)
 	src := newDigest()
 	var readErr error
 	n, err := ptx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {

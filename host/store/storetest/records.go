@@ -150,7 +150,7 @@ func op(id string, target store.Key, notBefore, created time.Time) *store.Operat
 		ID:        id,
 		Tenant:    target.Tenant,
 		Principal: "alice",
-		Action:    "apply",
+		Action:    store.ActionApply,
 		Request:   []byte(`{"spec":{"title":"x"}}`),
 		Document:  []byte(`{"apiVersion":"operations.takoform.com/v1alpha1","kind":"Operation","id":"` + id + `","done":false}`),
 		TargetUID: "uid-1",
