@@ -107,8 +107,8 @@ func (t *tx) send(b *pgx.Batch, write bool) (_ pgx.BatchResults, alone bool) {
 	}
 	begin := &pgx.Batch{}
 	begin.BeginTx(t.opts)
-	if t.first != nil {
-		begin.QueuedQueries = append(begin.QueuedQueries, t.first)
+	if t.first != nil { // queued anew: pgx binds a queued query to one connection's statement
+		begin.Queue(t.first.SQL, t.first.Arguments...)
 	}
 	begin.QueuedQueries = append(begin.QueuedQueries, b.QueuedQueries...)
 	br := t.store.pool.SendBatch(t.ctx, begin)
