@@ -58,7 +58,8 @@ const migrationLockID int64 = 0x74616b6f666f726d
 // Options tune a Store; the zero value selects every default.
 type Options struct {
 	// MaxConns caps the pool of connections serving Update and View.
-	// Default 32 (the database's max_connections must allow it per replica).
+	// Default the URL's pool_max_conns (pgxpool's parameter), else 32
+	// (the database's max_connections must allow it per replica).
 	MaxConns int32
 	// MaxAttempts caps how often one Update runs its function when
 	// PostgreSQL reports a serialization failure or deadlock. Default 64.
@@ -118,12 +119,16 @@ func Redact(rawURL string) string {
 // store.ErrTooNew naming both versions; an unreachable server wraps
 // store.ErrUnavailable. Errors name the URL without its password.
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
-	opts = opts.withDefaults()
-	s := &Store{url: Redact(rawURL), opts: opts, closed: make(chan struct{})}
+	s := &Store{url: Redact(rawURL), closed: make(chan struct{})}
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: the URL does not parse as a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)", s.url)
 	}
+	if u, err := url.Parse(rawURL); opts.MaxConns <= 0 && err == nil && u.Query().Has("pool_max_conns") {
+		opts.MaxConns = cfg.MaxConns
+	}
+	opts = opts.withDefaults()
+	s.opts = opts
 	cfg.MaxConns = opts.MaxConns
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
