@@ -2,31 +2,34 @@
 -- the triggers of 00002 add to one tenant_usage row per tenant, which every
 -- create of the tenant then holds locked until its commit is flushed, so a
 -- tenant's creates committed one after another. Now each session adds to
--- its own shard row, keyed tenant U+001F shard (shard = the backend's pid
--- modulo 128, so concurrent sessions almost never share one), and a
--- tenant's usage is the sum of its plain row (what 00002 and `takoform
--- host copy` wrote) and its shard rows. The table's columns stay those of
--- the SQLite store's, so `takoform host copy` copies it column for column.
+-- its own shard row (takoform_usage_add), keyed tenant U+001F shard, the
+-- shard being the backend's pid modulo 128, so concurrent sessions almost
+-- never share one; a tenant's usage is the sum of its plain row (what 00002
+-- and `takoform host copy` wrote) and its shard rows. The table's columns
+-- stay those of the SQLite store's, so `takoform host copy` copies it
+-- column for column.
 
 -- +goose Up
 -- +goose StatementBegin
-CREATE FUNCTION takoform_usage_shard(tenant TEXT) RETURNS TEXT LANGUAGE sql STABLE AS $$
-    SELECT tenant || E'\x1f' || (pg_backend_pid() % 128)::TEXT
+CREATE FUNCTION takoform_usage_add(usage_tenant TEXT, add_resources BIGINT, add_bytes BIGINT) RETURNS void
+LANGUAGE sql AS $$
+    INSERT INTO tenant_usage (tenant, resources, artifact_bytes)
+        VALUES (usage_tenant || E'\x1f' || (pg_backend_pid() % 128)::TEXT, add_resources, add_bytes)
+        ON CONFLICT (tenant) DO UPDATE SET resources = tenant_usage.resources + excluded.resources,
+            artifact_bytes = tenant_usage.artifact_bytes + excluded.artifact_bytes
 $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION takoform_resources_usage_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO tenant_usage (tenant, resources) VALUES (takoform_usage_shard(NEW.tenant), 1)
-        ON CONFLICT (tenant) DO UPDATE SET resources = tenant_usage.resources + 1;
+    PERFORM takoform_usage_add(NEW.tenant, 1, 0);
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION takoform_resources_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO tenant_usage (tenant, resources) VALUES (takoform_usage_shard(OLD.tenant), -1)
-        ON CONFLICT (tenant) DO UPDATE SET resources = tenant_usage.resources - 1;
+    PERFORM takoform_usage_add(OLD.tenant, -1, 0);
     DELETE FROM artifact_refs WHERE holder = 'resource:' || OLD.uid;
     RETURN NULL;
 END $$;
@@ -34,18 +37,14 @@ END $$;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION takoform_holdings_usage_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO tenant_usage (tenant, artifact_bytes)
-        VALUES (takoform_usage_shard(NEW.tenant), COALESCE((SELECT size FROM blobs WHERE digest = NEW.digest), 0))
-        ON CONFLICT (tenant) DO UPDATE SET artifact_bytes = tenant_usage.artifact_bytes + excluded.artifact_bytes;
+    PERFORM takoform_usage_add(NEW.tenant, 0, COALESCE((SELECT size FROM blobs WHERE digest = NEW.digest), 0));
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION takoform_holdings_usage_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO tenant_usage (tenant, artifact_bytes)
-        VALUES (takoform_usage_shard(OLD.tenant), -COALESCE((SELECT size FROM blobs WHERE digest = OLD.digest), 0))
-        ON CONFLICT (tenant) DO UPDATE SET artifact_bytes = tenant_usage.artifact_bytes + excluded.artifact_bytes;
+    PERFORM takoform_usage_add(OLD.tenant, 0, -COALESCE((SELECT size FROM blobs WHERE digest = OLD.digest), 0));
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
@@ -92,4 +91,4 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
-DROP FUNCTION takoform_usage_shard(TEXT);
+DROP FUNCTION takoform_usage_add(TEXT, BIGINT, BIGINT);
