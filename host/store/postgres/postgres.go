@@ -16,7 +16,10 @@
 // start. Sequences (Next) advance outside the transaction, like
 // PostgreSQL's own sequences: a value is never handed out twice, and a
 // rolled-back Update leaves a gap. View is one REPEATABLE READ READ ONLY
-// transaction: a consistent snapshot without locks. A lost connection or a
+// transaction: a consistent snapshot without locks. A transaction's BEGIN
+// travels with its first statement, and a View that reads one statement
+// runs it without a transaction (decision
+// spec/decisions/0020-postgres-round-trips.md). A lost connection or a
 // server that is shutting down or starting is an error wrapping
 // store.ErrUnavailable.
 //
