@@ -11,13 +11,16 @@
 
 -- +goose Up
 -- +goose StatementBegin
+-- PL/pgSQL keeps the insert's plan for the session; a LANGUAGE sql
+-- function would plan it again in every transaction.
 CREATE FUNCTION takoform_usage_add(usage_tenant TEXT, add_resources BIGINT, add_bytes BIGINT) RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
     INSERT INTO tenant_usage (tenant, resources, artifact_bytes)
         VALUES (usage_tenant || E'\x1f' || (pg_backend_pid() % 128)::TEXT, add_resources, add_bytes)
         ON CONFLICT (tenant) DO UPDATE SET resources = tenant_usage.resources + excluded.resources,
-            artifact_bytes = tenant_usage.artifact_bytes + excluded.artifact_bytes
-$$;
+            artifact_bytes = tenant_usage.artifact_bytes + excluded.artifact_bytes;
+END $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION takoform_resources_usage_insert() RETURNS trigger LANGUAGE plpgsql AS $$
