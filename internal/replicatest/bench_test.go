@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -195,6 +196,42 @@ func benchFloor(b *testing.B, ref form.FormRef) {
 	})
 }
 
+// BenchmarkReplicasRoundTrips counts the database round trips of one
+// create (prepare + PUT) and one exact read on PostgreSQL: one replica
+// whose database connections pass through a counting proxy
+// (pgtest.Proxy), one client, so no contention retry inflates the count.
+// The bare-pgx floor is one round trip per insert or select.
+func BenchmarkReplicasRoundTrips(b *testing.B) {
+	proxy, via := pgtest.NewProxy(b, pgtest.URL(b))
+	c, h := startBenchHost(b, 1, via)
+	defer c.Stop()
+	ctx := context.Background()
+	perOp := map[string]float64{}
+	measure := func(label string, op func(i int) error) {
+		b.Run(label, func(b *testing.B) {
+			if err := op(-1); err != nil { // warm-up: the first request prepares statements
+				b.Fatal(err)
+			}
+			before := proxy.RoundTrips()
+			b.ResetTimer()
+			for i := range b.N {
+				if err := op(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perOp[label] = float64(proxy.RoundTrips()-before) / float64(b.N)
+			b.ReportMetric(perOp[label], "roundtrips/op")
+		})
+	}
+	var created atomic.Int64
+	measure("create", func(int) error { return h.create(ctx, 0, fmt.Sprintf("trip-%d", created.Add(1))) })
+	measure("read", func(i int) error {
+		_, err := h.clients[0].Read(ctx, client.Address{Space: "bench", Ref: h.req.Form.FormRef, Name: fmt.Sprintf("trip-%d", 1+(i+1)%int(created.Load()))})
+		return err
+	})
+	fmt.Printf("database round trips per operation (postgres, one replica; bare-pgx floor 1): create %.1f, read %.1f\n", perOp["create"], perOp["read"])
+}
+
 // BenchmarkReplicas measures, in one run and at c = 32, durable creates
 // (prepare + PUT of an EdgeKVNamespace) and exact reads against `host
 // serve` processes on SQLite (one replica), on PostgreSQL with one and
@@ -215,7 +252,9 @@ func BenchmarkReplicas(b *testing.B) {
 	printSummary()
 }
 
-// printSummary prints every measured rate beside its target.
+// printSummary prints every measured rate beside its target and the
+// bare-pgx floor of the same run (the machine may be shared: the ratio
+// to the floor is the comparable figure).
 func printSummary() {
 	benchResults.Lock()
 	defer benchResults.Unlock()
@@ -225,8 +264,13 @@ func printSummary() {
 		labels = append(labels, l)
 	}
 	sort.Strings(labels)
-	fmt.Printf("\nreplica benchmarks, c=%d (ops/s):\n", benchClients)
+	fmt.Printf("\nreplica benchmarks, c=%d (ops/s; %% of the bare-pgx floor of this run):\n", benchClients)
 	for _, l := range labels {
+		op, setup, _ := strings.Cut(l, "/")
+		floor := ""
+		if f := r[op+"/floor-pgx"]; f > 0 && setup != "floor-pgx" {
+			floor = fmt.Sprintf("%5.1f%% of floor", 100*r[l]/f)
+		}
 		target := ""
 		switch l {
 		case "create/postgres-1":
@@ -234,9 +278,9 @@ func printSummary() {
 		case "read/postgres-1":
 			target = "target >= 8000"
 		case "create/postgres-2", "read/postgres-2":
-			one := r[l[:len(l)-1]+"1"]
+			one := r[op+"/postgres-1"]
 			target = fmt.Sprintf("target >= %.0f (within 20%% of one replica); %.0f%% of one replica", 0.8*one, 100*r[l]/one)
 		}
-		fmt.Printf("  %-20s %10.0f  %s\n", l, r[l], target)
+		fmt.Printf("  %-20s %10.0f  %-16s %s\n", l, r[l], floor, target)
 	}
 }

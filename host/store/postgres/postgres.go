@@ -16,7 +16,10 @@
 // start. Sequences (Next) advance outside the transaction, like
 // PostgreSQL's own sequences: a value is never handed out twice, and a
 // rolled-back Update leaves a gap. View is one REPEATABLE READ READ ONLY
-// transaction: a consistent snapshot without locks. A lost connection or a
+// transaction: a consistent snapshot without locks. A transaction's BEGIN
+// travels with its first statement, and a View that reads one statement
+// runs it without a transaction (decision
+// spec/decisions/0020-postgres-round-trips.md). A lost connection or a
 // server that is shutting down or starting is an error wrapping
 // store.ErrUnavailable.
 //
@@ -32,11 +35,11 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"net/url"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -58,7 +61,8 @@ const migrationLockID int64 = 0x74616b6f666f726d
 // Options tune a Store; the zero value selects every default.
 type Options struct {
 	// MaxConns caps the pool of connections serving Update and View.
-	// Default 32 (the database's max_connections must allow it per replica).
+	// Default the URL's pool_max_conns (pgxpool's parameter), else 32
+	// (the database's max_connections must allow it per replica).
 	MaxConns int32
 	// MaxAttempts caps how often one Update runs its function when
 	// PostgreSQL reports a serialization failure or deadlock. Default 64.
@@ -85,6 +89,9 @@ type Store struct {
 	seq    *pgxpool.Pool // Next, outside the caller's transaction
 	closed chan struct{}
 	once   sync.Once
+	// oneRead maps the code pointer of each View function seen to
+	// whether it sent at most one statement the last time (View).
+	oneRead sync.Map
 }
 
 var _ store.Store = (*Store)(nil)
@@ -115,12 +122,16 @@ func Redact(rawURL string) string {
 // store.ErrTooNew naming both versions; an unreachable server wraps
 // store.ErrUnavailable. Errors name the URL without its password.
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
-	opts = opts.withDefaults()
-	s := &Store{url: Redact(rawURL), opts: opts, closed: make(chan struct{})}
+	s := &Store{url: Redact(rawURL), closed: make(chan struct{})}
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: the URL does not parse as a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)", s.url)
 	}
+	if u, err := url.Parse(rawURL); opts.MaxConns <= 0 && err == nil && u.Query().Has("pool_max_conns") {
+		opts.MaxConns = cfg.MaxConns
+	}
+	opts = opts.withDefaults()
+	s.opts = opts
 	cfg.MaxConns = opts.MaxConns
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
@@ -197,8 +208,8 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // its Idempotency-Key replays it).
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		retry, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, false, fn)
-		if !retry {
+		t, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, false, false, fn)
+		if !t.retry {
 			return err
 		}
 		if attempt >= s.opts.MaxAttempts {
@@ -219,64 +230,77 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 
 // View runs fn in a REPEATABLE READ READ ONLY transaction: one snapshot of
 // what was committed when it began. Writes inside fn fail; fn's error is
-// returned as is.
+// returned as is. A kind of function (fn's code) that read one statement
+// the last time runs its first read outside a transaction, in one round
+// trip; should it read again, the transaction begins then and fn goes on
+// if its first read reads the same in it, or runs again from the start
+// (decision spec/decisions/0020-postgres-round-trips.md).
 func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
-	_, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, true, fn)
+	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	kind := reflect.ValueOf(fn).Pointer()
+	v, _ := s.oneRead.Load(kind) // v is nil or a bool; ok adds nothing
+	single := v == true
+	// A View writes nothing: no serialization failure or deadlock ends it.
+	t, err := s.run(ctx, opts, true, single, fn)
+	if t.escalate {
+		t, err = s.run(ctx, opts, true, false, fn)
+	}
+	if one := t.sent <= 1 && !t.escalate; one != single {
+		s.oneRead.Store(kind, one)
+	}
 	return err
 }
 
-// run is one attempt: retry reports a serialization failure or deadlock
-// seen by any statement or the commit.
-func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly bool, fn func(store.Tx) error) (retry bool, err error) {
+// run is one attempt of fn; the tx it returns tells whether a
+// serialization failure or deadlock ended it (retry) and whether a single
+// View must run again (escalate). The transaction begins with fn's first
+// statement; when that first round trip finds its pooled connection dead,
+// fn runs again on another, up to MaxConns+1 times (nothing of it reached
+// a transaction that could commit).
+func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly, single bool, fn func(store.Tx) error) (*tx, error) {
+	for range s.opts.MaxConns + 1 {
+		if t, err := s.attempt(ctx, opts, readOnly, single, fn); t.stale == nil {
+			return t, err
+		}
+	}
+	return s.attempt(ctx, opts, readOnly, single, fn)
+}
+
+func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, single bool, fn func(store.Tx) error) (_ *tx, err error) {
+	t := &tx{ctx: ctx, store: s, opts: opts, readOnly: readOnly, single: single}
 	select {
 	case <-s.closed:
-		return false, ErrClosed
+		return t, ErrClosed
 	default:
 	}
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return t, err
 	}
-	pgTx, err := s.begin(ctx, opts)
-	if err != nil {
-		return false, fmt.Errorf("begin transaction on %s: %w", s.url, classify(err))
-	}
-	t := &tx{ctx: ctx, pg: pgTx, store: s, readOnly: readOnly}
 	defer func() { // also when fn panics, so the connection returns to the pool
 		t.done = true
-		store.JoinCleanup(&err, func() error { return Rollback(context.WithoutCancel(ctx), pgTx) })
+		if t.pg != nil {
+			store.JoinCleanup(&err, func() error { return Rollback(context.WithoutCancel(ctx), t.pg) })
+		}
 	}()
-	if err := fn(t); err != nil {
-		return t.retry, err
+	err = fn(t)
+	switch {
+	case t.stale != nil: // fn may have swallowed it: never commit
+		return t, t.stale
+	case t.escalate || err != nil:
+		return t, err
+	case t.retry: // fn swallowed a serialization failure: never commit it
+		return t, fmt.Errorf("transaction on %s: %w", s.url, t.retryErr)
+	case readOnly || t.pg == nil:
+		return t, nil
 	}
-	if t.retry { // fn swallowed a serialization failure: never commit it
-		return true, fmt.Errorf("transaction on %s: %w", s.url, t.retryErr)
-	}
-	if readOnly {
-		return false, nil
-	}
-	if err := pgTx.Commit(context.WithoutCancel(ctx)); err != nil {
+	if err := t.pg.Commit(context.WithoutCancel(ctx)); err != nil {
 		if isRetryable(err) {
-			return true, fmt.Errorf("commit on %s: %w", s.url, err)
+			t.retry = true
+			return t, fmt.Errorf("commit on %s: %w", s.url, err)
 		}
-		return false, fmt.Errorf("commit on %s: %w", s.url, classify(err))
+		return t, fmt.Errorf("commit on %s: %w", s.url, classify(err))
 	}
-	return false, nil
-}
-
-// begin starts a transaction. A pooled connection that turns out dead
-// (a restarted or unreachable server leaves the pool's idle connections
-// broken) is dropped and the next one tried: nothing of fn has run yet,
-// so BEGIN is always safe to repeat. A failure to dial a new connection
-// ends the attempts.
-func (s *Store) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
-	for range s.opts.MaxConns + 1 {
-		pgTx, err := s.pool.BeginTx(ctx, opts)
-		var dial *pgconn.ConnectError
-		if err == nil || !isUnavailable(err) || errors.As(err, &dial) || ctx.Err() != nil {
-			return pgTx, err
-		}
-	}
-	return s.pool.BeginTx(ctx, opts)
+	return t, nil
 }
 
 // Close releases the Store's connections; Update and View then fail with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +17,12 @@ import (
 
 func openTest(t testing.TB, url string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), url, Options{})
+	return openTestWith(t, url, Options{})
+}
+
+func openTestWith(t testing.TB, url string, opts Options) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), url, opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -304,4 +310,28 @@ func TestPanicReleasesTheConnection(t *testing.T) {
 		t.Fatalf("after a panicking Update: got %v, want the pool's one connection and no resource (ErrNotFound)", err)
 	}
 	s.Close()
+}
+
+// The pool's size is Options.MaxConns, else the URL's pool_max_conns,
+// else 32.
+func TestPoolSize(t *testing.T) {
+	url := pgtest.URL(t)
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "3")
+	u.RawQuery = q.Encode()
+	three := u.String()
+	for _, c := range []struct {
+		url  string
+		opts Options
+		want int32
+	}{{url, Options{}, 32}, {three, Options{}, 3}, {three, Options{MaxConns: 5}, 5}} {
+		s := openTestWith(t, c.url, c.opts)
+		if got := s.pool.Config().MaxConns; got != c.want {
+			t.Errorf("Open(%s, %+v): pool of %d connections, want %d", Redact(c.url), c.opts, got, c.want)
+		}
+	}
 }

@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -13,81 +15,214 @@ import (
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
-// tx implements store.Tx on one pgx.Tx. Every database error passes
-// through observe, which remembers a serialization failure (so Update
-// runs fn again even if fn swallowed the error) and marks a lost
-// connection with store.ErrUnavailable.
+// tx implements store.Tx. Its transaction begins lazily: the BEGIN goes
+// in one round trip with the first statement (pgx.Batch.BeginTx). A
+// View whose kind has read one statement before runs its first read
+// alone, outside a transaction (single): one statement reads one
+// snapshot. Should it send another, the transaction begins with the
+// first read sent again, and goes on only if that read returns what it
+// returned alone; otherwise fn runs again in the transaction (escalate)
+// (decision spec/decisions/0020-postgres-round-trips.md). Every database
+// error passes through observe, which remembers a serialization failure
+// (so Update runs fn again even if fn swallowed the error) and marks a
+// lost connection with store.ErrUnavailable.
 type tx struct {
 	ctx      context.Context
-	pg       pgx.Tx
 	store    *Store
+	opts     pgx.TxOptions
+	pg       pgx.Tx // nil until the first statement began the transaction
 	readOnly bool
 	done     bool
 	retry    bool
 	retryErr error
+	single   bool
+	escalate bool
+	sent     int   // round trips sent
+	stale    error // the first round trip found its pooled connection dead
+	// first is the read a single View sent alone and sum what it
+	// returned (sumRows), to check against the snapshot.
+	first *pgx.QueuedQuery
+	sum   uint64
 }
 
 var _ store.Tx = (*tx)(nil)
 
-var errTxDone = errors.New("transaction used after its function returned")
+var (
+	errTxDone   = errors.New("transaction used after its function returned")
+	errEscalate = errors.New("the View's first read changed before its transaction began; the View runs again")
+)
 
 func (t *tx) observe(err error) error {
-	if err == nil || errors.Is(err, pgx.ErrNoRows) {
+	if err == nil || errors.Is(err, pgx.ErrNoRows) || errors.Is(err, errEscalate) || errors.Is(err, errTxDone) {
 		return err
 	}
 	if isRetryable(err) && !t.retry {
 		t.retry, t.retryErr = true, err
 	}
-	if t.pg.Conn().IsClosed() && !errors.Is(err, store.ErrUnavailable) {
+	if t.lostConn() && !errors.Is(err, store.ErrUnavailable) {
 		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+	if t.sent == 1 {
+		t.noteFirst(err)
 	}
 	return classify(err)
 }
 
-func (t *tx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
-	if t.done {
-		return pgconn.CommandTag{}, errTxDone
+// lostConn reports that the transaction's connection is closed.
+func (t *tx) lostConn() bool {
+	if t.pg == nil {
+		return false
 	}
-	tag, err := t.pg.Exec(t.ctx, sql, args...)
+	c := t.pg.Conn()
+	return c != nil && c.IsClosed()
+}
+
+// noteFirst marks a failure of the first round trip on a pooled
+// connection that turned out dead (a restarted or unreachable server
+// leaves the pool's idle connections broken): nothing of fn reached a
+// transaction that could commit, so run starts fn again on another
+// connection. A failure to dial a new connection is not stale.
+func (t *tx) noteFirst(err error) {
+	var dial *pgconn.ConnectError
+	if isUnavailable(err) && !errors.As(err, &dial) && t.ctx.Err() == nil {
+		t.stale = fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+}
+
+// send sends b's statements in one round trip and returns their results
+// (Close them before the next send): alone when b is a single View's
+// first read (alone is then true), otherwise in the transaction, begun
+// with them when it is not yet.
+func (t *tx) send(b *pgx.Batch, write bool) (_ pgx.BatchResults, alone bool) {
+	if t.done {
+		return pgx.FailedBatchResults(b, errTxDone), false
+	}
+	t.sent++
+	if t.pg != nil {
+		return t.pg.SendBatch(t.ctx, b), false
+	}
+	if t.single && t.sent == 1 && !write && b.Len() == 1 {
+		t.first = b.QueuedQueries[0]
+		return t.store.pool.SendBatch(t.ctx, b), true
+	}
+	begin := &pgx.Batch{}
+	begin.BeginTx(t.opts)
+	if t.first != nil { // queued anew: pgx binds a queued query to one connection's statement
+		begin.Queue(t.first.SQL, t.first.Arguments...)
+	}
+	begin.QueuedQueries = append(begin.QueuedQueries, b.QueuedQueries...)
+	br := t.store.pool.SendBatch(t.ctx, begin)
+	t.pg = br.Tx()
+	if _, err := br.Exec(); err != nil { // BEGIN; a failure repeats in every result after it
+		return br, false
+	}
+	if t.first != nil {
+		rows, err := br.Query()
+		sum, err := sumRows(rows, err, nil)
+		if err == nil && sum != t.sum {
+			t.escalate = true
+			return pgx.FailedBatchResults(b, errors.Join(errEscalate, br.Close())), false
+		}
+	}
+	return br, false
+}
+
+// sumRows reads rows to their end, scanning each with scan (when not
+// nil), and returns a hash of every value read, or rows' error.
+func sumRows(rows pgx.Rows, err error, scan func(pgx.Rows) error) (uint64, error) {
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var h maphash.Hash
+	h.SetSeed(sumSeed)
+	for rows.Next() {
+		for _, v := range rows.RawValues() {
+			var n [9]byte
+			if v == nil {
+				n[8] = 1
+			}
+			binary.BigEndian.PutUint64(n[:8], uint64(len(v)))
+			h.Write(n[:])
+			h.Write(v)
+		}
+		if scan != nil {
+			if err := scan(rows); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return h.Sum64(), rows.Err()
+}
+
+var sumSeed = maphash.MakeSeed()
+
+func one(sql string, args ...any) *pgx.Batch {
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	return b
+}
+
+func (t *tx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
+	br, _ := t.send(one(sql, args...), true)
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	return tag, t.observe(err)
 }
 
-type row struct {
-	t   *tx
-	row pgx.Row
-	err error
-}
-
-func (r row) Scan(dest ...any) error {
-	if r.err != nil {
-		return r.err
-	}
-	return r.t.observe(r.row.Scan(dest...))
-}
-
-func (t *tx) queryRow(sql string, args ...any) row {
-	if t.done {
-		return row{err: errTxDone}
-	}
-	return row{t: t, row: t.pg.QueryRow(t.ctx, sql, args...)}
-}
-
-// queryAll runs sql and scans every row with scan.
+// queryAll runs sql and scans every row with scan; the statements before
+// the last of b are only executed.
 func (t *tx) queryAll(scan func(pgx.Rows) error, sql string, args ...any) error {
-	if t.done {
-		return errTxDone
-	}
-	rows, err := t.pg.Query(t.ctx, sql, args...)
-	if err != nil {
-		return t.observe(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return t.observe(err)
+	return t.query(one(sql, args...), scan)
+}
+
+func (t *tx) query(b *pgx.Batch, scan func(pgx.Rows) error) error {
+	br, alone := t.send(b, false)
+	var err error
+	for range b.Len() - 1 {
+		if _, err = br.Exec(); err != nil {
+			break
 		}
 	}
-	return t.observe(rows.Err())
+	if err == nil {
+		var sum uint64
+		rows, qerr := br.Query()
+		sum, err = sumRows(rows, qerr, scan)
+		if alone {
+			t.sum = sum
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return t.observe(err)
+}
+
+// batchRow is the one row of b's last statement, or pgx.ErrNoRows.
+type batchRow struct {
+	t *tx
+	b *pgx.Batch
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	found := false
+	err := r.t.query(r.b, func(rows pgx.Rows) error {
+		if found {
+			return nil // a point read returns at most one row; Scan takes the first
+		}
+		found = true
+		return rows.Scan(dest...)
+	})
+	if err == nil && !found {
+		return pgx.ErrNoRows
+	}
+	return err
+}
+
+func (t *tx) queryRow(sql string, args ...any) sqlrow.Scanner {
+	return batchRow{t: t, b: one(sql, args...)}
 }
 
 // lockName names what a point read locks: a namespace and the key's parts
@@ -100,59 +235,35 @@ func lockName(parts ...string) string { return strings.Join(parts, "\x1f") }
 // not ""), held even when no row exists, so a concurrent writer of the
 // same key waits; then query with FOR UPDATE, which waits for a concurrent
 // writer of the row and reads its committed version. Both statements go
-// in one round trip; under READ COMMITTED the second takes its snapshot
-// after the first has the lock. In a View it is a plain read.
+// in one round trip (with the BEGIN when it is the transaction's first);
+// under READ COMMITTED the second takes its snapshot after the first has
+// the lock. In a View it is a plain read.
 func (t *tx) readLocked(lock, query string, args ...any) sqlrow.Scanner {
 	if t.readOnly {
 		return t.queryRow(query, args...)
 	}
-	if t.done {
-		return row{err: errTxDone}
-	}
-	query += " FOR UPDATE"
-	if lock == "" {
-		return t.queryRow(query, args...)
-	}
 	b := &pgx.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lock)
-	b.Queue(query, args...)
-	return batchRow{t: t, br: t.pg.SendBatch(t.ctx, b)}
-}
-
-// batchRow is the second result of a lock-then-read batch.
-type batchRow struct {
-	t  *tx
-	br pgx.BatchResults
-}
-
-func (r batchRow) Scan(dest ...any) error {
-	_, err := r.br.Exec()
-	if err == nil {
-		err = r.br.QueryRow().Scan(dest...)
+	if lock != "" {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lock)
 	}
-	if cerr := r.br.Close(); err == nil || errors.Is(err, pgx.ErrNoRows) && cerr != nil {
-		err = cerr
-	}
-	return r.t.observe(err)
+	b.Queue(query+" FOR UPDATE", args...)
+	return batchRow{t: t, b: b}
 }
 
 // savepoint runs fn inside a savepoint, rolled back if fn fails, so an
 // expected constraint violation leaves the transaction usable.
 func (t *tx) savepoint(fn func() error) error {
-	if t.done {
-		return errTxDone
-	}
-	sp, err := t.pg.Begin(t.ctx)
-	if err != nil {
-		return t.observe(err)
+	if _, err := t.exec(`SAVEPOINT write`); err != nil {
+		return err
 	}
 	if err := fn(); err != nil {
-		if rerr := sp.Rollback(t.ctx); rerr != nil {
-			return errors.Join(err, t.observe(rerr))
+		if _, rerr := t.exec(`ROLLBACK TO SAVEPOINT write`); rerr != nil {
+			return errors.Join(err, rerr)
 		}
 		return err
 	}
-	return t.observe(sp.Commit(t.ctx))
+	_, err := t.exec(`RELEASE SAVEPOINT write`)
+	return err
 }
 
 // --- Sequences ---

@@ -24,7 +24,10 @@ const (
 	pgSchemaVersion = `SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied`
 	pgStats         = `SELECT (SELECT COUNT(*) FROM operations WHERE done = 0),
 		(SELECT COUNT(*) FROM idempotency), (SELECT COALESCE(SUM(size), 0) FROM blobs)::BIGINT`
-	pgUsage     = `SELECT resources, artifact_bytes FROM tenant_usage WHERE tenant = $1`
+	// A tenant's usage is its plain row and its shard rows (tenant U+001F
+	// shard, migration 00003), one range of the primary key.
+	pgUsage = `SELECT COALESCE(SUM(resources), 0)::BIGINT, COALESCE(SUM(artifact_bytes), 0)::BIGINT FROM tenant_usage
+		WHERE tenant = $1 OR (tenant > $1 || E'\x1f' AND tenant < $1 || E'\x20')`
 	pgDropRefs  = `DELETE FROM artifact_refs WHERE holder = $1`
 	pgInsertRef = `INSERT INTO artifact_refs (holder, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING`
 	pgSweepOps  = `DELETE FROM operations WHERE id IN (SELECT id FROM operations
@@ -65,7 +68,7 @@ func (t *tx) Stats() (st store.Stats, err error) {
 	return st, nil
 }
 
-// Usage reads the tenant's usage row; none is the zero Usage.
+// Usage sums the tenant's usage rows; none is the zero Usage.
 func (t *tx) Usage(tenant string) (u store.Usage, err error) {
 	err = t.queryRow(pgUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {

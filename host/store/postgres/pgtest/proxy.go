@@ -1,17 +1,21 @@
 package pgtest
 
 import (
+	"bufio"
+	"encoding/binary"
 	"io"
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 // Proxy is a TCP proxy in front of a real PostgreSQL server, for tests of
 // a lost database: Down closes every connection through it and refuses
 // new ones, as a crashed or unreachable server would; Up serves again on
-// the same address.
+// the same address. It also counts the round trips clients make through
+// it (RoundTrips), for benchmarks that report them.
 type Proxy struct {
 	t      testing.TB
 	addr   string // loopback address the proxy listens on
@@ -19,7 +23,16 @@ type Proxy struct {
 	mu     sync.Mutex
 	ln     net.Listener
 	conns  map[net.Conn]bool
+	trips  atomic.Int64
 }
+
+// RoundTrips is how many round trips every client has made through the
+// proxy so far: the frontend messages after which a client waits for the
+// server (Sync, which ends an extended-protocol exchange or a pipelined
+// batch, and Query, a simple-protocol statement), as the PostgreSQL
+// frontend/backend protocol defines them. Connection startup and
+// authentication are not counted; a TLS connection is not counted at all.
+func (p *Proxy) RoundTrips() int64 { return p.trips.Load() }
 
 // NewProxy starts a proxy to the server of dbURL and returns it with
 // dbURL rewritten to go through it. It stops when t ends.
@@ -69,7 +82,7 @@ func (p *Proxy) pipe(c net.Conn) {
 	}
 	p.conns[c], p.conns[s] = true, true
 	p.mu.Unlock()
-	go func() { _, _ = io.Copy(s, c); s.Close(); c.Close() }()
+	go func() { _ = p.forward(s, c); s.Close(); c.Close() }()
 	_, _ = io.Copy(c, s)
 	c.Close()
 	s.Close()
@@ -102,4 +115,59 @@ func (p *Proxy) Up() {
 		p.t.Fatalf("proxy up again on %s: %v", p.addr, err)
 	}
 	p.serve(ln)
+}
+
+// Protocol codes of the untyped first messages that are not a startup:
+// after SSLRequest and GSSENCRequest the client starts again (or
+// encrypts).
+const (
+	sslRequest    = 80877103
+	gssencRequest = 80877104
+)
+
+// forward copies the client's messages c to the server s, counting the
+// round trips among them (RoundTrips). A connection that asks for TLS or
+// GSS encryption first is copied uncounted.
+func (p *Proxy) forward(s io.Writer, c io.Reader) error {
+	r := bufio.NewReaderSize(c, 64<<10)
+	var head [5]byte
+	// The untyped startup message: a length that counts itself, a code.
+	if _, err := io.ReadFull(r, head[:4]); err != nil {
+		return err
+	}
+	n := int(binary.BigEndian.Uint32(head[:4]))
+	if _, err := s.Write(head[:4]); err != nil {
+		return err
+	}
+	if n < 8 {
+		_, err := io.Copy(s, r)
+		return err
+	}
+	start := make([]byte, n-4)
+	if _, err := io.ReadFull(r, start); err != nil {
+		return err
+	}
+	if _, err := s.Write(start); err != nil {
+		return err
+	}
+	if code := binary.BigEndian.Uint32(start[:4]); code == sslRequest || code == gssencRequest {
+		_, err := io.Copy(s, r) // encrypted, or a startup again: not followed
+		return err
+	}
+	for { // typed messages: one type byte, then a length that counts itself
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return err
+		}
+		switch head[0] {
+		case 'S', 'Q':
+			p.trips.Add(1)
+		}
+		n := int64(binary.BigEndian.Uint32(head[1:])) - 4
+		if _, err := s.Write(head[:]); err != nil {
+			return err
+		}
+		if _, err := io.CopyN(s, r, n); err != nil {
+			return err
+		}
+	}
 }

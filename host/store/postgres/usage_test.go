@@ -1,0 +1,168 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"io/fs"
+	"testing"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
+)
+
+// gooseAt is a goose provider on the database at url, for moving its
+// schema to a chosen version.
+func gooseAt(t *testing.T, url string) (*goose.Provider, *sql.DB) {
+	t.Helper()
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, db
+}
+
+func usageOf(t *testing.T, s *Store, tenant string) store.Usage {
+	t.Helper()
+	var u store.Usage
+	if err := s.View(context.Background(), func(tx store.Tx) error {
+		var err error
+		u, err = tx.Usage(tenant)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func createIn(t *testing.T, s *Store, tenant string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		err := s.Update(context.Background(), func(tx store.Tx) error {
+			return tx.CreateResource(&store.Resource{Key: store.Key{Tenant: tenant, Space: "prod", APIVersion: "a/v1", Kind: "K", Name: n},
+				UID: tenant + "-" + n, Spec: []byte(`{}`), Status: []byte(`{}`)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A database written before migration 00003 (one usage row per tenant)
+// opens, migrates, and counts on from its row; the migration's Down folds
+// the shard rows back into one row per tenant.
+func TestUsageShardsMigrateFromOneRow(t *testing.T) {
+	url := pgtest.URL(t)
+	p, db := gooseAt(t, url)
+	ctx := context.Background()
+	if _, err := p.UpTo(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO resources (uid, tenant, space, api_version, kind, name, form_api_version, form_kind,
+		form_definition_version, form_schema_digest, package_digest, generation, revision, spec, spec_digest, status,
+		native_id, created_at, updated_at) VALUES ('old-1', 'acme', 'prod', 'a/v1', 'K', 'old', '', '', '', '', '', 1, 1, '{}', '', '{}', '', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	s := openTest(t, url)
+	if u := usageOf(t, s, "acme"); u.Resources != 1 {
+		t.Fatalf("after migrating: acme holds %d resources, want the 1 counted before", u.Resources)
+	}
+	createIn(t, s, "acme", "a", "b", "c")
+	createIn(t, s, "acme-other", "a")
+	err := s.Update(ctx, func(tx store.Tx) error { return tx.DeleteResource("acme-a") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := usageOf(t, s, "acme"); u.Resources != 3 {
+		t.Errorf("acme holds %d resources, want 3 (1 + 3 created - 1 deleted)", u.Resources)
+	}
+	if u := usageOf(t, s, "acme-other"); u.Resources != 1 {
+		t.Errorf("acme-other holds %d resources, want 1 (a tenant whose name extends another's counts apart)", u.Resources)
+	}
+	s.Close()
+	if _, err := p.DownTo(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	var n int64
+	if err := db.QueryRow(`SELECT COUNT(*), SUM(resources) FROM tenant_usage WHERE tenant = 'acme'`).Scan(&rows, &n); err != nil {
+		t.Fatal(err)
+	}
+	var shards int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM tenant_usage WHERE strpos(tenant, E'\x1f') > 0`).Scan(&shards); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 || n != 3 || shards != 0 {
+		t.Errorf("after Down: acme has %d rows holding %d resources and %d shard rows remain; want 1 row of 3, no shards", rows, n, shards)
+	}
+}
+
+// Concurrent creates of one tenant do not wait for each other's commit on
+// the usage counter: one transaction holds its create uncommitted while
+// another creates in the same tenant and commits.
+func TestUsageDoesNotSerializeATenant(t *testing.T) {
+	s := openTest(t, pgtest.URL(t))
+	ctx := context.Background()
+	held, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Update(ctx, func(tx store.Tx) error {
+			err := tx.CreateResource(&store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "held"},
+				UID: "u-held", Spec: []byte(`{}`), Status: []byte(`{}`)})
+			close(held)
+			<-release
+			return err
+		})
+	}()
+	<-held
+	second := make(chan error, 1)
+	go func() {
+		second <- s.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateResource(&store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "free"},
+				UID: "u-free", Spec: []byte(`{}`), Status: []byte(`{}`)})
+		})
+	}()
+	// The second create commits while the first is still open; had it to
+	// wait for the first (a shared usage row), a lock would show as not
+	// waited for in pg_stat_activity.
+	waiting := make(chan struct{})
+	watch, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		for watch.Err() == nil {
+			var n int
+			if err := s.pool.QueryRow(watch, `SELECT COUNT(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err == nil && n > 0 {
+				close(waiting)
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Errorf("second create: %v", err)
+		}
+	case <-waiting:
+		close(release)
+		t.Fatal("the second create of the tenant waits for the first's transaction")
+	}
+	stop()
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if u := usageOf(t, s, "acme"); u.Resources != 2 {
+		t.Errorf("acme holds %d resources, want 2", u.Resources)
+	}
+}
