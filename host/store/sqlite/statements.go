@@ -56,6 +56,8 @@ const (
 	qSavepoint
 	qRollbackToSavepoint
 	qReleaseSavepoint
+	qBegin
+	qRollback
 	numQueries
 )
 
@@ -143,12 +145,20 @@ var queries = [numQueries]string{
 	qSavepoint:           `SAVEPOINT fn`,
 	qRollbackToSavepoint: `ROLLBACK TO fn`,
 	qReleaseSavepoint:    `RELEASE fn`,
+	// A View's read transaction on its reader (readers.go).
+	qBegin:    `BEGIN`,
+	qRollback: `ROLLBACK`,
 }
 
-// statements are the queries prepared on one *sql.DB.
+// statements are the queries prepared on one *sql.DB or *sql.Conn.
 type statements [numQueries]*sql.Stmt
 
-func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
+// preparer is an *sql.DB or an *sql.Conn.
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func prepare(ctx context.Context, db preparer) (*statements, error) {
 	var st statements
 	for q, text := range queries {
 		s, err := db.PrepareContext(ctx, text)

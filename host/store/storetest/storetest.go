@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentUpdatesIsolated", testConcurrentUpdates},
 		{"ViewSeesCommittedOnly", testViewCommittedOnly},
 		{"ViewIsReadOnly", testViewReadOnly},
+		{"ViewReleasesOnPanicAndCancel", testViewReleases},
 	}
 	suites = append(suites, maintenanceCases...)
 	for _, sc := range suites {
