@@ -76,9 +76,11 @@ func BenchmarkReadVsFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run := func(cl *client.Client) float64 {
+	// run reads at c = 32 and returns reads/s and the process's CPU
+	// microseconds per read (client and server both, as in the floor).
+	run := func(cl *client.Client) (float64, float64) {
 		var n atomic.Int64
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime(b)
 		b.SetParallelism(benchConcurrency)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -89,17 +91,22 @@ func BenchmarkReadVsFloor(b *testing.B) {
 				n.Add(1)
 			}
 		})
-		return float64(n.Load()) / time.Since(start).Seconds()
+		return float64(n.Load()) / time.Since(start).Seconds(), float64((cpuTime(b) - cpu).Microseconds()) / float64(n.Load())
 	}
 	b.ResetTimer()
 	// Interleave halves so load changes on a shared box hit both figures.
-	hostOps, floorOps := run(c), run(fc)
-	hostOps, floorOps = (hostOps+run(c))/2, (floorOps+run(fc))/2
+	hostOps, hostCPU := run(c)
+	floorOps, floorCPU := run(fc)
+	hostOps2, hostCPU2 := run(c)
+	floorOps2, floorCPU2 := run(fc)
+	hostOps, floorOps = (hostOps+hostOps2)/2, (floorOps+floorOps2)/2
+	hostCPU, floorCPU = (hostCPU+hostCPU2)/2, (floorCPU+floorCPU2)/2
 	b.ReportMetric(hostOps, "host-reads/s")
 	b.ReportMetric(floorOps, "floor-reads/s")
 	b.ReportMetric(hostOps/floorOps, "ratio")
-	b.Logf("exact read: host %.0f/s, HTTP floor %.0f/s, ratio %.2f (budget >= %d/s or ratio >= %.1f), body %d bytes",
-		hostOps, floorOps, hostOps/floorOps, readBudgetOps, readBudgetRatio, len(capture.body))
+	b.ReportMetric(floorCPU/hostCPU, "cpu-ratio")
+	b.Logf("exact read: host %.0f/s, HTTP floor %.0f/s, ratio %.2f (budget >= %d/s or ratio >= %.1f); CPU per read host %.0f µs, floor %.0f µs, ratio %.2f; body %d bytes",
+		hostOps, floorOps, hostOps/floorOps, readBudgetOps, readBudgetRatio, hostCPU, floorCPU, floorCPU/hostCPU, len(capture.body))
 }
 
 // captured is one answer of the host, replayed by the floor handler.
@@ -161,8 +168,11 @@ func BenchmarkCreateVsFloor(b *testing.B) {
 			h, c, req := benchHost(b, stored)
 			spec, _ := ijson.Canonical([]byte(`{}`))
 			var seq atomic.Int64
-			run := func(op func(i int64) error) float64 {
-				start := time.Now()
+			// run does b.N ops at c = 32 and returns ops/s, adding the
+			// process's CPU per op (over both halves) to *cpuPer.
+			var hostCPU, floorCPU time.Duration
+			run := func(cpuPer *time.Duration, op func(i int64) error) float64 {
+				start, cpu := time.Now(), cpuTime(b)
 				b.SetParallelism(benchConcurrency)
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
@@ -172,6 +182,7 @@ func BenchmarkCreateVsFloor(b *testing.B) {
 						}
 					}
 				})
+				*cpuPer += (cpuTime(b) - cpu) / time.Duration(2*b.N)
 				return float64(b.N) / time.Since(start).Seconds()
 			}
 			create := func(i int64) error {
@@ -188,13 +199,14 @@ func BenchmarkCreateVsFloor(b *testing.B) {
 				})
 			}
 			b.ResetTimer()
-			hostOps, floorOps := run(create), run(insert)
-			hostOps, floorOps = (hostOps+run(create))/2, (floorOps+run(insert))/2
+			hostOps, floorOps := run(&hostCPU, create), run(&floorCPU, insert)
+			hostOps, floorOps = (hostOps+run(&hostCPU, create))/2, (floorOps+run(&floorCPU, insert))/2
 			b.ReportMetric(hostOps, "host-creates/s")
 			b.ReportMetric(floorOps, "floor-inserts/s")
 			b.ReportMetric(hostOps/floorOps, "ratio")
-			b.Logf("creates at %d stored: host %.0f/s (prepare + PUT), storage floor %.0f bare inserts/s, ratio %.2f (budget >= %d/s)",
-				stored, hostOps, floorOps, hostOps/floorOps, createBudgetOps)
+			b.ReportMetric(float64(hostCPU.Microseconds()), "host-cpu-µs/create")
+			b.Logf("creates at %d stored: host %.0f/s (prepare + PUT), storage floor %.0f bare inserts/s, ratio %.2f (budget >= %d/s); CPU per create %s (client included), per bare insert %s",
+				stored, hostOps, floorOps, hostOps/floorOps, createBudgetOps, hostCPU, floorCPU)
 		})
 	}
 }

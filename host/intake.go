@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/takoform/takoform/form"
@@ -222,4 +223,4 @@ func parseCounter(s string) (int64, error) {
 	return n, nil
 }
 
-func formatCounter(n int64) string { return fmt.Sprint(n) }
+func formatCounter(n int64) string { return strconv.FormatInt(n, 10) }

@@ -62,7 +62,7 @@ const (
 )
 
 var queries = [numQueries]string{
-	qResourceByKey: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
+	qResourceByKey: `SELECT ` + sqlrow.ResourceValueCols + ` FROM resources
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?`,
 	qResourceByUID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources WHERE uid = ?`,
 	qResourceByNativeID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
@@ -87,7 +87,7 @@ var queries = [numQueries]string{
 	qPinsToName: `SELECT ` + sqlrow.PinCols + ` FROM pins
 		WHERE tenant = ? AND space = ? AND target_api_version = ? AND target_kind = ? AND target_name = ?
 		ORDER BY source_uid, ord`,
-	qIdempotency: `SELECT ` + sqlrow.IdempotencyCols + ` FROM idempotency
+	qIdempotency: `SELECT ` + sqlrow.IdempotencyValueCols + ` FROM idempotency
 		WHERE tenant = ? AND principal = ? AND space = ? AND key = ?`,
 	qPutIdempotency: `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -116,7 +116,7 @@ var queries = [numQueries]string{
 	qDueOperations: `SELECT ` + sqlrow.OperationCols + ` FROM operations
 		WHERE done = 0 AND not_before <= ?
 		ORDER BY not_before, created_at, id LIMIT ?`,
-	qPendingOperation: `SELECT ` + sqlrow.OperationCols + ` FROM operations
+	qPendingOperation: `SELECT ` + sqlrow.PendingOperationCols + ` FROM operations
 		WHERE done = 0 AND target_tenant = ? AND target_space = ? AND target_api_version = ?
 		AND target_kind = ? AND target_name = ?
 		ORDER BY created_at, id LIMIT 1`,

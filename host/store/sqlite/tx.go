@@ -119,7 +119,7 @@ func notFound(err error, what string) error {
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	r, err := sqlrow.ScanResourceAt(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name), k)
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
 	}
