@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
 // A reader is one read-only connection of the View pool, held out of
@@ -146,4 +148,28 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) (err error) {
 		}
 	}()
 	return fn(t)
+}
+
+var _ store.ExactReader = (*Store)(nil)
+
+// ExactResource implements store.ExactReader: one SELECT in autocommit
+// mode on a reader, its own snapshot, with no BEGIN and ROLLBACK around
+// it (decision spec/decisions/0022-exact-read-path.md).
+func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+	select {
+	case <-s.closing:
+		return nil, ErrClosed
+	default:
+	}
+	rd, err := s.readers.take(ctx, s.closing)
+	if err != nil {
+		return nil, err
+	}
+	r, err := sqlrow.ScanExactResource(rd.stmts[qExactResource].QueryRowContext(context.Background(),
+		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest), k, ref)
+	s.readers.give(rd, false)
+	if err != nil {
+		return nil, notFound(err, "read resource "+sqlrow.KeyString(k)+" under "+ref.String())
+	}
+	return r, nil
 }

@@ -58,6 +58,7 @@ const (
 	qReleaseSavepoint
 	qBegin
 	qRollback
+	qExactResource
 	numQueries
 )
 
@@ -148,6 +149,10 @@ var queries = [numQueries]string{
 	// A View's read transaction on its reader (readers.go).
 	qBegin:    `BEGIN`,
 	qRollback: `ROLLBACK`,
+	// Store.ExactResource, outside any transaction (readers.go).
+	qExactResource: `SELECT uid, ` + sqlrow.ExactResourceCols + ` FROM resources
+		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?
+		AND form_api_version = ? AND form_kind = ? AND form_definition_version = ? AND form_schema_digest = ?`,
 }
 
 // statements are the queries prepared on one *sql.DB or *sql.Conn.

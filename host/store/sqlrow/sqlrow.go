@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -25,9 +26,11 @@ const (
 	IdempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
 		bound_uid, bound_operation, created_at`
 	// ResourceValueCols and IdempotencyValueCols leave out the key a
-	// lookup by key already holds: fewer columns read per row.
+	// lookup by key already holds, ExactResourceCols the FormRef too: fewer
+	// columns read per row.
 	ResourceValueCols = `uid, form_api_version, form_kind, form_definition_version, form_schema_digest,
-		package_digest, generation, revision, spec, spec_digest, status, native_id,
+		` + ExactResourceCols
+	ExactResourceCols = `package_digest, generation, revision, spec, spec_digest, status, native_id,
 		created_at, updated_at`
 	IdempotencyValueCols = `fingerprint, status, etag, body, bound_uid, bound_operation, created_at`
 	// PendingOperationCols leave out the target and done of a lookup of
@@ -45,23 +48,35 @@ type Scanner interface{ Scan(dest ...any) error }
 // ScanResource reads a row of ResourceCols.
 func ScanResource(row Scanner) (*store.Resource, error) {
 	var r store.Resource
-	return scanResource(row, &r, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name)
+	return scanResource(row, &r, true, true)
 }
 
 // ScanResourceAt reads a row of ResourceValueCols of the resource at k.
 func ScanResourceAt(row Scanner, k store.Key) (*store.Resource, error) {
 	r := store.Resource{Key: k}
-	return scanResource(row, &r)
+	return scanResource(row, &r, false, true)
 }
 
-// scanResource reads the UID, then key (destinations for the key
-// columns, none when the row has none), then the value columns.
-func scanResource(row Scanner, r *store.Resource, key ...any) (*store.Resource, error) {
+// ScanExactResource reads uid followed by ExactResourceCols of the
+// resource at k created under ref.
+func ScanExactResource(row Scanner, k store.Key, ref form.FormRef) (*store.Resource, error) {
+	r := store.Resource{Key: k, FormRef: ref}
+	return scanResource(row, &r, false, false)
+}
+
+// scanResource reads the UID, the key columns when the row has them, the
+// FormRef columns when it has them, then ExactResourceCols.
+func scanResource(row Scanner, r *store.Resource, key, ref bool) (*store.Resource, error) {
 	var created, updated int64
 	dest := make([]any, 0, 19)
-	dest = append(append(dest, &r.UID), key...)
-	dest = append(dest, &r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest,
-		&r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
+	dest = append(dest, &r.UID)
+	if key {
+		dest = append(dest, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name)
+	}
+	if ref {
+		dest = append(dest, &r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest)
+	}
+	dest = append(dest, &r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
 		&created, &updated)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
