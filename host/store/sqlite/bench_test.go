@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -143,7 +142,6 @@ func BenchmarkReadParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.SetParallelism((32 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	b.ResetTimer()
-	cpu := cpuTime(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			k := testResource(fmt.Sprintf("bench-%d", -1-int(seq.Add(1)%stored)), "").Key
@@ -157,16 +155,5 @@ func BenchmarkReadParallel(b *testing.B) {
 			}
 		}
 	})
-	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
-}
-
-// cpuTime is the CPU time (user + system, every thread) this process has
-// used; per operation it is steadier than wall time on a shared box.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
