@@ -9,13 +9,16 @@
 //
 // Concurrency (decision spec/decisions/0001-group-commit.md): Update calls
 // are queued to one writer goroutine, which runs up to Options.MaxBatch
-// queued functions in one BEGIN IMMEDIATE transaction, each inside its own
-// SAVEPOINT, and commits once: one fsync answers the whole batch. A
-// function's error (or panic) rolls back only its savepoint and reaches only
-// its caller; a failed COMMIT reaches every caller of the batch. Update
-// functions run on the writer goroutine, one at a time, and must not call
-// the Store. View runs on a separate pool of read-only connections that
-// read the last committed snapshot concurrently with the writer.
+// queued functions in one BEGIN IMMEDIATE transaction and commits once: one
+// fsync answers the whole batch. A function's error (or panic) reaches
+// only its caller and undoes only its own writes: a batch in which one
+// fails is rolled back and run again with each function inside its own
+// SAVEPOINT (decision spec/decisions/0023-savepoints-on-failure.md), so a
+// function may run twice. A failed COMMIT reaches every caller of the
+// batch. Update functions run on the writer goroutine, one at a time, and
+// must not call the Store. View runs on held read-only connections that
+// read the last committed snapshot concurrently with the writer (decision
+// spec/decisions/0022-exact-read-path.md).
 package sqlite
 
 import (
