@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,9 +76,11 @@ func BenchmarkReadVsFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run := func(cl *client.Client) float64 {
+	// run reads at c = 32 and returns reads/s and the process's CPU
+	// microseconds per read (client and server both, as in the floor).
+	run := func(cl *client.Client) (float64, float64) {
 		var n atomic.Int64
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime(b)
 		b.SetParallelism(benchConcurrency)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -88,17 +91,22 @@ func BenchmarkReadVsFloor(b *testing.B) {
 				n.Add(1)
 			}
 		})
-		return float64(n.Load()) / time.Since(start).Seconds()
+		return float64(n.Load()) / time.Since(start).Seconds(), float64((cpuTime(b) - cpu).Microseconds()) / float64(n.Load())
 	}
 	b.ResetTimer()
 	// Interleave halves so load changes on a shared box hit both figures.
-	hostOps, floorOps := run(c), run(fc)
-	hostOps, floorOps = (hostOps+run(c))/2, (floorOps+run(fc))/2
+	hostOps, hostCPU := run(c)
+	floorOps, floorCPU := run(fc)
+	hostOps2, hostCPU2 := run(c)
+	floorOps2, floorCPU2 := run(fc)
+	hostOps, floorOps = (hostOps+hostOps2)/2, (floorOps+floorOps2)/2
+	hostCPU, floorCPU = (hostCPU+hostCPU2)/2, (floorCPU+floorCPU2)/2
 	b.ReportMetric(hostOps, "host-reads/s")
 	b.ReportMetric(floorOps, "floor-reads/s")
 	b.ReportMetric(hostOps/floorOps, "ratio")
-	b.Logf("exact read: host %.0f/s, HTTP floor %.0f/s, ratio %.2f (budget >= %d/s or ratio >= %.1f), body %d bytes",
-		hostOps, floorOps, hostOps/floorOps, readBudgetOps, readBudgetRatio, len(capture.body))
+	b.ReportMetric(floorCPU/hostCPU, "cpu-ratio")
+	b.Logf("exact read: host %.0f/s, HTTP floor %.0f/s, ratio %.2f (budget >= %d/s or ratio >= %.1f); CPU per read host %.0f µs, floor %.0f µs, ratio %.2f; body %d bytes",
+		hostOps, floorOps, hostOps/floorOps, readBudgetOps, readBudgetRatio, hostCPU, floorCPU, floorCPU/hostCPU, len(capture.body))
 }
 
 // captured is one answer of the host, replayed by the floor handler.
@@ -136,6 +144,8 @@ func BenchmarkReadHandler(b *testing.B) {
 	target := capture.path + "?" + capture.query
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuTime(b)
+	defer reportCPU(b, cpu)
 	for i := 0; i < b.N; i++ {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
 		r.Header = capture.hdr
@@ -158,8 +168,11 @@ func BenchmarkCreateVsFloor(b *testing.B) {
 			h, c, req := benchHost(b, stored)
 			spec, _ := ijson.Canonical([]byte(`{}`))
 			var seq atomic.Int64
-			run := func(op func(i int64) error) float64 {
-				start := time.Now()
+			// run does b.N ops at c = 32 and returns ops/s, adding the
+			// process's CPU per op (over both halves) to *cpuPer.
+			var hostCPU, floorCPU time.Duration
+			run := func(cpuPer *time.Duration, op func(i int64) error) float64 {
+				start, cpu := time.Now(), cpuTime(b)
 				b.SetParallelism(benchConcurrency)
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
@@ -169,6 +182,7 @@ func BenchmarkCreateVsFloor(b *testing.B) {
 						}
 					}
 				})
+				*cpuPer += (cpuTime(b) - cpu) / time.Duration(2*b.N)
 				return float64(b.N) / time.Since(start).Seconds()
 			}
 			create := func(i int64) error {
@@ -185,13 +199,76 @@ func BenchmarkCreateVsFloor(b *testing.B) {
 				})
 			}
 			b.ResetTimer()
-			hostOps, floorOps := run(create), run(insert)
-			hostOps, floorOps = (hostOps+run(create))/2, (floorOps+run(insert))/2
+			hostOps, floorOps := run(&hostCPU, create), run(&floorCPU, insert)
+			hostOps, floorOps = (hostOps+run(&hostCPU, create))/2, (floorOps+run(&floorCPU, insert))/2
 			b.ReportMetric(hostOps, "host-creates/s")
 			b.ReportMetric(floorOps, "floor-inserts/s")
 			b.ReportMetric(hostOps/floorOps, "ratio")
-			b.Logf("creates at %d stored: host %.0f/s (prepare + PUT), storage floor %.0f bare inserts/s, ratio %.2f (budget >= %d/s)",
-				stored, hostOps, floorOps, hostOps/floorOps, createBudgetOps)
+			b.ReportMetric(float64(hostCPU.Microseconds()), "host-cpu-µs/create")
+			b.Logf("creates at %d stored: host %.0f/s (prepare + PUT), storage floor %.0f bare inserts/s, ratio %.2f (budget >= %d/s); CPU per create %s (client included), per bare insert %s",
+				stored, hostOps, floorOps, hostOps/floorOps, createBudgetOps, hostCPU, floorCPU)
 		})
 	}
+}
+
+// handlerTransport serves a client's requests with the host's handler in
+// process (no network), so a profile of it is the host's own CPU.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	h := make(http.Header, len(r.Header)) // as the wire would canonicalise it
+	for k, v := range r.Header {
+		h[http.CanonicalHeaderKey(k)] = v
+	}
+	r.Header = h
+	w := httptest.NewRecorder()
+	t.h.ServeHTTP(w, r)
+	return w.Result(), nil
+}
+
+// BenchmarkCreateHandler is durable creates (prepare + PUT, 32 clients)
+// through the host's handler with no network: the host's own CPU and
+// allocations per create (the client's are in the figure too; a profile
+// focused on host.(*Server).ServeHTTP separates them).
+func BenchmarkCreateHandler(b *testing.B) {
+	h := hosttest.Start(b, benchOptions(nil))
+	c, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenA1, HTTPClient: &http.Client{Transport: handlerTransport{h.Server}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := kvRequest(&testing.T{}, c, "x")
+	req.Metadata.Space = "bench"
+	var seq atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(benchConcurrency)
+	b.ResetTimer()
+	cpu := cpuTime(b)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			r := req
+			r.Metadata.Name = fmt.Sprintf("kv-%d", seq.Add(1))
+			if _, err := prepareApply(context.Background(), c, r, nil); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	reportCPU(b, cpu)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
+}
+
+// cpuTime is the CPU time (user + system, every thread) this process has
+// used; per operation it is steadier than wall time on a shared box.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process's CPU microseconds per operation since
+// start (a cpuTime reading).
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64((cpuTime(b)-start).Microseconds())/float64(b.N), "cpu-µs/op")
 }

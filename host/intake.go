@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/takoform/takoform/form"
@@ -97,6 +98,12 @@ func pathIdentity(r *request, withName bool) (apiVersion, kind, name string, err
 // a grammar fault is invalid_argument, an exact ref not installed is
 // form_unknown (never a fallback to group and kind).
 func (s *Server) checkRef(ref form.FormRef, at string) (form.Installed, error) {
+	// An installed ref passed the same grammar when its definition was
+	// parsed (form.Parse), so only a ref the catalog lacks is checked
+	// again, to tell a grammar fault from an unknown form.
+	if in, ok := s.cfg.Catalog.Form(ref); ok {
+		return in, nil
+	}
 	if err := ref.Validate(); err != nil {
 		var re *form.RefError
 		ptr := at
@@ -105,11 +112,7 @@ func (s *Server) checkRef(ref form.FormRef, at string) (form.Installed, error) {
 		}
 		return form.Installed{}, wire.Errorf(wire.InvalidArgument, "%s: %v", ptr, err).WithDetail("pointer", ptr)
 	}
-	in, ok := s.cfg.Catalog.Form(ref)
-	if !ok {
-		return form.Installed{}, wire.Errorf(wire.FormUnknown, "form %s is not installed on this host (all four FormRef members must match an installed definition)", ref)
-	}
-	return in, nil
+	return form.Installed{}, wire.Errorf(wire.FormUnknown, "form %s is not installed on this host (all four FormRef members must match an installed definition)", ref)
 }
 
 // checkSpace applies the one SpaceID rule (decision 0003).
@@ -225,4 +228,4 @@ func parseCounter(s string) (int64, error) {
 	return n, nil
 }
 
-func formatCounter(n int64) string { return fmt.Sprint(n) }
+func formatCounter(n int64) string { return strconv.FormatInt(n, 10) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +26,7 @@ type metrics struct {
 	commit   prometheus.Histogram   // seconds per durable commit
 	batch    prometheus.Histogram   // Update calls per commit
 	swept    *prometheus.CounterVec // kind
+	children sync.Map               // requestLabels → requestSeries
 }
 
 func newMetrics(st store.Store) *metrics {
@@ -73,8 +75,28 @@ func (m *metrics) observeRequest(route, method string, status int, d time.Durati
 	if !knownMethods[method] {
 		method = "other"
 	}
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
+	k := requestLabels{route, method, status}
+	c, ok := m.children.Load(k)
+	if !ok {
+		// One lookup per label set, then kept: the route table bounds them.
+		c, _ = m.children.LoadOrStore(k, requestSeries{
+			m.requests.WithLabelValues(route, method, strconv.Itoa(status)), m.latency.WithLabelValues(route, method)})
+	}
+	ser := c.(requestSeries)
+	ser.count.Inc()
+	ser.latency.Observe(d.Seconds())
+}
+
+// requestLabels are the labels of one request's series; requestSeries
+// are its counter and histogram.
+type requestLabels struct {
+	route, method string
+	status        int
+}
+
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 // storeGauges reads the store's gauges (store.Stats) at scrape time.

@@ -125,21 +125,27 @@ func (s *Server) finish(r *http.Request, rec *recorder, x *exchange) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	d := time.Since(x.start)
+	now := time.Now()
+	d := now.Sub(x.start)
 	s.ops.metrics.observeRequest(x.route, r.Method, status, d)
-	attrs := []slog.Attr{
-		slog.String("method", r.Method), slog.String("route", x.route), slog.Int("status", status),
-		slog.String("code", string(x.code)), slog.Duration("duration", d), slog.String("request", x.id),
-		slog.String("tenant", x.caller.Tenant), slog.String("principal", x.caller.Principal),
-	}
-	if x.replayOf != "" {
-		attrs = append(attrs, slog.String("replayOf", x.replayOf))
-	}
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
 	}
-	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+	// The record goes to the handler directly: Logger.LogAttrs would walk
+	// the stack for a source position no host handler prints (issue 14).
+	h := s.log.Handler()
+	if !h.Enabled(r.Context(), level) {
+		return
+	}
+	line := slog.NewRecord(now, level, "request", 0)
+	line.AddAttrs(slog.String("method", r.Method), slog.String("route", x.route), slog.Int("status", status),
+		slog.String("code", string(x.code)), slog.Duration("duration", d), slog.String("request", x.id),
+		slog.String("tenant", x.caller.Tenant), slog.String("principal", x.caller.Principal))
+	if x.replayOf != "" {
+		line.AddAttrs(slog.String("replayOf", x.replayOf))
+	}
+	_ = h.Handle(r.Context(), line)
 }
 
 // noteReplay records, for the access log, the code and request id of a

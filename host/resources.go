@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -88,18 +89,32 @@ func (s *Server) read(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	var res *store.Resource
-	err = s.cfg.Store.View(r.Context(), func(tx store.Tx) error {
-		res, err = tx.Resource(k)
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) || (err == nil && res.FormRef != ref) {
+	res, err := s.exactResource(r.Context(), k, ref)
+	if errors.Is(err, store.ErrNotFound) {
 		return answer{}, notFound(k, ref)
 	}
 	if err != nil {
 		return answer{}, err
 	}
 	return resourceAnswer(200, res), nil
+}
+
+// exactResource is the resource at k created under exactly ref, through
+// the store's fast path when it has one (store.ExactReader), else View.
+func (s *Server) exactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+	if er, ok := s.cfg.Store.(store.ExactReader); ok {
+		return er.ExactResource(ctx, k, ref)
+	}
+	var res *store.Resource
+	err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
+		var err error
+		res, err = tx.Resource(k)
+		return err
+	})
+	if err == nil && res.FormRef != ref {
+		return nil, fmt.Errorf("%s is held under form %s: %w", k.Name, res.FormRef, store.ErrNotFound)
+	}
+	return res, err
 }
 
 func notFound(k store.Key, ref form.FormRef) error {

@@ -200,7 +200,9 @@ func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 			s.writeError(w, req, err)
 			return
 		}
-		if hr.Body != nil {
+		if hr.Body == nil || hr.Body == http.NoBody {
+			req.body = []byte{} // what reading no body gives, without a read buffer
+		} else {
 			limit := s.cfg.MaxBodyBytes
 			if blob && ArtifactLimits.MaximumBundleBytes > limit {
 				limit = ArtifactLimits.MaximumBundleBytes // a blob may be as large as a whole bundle

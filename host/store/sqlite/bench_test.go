@@ -136,12 +136,16 @@ func BenchmarkReadParallel(b *testing.B) {
 	copyFile(b, preloaded(b, stored), path)
 	s := openTest(b, path, Options{})
 	var seq atomic.Int64
+	// A cancellable context, as every HTTP request carries one.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
 	b.SetParallelism((32 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			k := testResource(fmt.Sprintf("bench-%d", -1-int(seq.Add(1)%stored)), "").Key
-			err := s.View(context.Background(), func(tx store.Tx) error {
+			err := s.View(ctx, func(tx store.Tx) error {
 				_, err := tx.Resource(k)
 				return err
 			})

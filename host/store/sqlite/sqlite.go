@@ -9,13 +9,16 @@
 //
 // Concurrency (decision spec/decisions/0001-group-commit.md): Update calls
 // are queued to one writer goroutine, which runs up to Options.MaxBatch
-// queued functions in one BEGIN IMMEDIATE transaction, each inside its own
-// SAVEPOINT, and commits once: one fsync answers the whole batch. A
-// function's error (or panic) rolls back only its savepoint and reaches only
-// its caller; a failed COMMIT reaches every caller of the batch. Update
-// functions run on the writer goroutine, one at a time, and must not call
-// the Store. View runs on a separate pool of read-only connections that
-// read the last committed snapshot concurrently with the writer.
+// queued functions in one BEGIN IMMEDIATE transaction and commits once: one
+// fsync answers the whole batch. A function's error (or panic) reaches
+// only its caller and undoes only its own writes: a batch in which one
+// fails is rolled back and run again with each function inside its own
+// SAVEPOINT (decision spec/decisions/0023-savepoints-on-failure.md), so a
+// function may run twice. A failed COMMIT reaches every caller of the
+// batch. Update functions run on the writer goroutine, one at a time, and
+// must not call the Store. View runs on held read-only connections that
+// read the last committed snapshot concurrently with the writer (decision
+// spec/decisions/0022-exact-read-path.md).
 package sqlite
 
 import (
@@ -77,9 +80,9 @@ type Store struct {
 	path    string
 	opts    Options
 	wdb     *sql.DB // one connection, owned by the writer goroutine
-	rdb     *sql.DB // read-only pool for View
+	rdb     *sql.DB // read-only connections for View
 	wstmts  *statements
-	rstmts  *statements
+	readers *readers
 	queue   chan *request
 	closing chan struct{}
 	stopped chan struct{}
@@ -162,9 +165,7 @@ func (s *Store) open(ctx context.Context) error {
 	if s.wstmts, err = prepare(ctx, s.wdb); err != nil {
 		return fmt.Errorf("prepare statements on %s: %w", s.path, err)
 	}
-	if s.rstmts, err = prepare(ctx, s.rdb); err != nil {
-		return fmt.Errorf("prepare read statements on %s: %w", s.path, err)
-	}
+	s.readers = newReaders(s.rdb, s.opts.MaxReaders)
 	return nil
 }
 
@@ -178,6 +179,10 @@ func (s *Store) dsn(readOnly bool) string {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "journal_size_limit(67108864)") // truncate the WAL to 64 MiB after a checkpoint
+	// Savepoint sub-journals (one per Update function of a batch) stay in
+	// memory instead of spilling to a temporary file; they only serve
+	// ROLLBACK TO, never crash recovery, which the WAL does.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
@@ -236,29 +241,6 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 // Path is the database file this Store was opened on.
 func (s *Store) Path() string { return s.path }
 
-// View runs fn in a read-only transaction on the last committed snapshot;
-// fn's error is returned as is. Writes inside fn fail. fn runs on the
-// caller's goroutine.
-func (s *Store) View(ctx context.Context, fn func(store.Tx) error) (err error) {
-	select {
-	case <-s.closing:
-		return ErrClosed
-	default:
-	}
-	sqlTx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return fmt.Errorf("begin read transaction: %w", err)
-	}
-	t := newTx(ctx, sqlTx, s.rstmts)
-	defer func() { // also when fn panics, so the connection returns to the pool
-		t.done = true
-		if rerr := sqlTx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && err == nil {
-			err = fmt.Errorf("end read transaction: %w", rerr)
-		}
-	}()
-	return fn(t)
-}
-
 // Close stops the writer after its current batch, fails queued Update
 // calls with ErrClosed and closes the file. It is safe to call twice.
 func (s *Store) Close() error {
@@ -273,10 +255,11 @@ func (s *Store) Close() error {
 
 func (s *Store) closeDBs() error {
 	var errs []error
-	for _, st := range []*statements{s.wstmts, s.rstmts} {
-		if st != nil {
-			errs = append(errs, st.close())
-		}
+	if s.readers != nil {
+		errs = append(errs, s.readers.close())
+	}
+	if s.wstmts != nil {
+		errs = append(errs, s.wstmts.close())
 	}
 	for _, db := range []*sql.DB{s.rdb, s.wdb} {
 		if db != nil {

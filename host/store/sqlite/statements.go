@@ -56,11 +56,14 @@ const (
 	qSavepoint
 	qRollbackToSavepoint
 	qReleaseSavepoint
+	qBegin
+	qRollback
+	qExactResource
 	numQueries
 )
 
 var queries = [numQueries]string{
-	qResourceByKey: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
+	qResourceByKey: `SELECT ` + sqlrow.ResourceValueCols + ` FROM resources
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?`,
 	qResourceByUID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources WHERE uid = ?`,
 	qResourceByNativeID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
@@ -85,7 +88,7 @@ var queries = [numQueries]string{
 	qPinsToName: `SELECT ` + sqlrow.PinCols + ` FROM pins
 		WHERE tenant = ? AND space = ? AND target_api_version = ? AND target_kind = ? AND target_name = ?
 		ORDER BY source_uid, ord`,
-	qIdempotency: `SELECT ` + sqlrow.IdempotencyCols + ` FROM idempotency
+	qIdempotency: `SELECT ` + sqlrow.IdempotencyValueCols + ` FROM idempotency
 		WHERE tenant = ? AND principal = ? AND space = ? AND key = ?`,
 	qPutIdempotency: `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -114,7 +117,7 @@ var queries = [numQueries]string{
 	qDueOperations: `SELECT ` + sqlrow.OperationCols + ` FROM operations
 		WHERE done = 0 AND not_before <= ?
 		ORDER BY not_before, created_at, id LIMIT ?`,
-	qPendingOperation: `SELECT ` + sqlrow.OperationCols + ` FROM operations
+	qPendingOperation: `SELECT ` + sqlrow.PendingOperationCols + ` FROM operations
 		WHERE done = 0 AND target_tenant = ? AND target_space = ? AND target_api_version = ?
 		AND target_kind = ? AND target_name = ?
 		ORDER BY created_at, id LIMIT 1`,
@@ -143,12 +146,24 @@ var queries = [numQueries]string{
 	qSavepoint:           `SAVEPOINT fn`,
 	qRollbackToSavepoint: `ROLLBACK TO fn`,
 	qReleaseSavepoint:    `RELEASE fn`,
+	// A View's read transaction on its reader (readers.go).
+	qBegin:    `BEGIN`,
+	qRollback: `ROLLBACK`,
+	// Store.ExactResource, outside any transaction (readers.go).
+	qExactResource: `SELECT uid, ` + sqlrow.ExactResourceCols + ` FROM resources
+		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?
+		AND form_api_version = ? AND form_kind = ? AND form_definition_version = ? AND form_schema_digest = ?`,
 }
 
-// statements are the queries prepared on one *sql.DB.
+// statements are the queries prepared on one *sql.DB or *sql.Conn.
 type statements [numQueries]*sql.Stmt
 
-func prepare(ctx context.Context, db *sql.DB) (*statements, error) {
+// preparer is an *sql.DB or an *sql.Conn.
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func prepare(ctx context.Context, db preparer) (*statements, error) {
 	var st statements
 	for q, text := range queries {
 		s, err := db.PrepareContext(ctx, text)

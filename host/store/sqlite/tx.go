@@ -13,15 +13,29 @@ import (
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
-// tx implements store.Tx on one *sql.Tx. In a write batch it is shared
-// by the batch's functions one after another; done is set between them so
-// a function that keeps its Tx cannot use it after returning.
+// tx implements store.Tx on one write transaction (*sql.Tx) or one read
+// transaction of a reader (readers.go). In a write batch it is shared by
+// the batch's functions one after another; done is set between them so a
+// function that keeps its Tx cannot use it after returning.
 type tx struct {
+	// ctx is what the driver gets. user is the caller's context, checked
+	// before each statement: a View's statements run under Background so
+	// the driver starts no watcher goroutine per statement (issue 14), and
+	// a cancelled request stops at its next statement.
 	ctx   context.Context
-	sqlTx *sql.Tx
-	db    *statements
+	user  context.Context
+	sqlc  sqlConn
+	sqlTx *sql.Tx               // the write transaction; nil in a View
+	db    *statements           // prepared statements; a View's are bound to its connection
 	stmts [numQueries]*sql.Stmt // db's statements bound to sqlTx, made on first use
 	done  bool
+}
+
+// sqlConn runs an unprepared statement: the *sql.Tx of a write batch or
+// the *sql.Conn of a reader.
+type sqlConn interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -29,10 +43,13 @@ var _ store.Tx = (*tx)(nil)
 var errTxDone = errors.New("transaction used after its function returned")
 
 func newTx(ctx context.Context, sqlTx *sql.Tx, db *statements) *tx {
-	return &tx{ctx: ctx, sqlTx: sqlTx, db: db}
+	return &tx{ctx: ctx, user: ctx, sqlc: sqlTx, sqlTx: sqlTx, db: db}
 }
 
 func (t *tx) stmt(q query) *sql.Stmt {
+	if t.sqlTx == nil {
+		return t.db[q]
+	}
 	if s := t.stmts[q]; s != nil {
 		return s
 	}
@@ -41,16 +58,24 @@ func (t *tx) stmt(q query) *sql.Stmt {
 	return s
 }
 
-func (t *tx) exec(q query, args ...any) (sql.Result, error) {
+// usable is nil while t may run a statement.
+func (t *tx) usable() error {
 	if t.done {
-		return nil, errTxDone
+		return errTxDone
+	}
+	return t.user.Err()
+}
+
+func (t *tx) exec(q query, args ...any) (sql.Result, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
 	}
 	return t.stmt(q).ExecContext(t.ctx, args...)
 }
 
 func (t *tx) queryRow(q query, args ...any) sqlrow.Scanner {
-	if t.done {
-		return errRow{errTxDone}
+	if err := t.usable(); err != nil {
+		return errRow{err}
 	}
 	return t.stmt(q).QueryRowContext(t.ctx, args...)
 }
@@ -60,8 +85,8 @@ type errRow struct{ err error }
 func (r errRow) Scan(...any) error { return r.err }
 
 func (t *tx) query(q query, args ...any) (*sql.Rows, error) {
-	if t.done {
-		return nil, errTxDone
+	if err := t.usable(); err != nil {
+		return nil, err
 	}
 	return t.stmt(q).QueryContext(t.ctx, args...)
 }
@@ -94,7 +119,7 @@ func notFound(err error, what string) error {
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	r, err := sqlrow.ScanResourceAt(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name), k)
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
 	}

@@ -44,7 +44,7 @@ func (t *tx) SchemaVersion() (applied, known int64, err error) {
 	if known, err = knownSchema(); err != nil {
 		return 0, 0, err
 	}
-	if err := t.sqlTx.QueryRowContext(t.ctx, sqlSchemaVersion).Scan(&applied); err != nil {
+	if err := t.sqlc.QueryRowContext(t.user, sqlSchemaVersion).Scan(&applied); err != nil {
 		return 0, known, fmt.Errorf("read applied schema version: %w", err)
 	}
 	return applied, known, nil
@@ -56,7 +56,7 @@ func (t *tx) Stats() (st store.Stats, err error) {
 	if t.done {
 		return st, errTxDone
 	}
-	err = t.sqlTx.QueryRowContext(t.ctx, sqlStats).Scan(&st.PendingOperations, &st.IdempotencyRecords, &st.ArtifactBytes)
+	err = t.sqlc.QueryRowContext(t.user, sqlStats).Scan(&st.PendingOperations, &st.IdempotencyRecords, &st.ArtifactBytes)
 	if err != nil {
 		return st, fmt.Errorf("read store gauges: %w", err)
 	}
@@ -68,7 +68,7 @@ func (t *tx) Usage(tenant string) (u store.Usage, err error) {
 	if t.done {
 		return u, errTxDone
 	}
-	err = t.sqlTx.QueryRowContext(t.ctx, sqlUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes)
+	err = t.sqlc.QueryRowContext(t.user, sqlUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return u, fmt.Errorf("read usage of tenant %s: %w", tenant, err)
 	}
@@ -80,11 +80,11 @@ func (t *tx) ReplaceArtifactRefs(holder string, digests []string) error {
 	if t.done {
 		return errTxDone
 	}
-	if _, err := t.sqlTx.ExecContext(t.ctx, sqlDropRefs, holder); err != nil {
+	if _, err := t.sqlc.ExecContext(t.user, sqlDropRefs, holder); err != nil {
 		return fmt.Errorf("drop artifact references of %s: %w", holder, err)
 	}
 	for _, d := range digests {
-		if _, err := t.sqlTx.ExecContext(t.ctx, sqlInsertRef, holder, d); err != nil {
+		if _, err := t.sqlc.ExecContext(t.user, sqlInsertRef, holder, d); err != nil {
 			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
 		}
 	}
@@ -122,7 +122,7 @@ func (t *tx) sweep(what, q string, args ...any) (int, error) {
 	if t.done {
 		return 0, errTxDone
 	}
-	res, err := t.sqlTx.ExecContext(t.ctx, q, args...)
+	res, err := t.sqlc.ExecContext(t.user, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("sweep %s: %w", what, err)
 	}

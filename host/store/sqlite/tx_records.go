@@ -15,7 +15,7 @@ import (
 // Idempotency returns the record keyed (tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
 func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	r, err := sqlrow.ScanIdempotency(t.queryRow(qIdempotency, tenant, principal, space, key))
+	r, err := sqlrow.ScanIdempotencyAt(t.queryRow(qIdempotency, tenant, principal, space, key), tenant, principal, space, key)
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
 	}
@@ -141,7 +141,7 @@ func (t *tx) operations(q query, args ...any) (_ []*store.Operation, err error) 
 // unfinished operation whose Target is k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
-	op, err := sqlrow.ScanOperation(t.queryRow(qPendingOperation, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	op, err := sqlrow.ScanPendingOperation(t.queryRow(qPendingOperation, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name), k)
 	if err != nil {
 		return nil, notFound(err, "read pending operation for "+sqlrow.KeyString(k))
 	}

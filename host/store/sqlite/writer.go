@@ -98,14 +98,22 @@ func (s *Store) take(batch []*request, r *request) []*request {
 	return batch
 }
 
-// commit runs every function of the batch in its own savepoint of one
-// transaction, commits once and answers each caller.
+// commit runs the batch's functions in one transaction, commits once and
+// answers each caller. It first runs them one after another with no
+// savepoints (commitDirect); only when one of them fails does it roll that
+// back and run the batch again with a savepoint per function, so a failing
+// function never undoes its neighbours (decision
+// spec/decisions/0023-savepoints-on-failure.md). A function may therefore
+// run twice, which the Store contract allows (store.Store).
 func (s *Store) commit(batch []*request) {
 	// Statements run under Background, never a caller's context: an
 	// interrupted statement can roll back the whole batch's transaction.
 	ctx := context.Background()
 	if o := s.observe.Load(); o != nil {
 		defer func(start time.Time) { (*o).ObserveCommit(time.Since(start), len(batch)) }(time.Now())
+	}
+	if s.commitDirect(ctx, batch) {
+		return
 	}
 	sqlTx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
@@ -137,6 +145,40 @@ func (s *Store) commit(batch []*request) {
 		}
 	}
 	answer(batch)
+}
+
+// commitDirect runs every function of the batch in one transaction with
+// no savepoints and commits. It reports false, having rolled everything
+// back and answered no one, when a function failed in a batch of more than
+// one; a lone function's failure is its caller's answer as it stands.
+func (s *Store) commitDirect(ctx context.Context, batch []*request) bool {
+	sqlTx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return false // the savepoint path reports it
+	}
+	t := newTx(ctx, sqlTx, s.wstmts)
+	for _, r := range batch {
+		t.done = false
+		r.err = call(r.fn, t)
+		t.done = true
+		if r.err != nil {
+			_ = sqlTx.Rollback()
+			if len(batch) == 1 {
+				answer(batch)
+				return true
+			}
+			for _, r := range batch {
+				r.err = nil
+			}
+			return false
+		}
+	}
+	if err := sqlTx.Commit(); err != nil {
+		answerAll(batch, fmt.Errorf("commit write transaction: %w", err))
+		return true
+	}
+	answer(batch)
+	return true
 }
 
 // runSavepoint runs fn between SAVEPOINT and RELEASE, rolling back to the

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -24,6 +25,18 @@ const (
 		target_form_definition_version, target_form_schema_digest, binding`
 	IdempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
 		bound_uid, bound_operation, created_at`
+	// ResourceValueCols and IdempotencyValueCols leave out the key a
+	// lookup by key already holds, ExactResourceCols the FormRef too: fewer
+	// columns read per row.
+	ResourceValueCols = `uid, form_api_version, form_kind, form_definition_version, form_schema_digest,
+		` + ExactResourceCols
+	ExactResourceCols = `package_digest, generation, revision, spec, spec_digest, status, native_id,
+		created_at, updated_at`
+	IdempotencyValueCols = `fingerprint, status, etag, body, bound_uid, bound_operation, created_at`
+	// PendingOperationCols leave out the target and done of a lookup of
+	// the unfinished operation targeting a key.
+	PendingOperationCols = `id, tenant, principal, action, request, document, target_uid,
+		not_before, created_at, updated_at`
 	OperationCols = `id, tenant, principal, action, done, request, document, target_uid,
 		target_tenant, target_space, target_api_version, target_kind, target_name,
 		not_before, created_at, updated_at`
@@ -35,16 +48,41 @@ type Scanner interface{ Scan(dest ...any) error }
 // ScanResource reads a row of ResourceCols.
 func ScanResource(row Scanner) (*store.Resource, error) {
 	var r store.Resource
+	return scanResource(row, &r, true, true)
+}
+
+// ScanResourceAt reads a row of ResourceValueCols of the resource at k.
+func ScanResourceAt(row Scanner, k store.Key) (*store.Resource, error) {
+	r := store.Resource{Key: k}
+	return scanResource(row, &r, false, true)
+}
+
+// ScanExactResource reads uid followed by ExactResourceCols of the
+// resource at k created under ref.
+func ScanExactResource(row Scanner, k store.Key, ref form.FormRef) (*store.Resource, error) {
+	r := store.Resource{Key: k, FormRef: ref}
+	return scanResource(row, &r, false, false)
+}
+
+// scanResource reads the UID, the key columns when the row has them, the
+// FormRef columns when it has them, then ExactResourceCols.
+func scanResource(row Scanner, r *store.Resource, key, ref bool) (*store.Resource, error) {
 	var created, updated int64
-	err := row.Scan(&r.UID, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name,
-		&r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest,
-		&r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
+	dest := make([]any, 0, 19)
+	dest = append(dest, &r.UID)
+	if key {
+		dest = append(dest, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name)
+	}
+	if ref {
+		dest = append(dest, &r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest)
+	}
+	dest = append(dest, &r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
 		&created, &updated)
-	if err != nil {
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	r.CreatedAt, r.UpdatedAt = FromUnixNano(created), FromUnixNano(updated)
-	return &r, nil
+	return r, nil
 }
 
 // ResourceArgs are r's values in ResourceCols order.
@@ -76,14 +114,26 @@ func ScanPin(row Scanner) (store.Pin, error) {
 // ScanIdempotency reads a row of IdempotencyCols.
 func ScanIdempotency(row Scanner) (*store.Idempotency, error) {
 	var r store.Idempotency
+	return scanIdempotency(row, &r, &r.Tenant, &r.Principal, &r.Space, &r.Key)
+}
+
+// ScanIdempotencyAt reads a row of IdempotencyValueCols of the record
+// with the given key.
+func ScanIdempotencyAt(row Scanner, tenant, principal, space, key string) (*store.Idempotency, error) {
+	r := store.Idempotency{Tenant: tenant, Principal: principal, Space: space, Key: key}
+	return scanIdempotency(row, &r)
+}
+
+func scanIdempotency(row Scanner, r *store.Idempotency, key ...any) (*store.Idempotency, error) {
 	var created int64
-	err := row.Scan(&r.Tenant, &r.Principal, &r.Space, &r.Key, &r.Fingerprint, &r.Status, &r.ETag,
+	dest := make([]any, 0, 11)
+	dest = append(append(dest, key...), &r.Fingerprint, &r.Status, &r.ETag,
 		&r.Body, &r.BoundUID, &r.BoundOperation, &created)
-	if err != nil {
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	r.CreatedAt = FromUnixNano(created)
-	return &r, nil
+	return r, nil
 }
 
 // IdempotencyArgs are r's values in IdempotencyCols order.
@@ -104,6 +154,20 @@ func ScanOperation(row Scanner) (*store.Operation, error) {
 		return nil, err
 	}
 	op.Done = done != 0
+	op.NotBefore, op.CreatedAt, op.UpdatedAt = FromUnixNano(notBefore), FromUnixNano(created), FromUnixNano(updated)
+	return &op, nil
+}
+
+// ScanPendingOperation reads a row of PendingOperationCols of the
+// unfinished operation targeting k.
+func ScanPendingOperation(row Scanner, k store.Key) (*store.Operation, error) {
+	op := store.Operation{Target: k}
+	var notBefore, created, updated int64
+	err := row.Scan(&op.ID, &op.Tenant, &op.Principal, &op.Action, &op.Request,
+		&op.Document, &op.TargetUID, &notBefore, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
 	op.NotBefore, op.CreatedAt, op.UpdatedAt = FromUnixNano(notBefore), FromUnixNano(created), FromUnixNano(updated)
 	return &op, nil
 }

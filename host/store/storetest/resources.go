@@ -382,3 +382,24 @@ func testPinsDroppedWithSource(t *testing.T, s store.Store) {
 		return nil
 	})
 }
+
+// A store's exact-read fast path (store.ExactReader), when it has one,
+// answers what View and Resource answer, and not-found for another
+// FormRef, another tenant or a free name.
+func testExactResource(t *testing.T, s store.Store) {
+	er, ok := s.(store.ExactReader)
+	if !ok {
+		t.Skip("the store has no exact-read fast path; the host reads through View")
+	}
+	r := kv("acme", "prod", "sessions", "uid-1")
+	update(t, s, func(tx store.Tx) error { return tx.CreateResource(r) })
+	got, err := er.ExactResource(t.Context(), r.Key, refV1)
+	wantNoErr(t, "ExactResource", err)
+	equal(t, "exact resource", got, r)
+	_, err = er.ExactResource(t.Context(), r.Key, refV2)
+	wantErr(t, "ExactResource under another FormRef", err, store.ErrNotFound)
+	_, err = er.ExactResource(t.Context(), key("other", "prod", "sessions"), refV1)
+	wantErr(t, "ExactResource in another tenant", err, store.ErrNotFound)
+	_, err = er.ExactResource(t.Context(), key("acme", "prod", "free"), refV1)
+	wantErr(t, "ExactResource of a free name", err, store.ErrNotFound)
+}

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ResourceUIDConflict", testResourceUIDConflict},
 		{"ResourceUpdate", testResourceUpdate},
 		{"ResourceDeleteAndRecreate", testResourceDelete},
+		{"ExactResource", testExactResource},
 		{"NativeIDUniquePerTenant", testNativeID},
 		{"Claims", testClaims},
 		{"Pins", testPins},
@@ -59,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentUpdatesIsolated", testConcurrentUpdates},
 		{"ViewSeesCommittedOnly", testViewCommittedOnly},
 		{"ViewIsReadOnly", testViewReadOnly},
+		{"ViewReleasesOnPanicAndCancel", testViewReleases},
 	}
 	suites = append(suites, maintenanceCases...)
 	for _, sc := range suites {

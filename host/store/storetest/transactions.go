@@ -204,3 +204,42 @@ func testViewReadOnly(t *testing.T, s store.Store) {
 		return nil
 	})
 }
+
+// A View whose function panics or whose context ends gives its
+// connection back: many more Views than any pool holds still run, and a
+// cancelled View fails with the context's error at its next statement.
+func testViewReleases(t *testing.T, s store.Store) {
+	r := kv("acme", "prod", "sessions", "uid-1")
+	update(t, s, func(tx store.Tx) error { return tx.CreateResource(r) })
+	for i := range 64 {
+		func() {
+			defer func() { _ = recover() }()
+			_ = s.View(t.Context(), func(tx store.Tx) error {
+				if _, err := tx.Resource(r.Key); err != nil {
+					return err
+				}
+				panic(fmt.Sprintf("view %d", i))
+			})
+		}()
+		ctx, cancel := context.WithCancel(t.Context())
+		err := s.View(ctx, func(tx store.Tx) error {
+			if _, err := tx.Resource(r.Key); err != nil {
+				return err
+			}
+			cancel()
+			_, err := tx.Resource(r.Key)
+			return err
+		})
+		wantErr(t, "a statement after the View's context ended", err, context.Canceled)
+		wantErr(t, "a View on an ended context", s.View(ctx, func(tx store.Tx) error {
+			_, err := tx.Resource(r.Key)
+			return err
+		}), context.Canceled)
+	}
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.Resource(r.Key)
+		wantNoErr(t, "Resource after the panicking and cancelled Views", err)
+		equal(t, "resource", got, r)
+		return nil
+	})
+}

@@ -1,0 +1,175 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlrow"
+)
+
+// A reader is one read-only connection of the View pool, held out of
+// database/sql's pool, with every statement prepared on it. A View on a
+// reader runs BEGIN, its statements and ROLLBACK as prepared statements
+// under Background: no *sql.Tx, whose watcher goroutines (one per
+// transaction and one per result set) and per-transaction statement
+// rebinding made half of an exact read's cost (issue 14). The caller's
+// context is checked before each statement (tx.usable).
+type reader struct {
+	conn  *sql.Conn
+	stmts *statements
+}
+
+// readers is the View pool: a slot per allowed connection, nil until a
+// View first needs it, and every open reader so Close can end them.
+type readers struct {
+	db    *sql.DB
+	slots chan *reader
+	mu    sync.Mutex
+	open  map[*reader]bool
+}
+
+func newReaders(db *sql.DB, n int) *readers {
+	p := &readers{db: db, slots: make(chan *reader, n), open: map[*reader]bool{}}
+	for range n {
+		p.slots <- nil
+	}
+	return p
+}
+
+// take waits for a free slot and returns its reader, opening one for an
+// empty slot.
+func (p *readers) take(ctx context.Context, closing <-chan struct{}) (*reader, error) {
+	var rd *reader
+	select {
+	case rd = <-p.slots:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-closing:
+		return nil, ErrClosed
+	}
+	if rd != nil {
+		return rd, nil
+	}
+	rd, err := p.dial(ctx)
+	if err != nil {
+		p.slots <- nil
+		return nil, err
+	}
+	return rd, nil
+}
+
+func (p *readers) dial(ctx context.Context) (*reader, error) {
+	conn, err := p.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open read connection: %w", err)
+	}
+	st, err := prepare(ctx, conn)
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("prepare read statements: %w", err)
+	}
+	rd := &reader{conn: conn, stmts: st}
+	p.mu.Lock()
+	p.open[rd] = true
+	p.mu.Unlock()
+	return rd, nil
+}
+
+// give returns a reader to the pool; a broken one is closed and its slot
+// left empty, to be opened again.
+func (p *readers) give(rd *reader, broken bool) {
+	if broken {
+		_ = p.end(rd, true)
+		rd = nil
+	}
+	p.slots <- rd
+}
+
+// end closes a reader. A broken one (a failed BEGIN or ROLLBACK may leave
+// it inside a transaction) is closed for good, never pooled again.
+func (p *readers) end(rd *reader, broken bool) error {
+	p.mu.Lock()
+	delete(p.open, rd)
+	p.mu.Unlock()
+	err := rd.stmts.close()
+	if broken {
+		_ = rd.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return errors.Join(err, rd.conn.Close())
+}
+
+// close ends every open reader; a View still running on one fails at its
+// next statement.
+func (p *readers) close() error {
+	p.mu.Lock()
+	open := make([]*reader, 0, len(p.open))
+	for rd := range p.open {
+		open = append(open, rd)
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, rd := range open {
+		errs = append(errs, p.end(rd, false))
+	}
+	return errors.Join(errs...)
+}
+
+// View runs fn in a read-only transaction on the last committed snapshot;
+// fn's error is returned as is. Writes inside fn fail. fn runs on the
+// caller's goroutine.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) (err error) {
+	select {
+	case <-s.closing:
+		return ErrClosed
+	default:
+	}
+	rd, err := s.readers.take(ctx, s.closing)
+	if err != nil {
+		return err
+	}
+	bg := context.Background()
+	if _, err := rd.stmts[qBegin].ExecContext(bg); err != nil {
+		s.readers.give(rd, true)
+		return fmt.Errorf("begin read transaction: %w", err)
+	}
+	t := &tx{ctx: bg, user: ctx, sqlc: rd.conn, db: rd.stmts}
+	defer func() { // also when fn panics, so the reader returns to the pool
+		t.done = true
+		_, rerr := rd.stmts[qRollback].ExecContext(bg)
+		s.readers.give(rd, rerr != nil)
+		if rerr != nil && err == nil {
+			err = fmt.Errorf("end read transaction: %w", rerr)
+		}
+	}()
+	return fn(t)
+}
+
+var _ store.ExactReader = (*Store)(nil)
+
+// ExactResource implements store.ExactReader: one SELECT in autocommit
+// mode on a reader, its own snapshot, with no BEGIN and ROLLBACK around
+// it (decision spec/decisions/0022-exact-read-path.md).
+func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+	select {
+	case <-s.closing:
+		return nil, ErrClosed
+	default:
+	}
+	rd, err := s.readers.take(ctx, s.closing)
+	if err != nil {
+		return nil, err
+	}
+	r, err := sqlrow.ScanExactResource(rd.stmts[qExactResource].QueryRowContext(context.Background(),
+		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest), k, ref)
+	s.readers.give(rd, false)
+	if err != nil {
+		return nil, notFound(err, "read resource "+sqlrow.KeyString(k)+" under "+ref.String())
+	}
+	return r, nil
+}
