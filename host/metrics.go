@@ -82,7 +82,10 @@ func (m *metrics) observeRequest(route, method string, status int, d time.Durati
 		c, _ = m.children.LoadOrStore(k, requestSeries{
 			m.requests.WithLabelValues(route, method, strconv.Itoa(status)), m.latency.WithLabelValues(route, method)})
 	}
-	ser := c.(requestSeries)
+	ser, ok := c.(requestSeries)
+	if !ok {
+		panic("host metrics: a request series map entry is not a requestSeries") // only requestSeries are stored
+	}
 	ser.count.Inc()
 	ser.latency.Observe(d.Seconds())
 }

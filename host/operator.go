@@ -3,8 +3,10 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -145,7 +147,10 @@ func (s *Server) finish(r *http.Request, rec *recorder, x *exchange) {
 	if x.replayOf != "" {
 		line.AddAttrs(slog.String("replayOf", x.replayOf))
 	}
-	_ = h.Handle(r.Context(), line)
+	if err := h.Handle(r.Context(), line); err != nil {
+		// The log's own writer failed: stderr is all that is left to say it.
+		fmt.Fprintf(os.Stderr, "takoform host: access log: %v\n", err)
+	}
 }
 
 // noteReplay records, for the access log, the code and request id of a

@@ -71,8 +71,7 @@ func (p *readers) dial(ctx context.Context) (*reader, error) {
 	}
 	st, err := prepare(ctx, conn)
 	if err != nil {
-		_ = conn.Close()
-		return nil, fmt.Errorf("prepare read statements: %w", err)
+		return nil, errors.Join(fmt.Errorf("prepare read statements: %w", err), conn.Close())
 	}
 	rd := &reader{conn: conn, stmts: st}
 	p.mu.Lock()
@@ -82,13 +81,15 @@ func (p *readers) dial(ctx context.Context) (*reader, error) {
 }
 
 // give returns a reader to the pool; a broken one is closed and its slot
-// left empty, to be opened again.
-func (p *readers) give(rd *reader, broken bool) {
+// left empty, to be opened again. The error is that close's.
+func (p *readers) give(rd *reader, broken bool) error {
+	var err error
 	if broken {
-		_ = p.end(rd, true)
+		err = p.end(rd, true)
 		rd = nil
 	}
 	p.slots <- rd
+	return err
 }
 
 // end closes a reader. A broken one (a failed BEGIN or ROLLBACK may leave
@@ -99,7 +100,11 @@ func (p *readers) end(rd *reader, broken bool) error {
 	p.mu.Unlock()
 	err := rd.stmts.close()
 	if broken {
-		_ = rd.conn.Raw(func(any) error { return driver.ErrBadConn })
+		// ErrBadConn is how database/sql is told to discard the connection:
+		// Raw returns it by design.
+		if rerr := rd.conn.Raw(func(any) error { return driver.ErrBadConn }); !errors.Is(rerr, driver.ErrBadConn) {
+			err = errors.Join(err, rerr)
+		}
 	}
 	return errors.Join(err, rd.conn.Close())
 }
@@ -135,17 +140,16 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) (err error) {
 	}
 	bg := context.Background()
 	if _, err := rd.stmts[qBegin].ExecContext(bg); err != nil {
-		s.readers.give(rd, true)
-		return fmt.Errorf("begin read transaction: %w", err)
+		return errors.Join(fmt.Errorf("begin read transaction: %w", err), s.readers.give(rd, true))
 	}
 	t := &tx{ctx: bg, user: ctx, sqlc: rd.conn, db: rd.stmts}
 	defer func() { // also when fn panics, so the reader returns to the pool
 		t.done = true
 		_, rerr := rd.stmts[qRollback].ExecContext(bg)
-		s.readers.give(rd, rerr != nil)
-		if rerr != nil && err == nil {
-			err = fmt.Errorf("end read transaction: %w", rerr)
+		if rerr != nil {
+			rerr = fmt.Errorf("end read transaction: %w", rerr)
 		}
+		store.JoinCleanup(&err, func() error { return errors.Join(rerr, s.readers.give(rd, rerr != nil)) })
 	}()
 	return fn(t)
 }
@@ -167,7 +171,9 @@ func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef
 	}
 	r, err := sqlrow.ScanExactResource(rd.stmts[qExactResource].QueryRowContext(context.Background(),
 		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest), k, ref)
-	s.readers.give(rd, false)
+	if gerr := s.readers.give(rd, false); gerr != nil { // never for a reader given back whole
+		return nil, gerr
+	}
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k)+" under "+ref.String())
 	}

@@ -162,7 +162,14 @@ func (s *Store) commitDirect(ctx context.Context, batch []*request) bool {
 		r.err = call(r.fn, t)
 		t.done = true
 		if r.err != nil {
-			_ = sqlTx.Rollback()
+			if err := sqlTx.Rollback(); err != nil { // nothing committed, and no second run on this transaction
+				rb := fmt.Errorf("roll back write transaction: %w", err)
+				for _, q := range batch {
+					q.err = errors.Join(q.err, rb)
+				}
+				answer(batch)
+				return true
+			}
 			if len(batch) == 1 {
 				answer(batch)
 				return true
