@@ -75,3 +75,27 @@ func Split() {}
 		}
 	}
 }
+
+// TestReadmeListsEveryDecision: the README's list of decision records names
+// every file in spec/decisions/, so a new decision is found from the front
+// page.
+func TestReadmeListsEveryDecision(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "spec", "decisions", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no decision records found in spec/decisions")
+	}
+	for _, f := range files {
+		link := "(spec/decisions/" + filepath.Base(f) + ")"
+		if !strings.Contains(string(readme), link) {
+			t.Errorf("README.md does not list %s: add `- [NNNN]%s Title` to its decision records", filepath.Base(f), link)
+		}
+	}
+}
