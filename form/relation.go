@@ -2,6 +2,7 @@ package form
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -88,7 +89,7 @@ func deriveRelations(v *verifier, root map[string]any) []Relation {
 			v.add(schemaAt, "target contract annotations belong on a relation node {apiVersion, kind, name} with const apiVersion and kind")
 		}
 		if props, ok := node["properties"].(map[string]any); ok {
-			for _, name := range sortedKeys(props) {
+			for _, name := range slices.Sorted(maps.Keys(props)) {
 				sub, ok := props[name].(map[string]any)
 				if !ok {
 					continue

@@ -3,6 +3,8 @@ package form
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,7 +39,7 @@ func (d *Definition) compile(v *verifier) {
 			v.add("/outputSchema", "the output schema does not compile: %v", err)
 		}
 	}
-	for _, name := range sortedKeys(d.defaults) {
+	for _, name := range slices.Sorted(maps.Keys(d.defaults)) {
 		sub, err := compileSchemaAt("desired", d.desired, pointerTo("#", "properties", name))
 		if err == nil {
 			err = sub.Validate(deepCopy(d.defaults[name]))

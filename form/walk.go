@@ -2,7 +2,8 @@ package form
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -46,7 +47,7 @@ func walkSchema(v *verifier, at string, root, node map[string]any, isRoot bool) 
 		}
 	}
 	if props, ok := node["properties"].(map[string]any); ok {
-		for _, name := range sortedKeys(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if word := forbiddenFieldWord(name); word != "" {
 				v.add(pointerTo(at, "properties", name), "field name %q means %s, which is never portable desired data (data-only vocabulary); rename it", name, word)
 			}
@@ -59,7 +60,7 @@ func walkSchema(v *verifier, at string, root, node map[string]any, isRoot bool) 
 	}
 	for _, k := range schemaMapKeywords {
 		if m, ok := node[k].(map[string]any); ok {
-			for _, name := range sortedKeys(m) {
+			for _, name := range slices.Sorted(maps.Keys(m)) {
 				if sub, ok := m[name].(map[string]any); ok {
 					walkSchema(v, pointerTo(at, k, name), root, sub, false)
 				}
@@ -159,15 +160,6 @@ func ResolveLocalRef(root map[string]any, ref string) map[string]any {
 	}
 	m, _ := cur.(map[string]any)
 	return m
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // forbiddenWords are the words of the data-only vocabulary policy: a

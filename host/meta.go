@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
@@ -156,7 +157,7 @@ func (s *Server) formProfile(def *form.Definition) wire.SupportProfile {
 		p.Operations = append(p.Operations, string(c))
 	}
 	props := ijson.As[map[string]any](def.DesiredSchema()["properties"])
-	for _, name := range sortedNames(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		node := ijson.As[map[string]any](props[name])
 		if items, ok := node["items"].(map[string]any); ok {
 			node = items
@@ -182,15 +183,6 @@ func (s *Server) formProfile(def *form.Definition) wire.SupportProfile {
 		p.Limits = lp.Limits(def)
 	}
 	return p
-}
-
-func sortedNames(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (s *Server) supportInterface(r *request) (answer, error) {

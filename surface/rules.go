@@ -2,6 +2,8 @@ package surface
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -82,7 +84,7 @@ func checkTypes(baseline, current map[string]Type, prefix, what string) []Findin
 		if ct.Version < bt.Version {
 			add(VersionDecreased, tn, "", "schema version went from %d to %d", bt.Version, ct.Version)
 		}
-		for _, an := range sortedAttrs(bt.Attributes) {
+		for _, an := range slices.Sorted(maps.Keys(bt.Attributes)) {
 			ba := bt.Attributes[an]
 			ca, ok := ct.Attributes[an]
 			if !ok {
@@ -105,7 +107,7 @@ func checkTypes(baseline, current map[string]Type, prefix, what string) []Findin
 				add(SensitiveLost, tn, an, "attribute lost Sensitive")
 			}
 		}
-		for _, an := range sortedAttrs(ct.Attributes) {
+		for _, an := range slices.Sorted(maps.Keys(ct.Attributes)) {
 			if _, had := bt.Attributes[an]; had {
 				continue
 			}

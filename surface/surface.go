@@ -85,12 +85,3 @@ func sortedTypes(m map[string]Type) []string {
 	sort.Strings(out)
 	return out
 }
-
-func sortedAttrs(m map[string]Attribute) []string {
-	out := make([]string, 0, len(m))
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}

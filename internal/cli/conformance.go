@@ -2,7 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ func newConformanceCommand() *cobra.Command {
 			}
 			for _, g := range splitList(groups) {
 				if !groupsKnown[g] {
-					return usage("unknown group %q; groups are %s", g, strings.Join(sortedSet(groupsKnown), ", "))
+					return usage("unknown group %q; groups are %s", g, strings.Join(slices.Sorted(maps.Keys(groupsKnown)), ", "))
 				}
 			}
 			for _, id := range splitList(only) {
@@ -116,14 +117,5 @@ func splitList(s string) []string {
 			out = append(out, p)
 		}
 	}
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
