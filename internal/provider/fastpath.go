@@ -15,12 +15,14 @@ import (
 )
 
 // NewServer is the provider's protocol-6 server over reg: the plugin
-// framework's server, with ReadResource and PlanResourceChange of the
-// registry's resource types answered on terraform-plugin-go directly
-// (decision 0028). Those two call the resources' own Read and ModifyPlan
-// and reproduce the framework's part of each (fastplan.go); every other
-// RPC, and any request the fast path does not reproduce (private state,
-// a type whose schema has no plan rules), goes to the framework.
+// framework's server, with ReadResource, PlanResourceChange, the create
+// and delete of ApplyResourceChange and the same-version
+// UpgradeResourceState of the registry's resource types answered on
+// terraform-plugin-go directly (decision 0028). They call the resources'
+// own Read, ModifyPlan, Create and Delete and reproduce the framework's
+// part of each (fastplan.go); every other RPC, and any request the fast
+// path does not reproduce (an update, private state, a type whose schema
+// has no plan rules), goes to the framework.
 func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := &Provider{version: version, registry: reg}
@@ -149,6 +151,64 @@ func (s *fastServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 	resp.PlannedIdentity, err = identityData(t, ident)
 	d.Append(internalError(err)...)
 	resp.RequiresReplace, err = attributePaths(normaliseReplace(append(replace, mresp.RequiresReplace...)))
+	d.Append(internalError(err)...)
+	resp.Diagnostics = protoDiagnostics(d)
+	return resp, nil
+}
+
+// ApplyResourceChange is the framework's create and delete (fwserver
+// v1.19) without private data: Create with the plan, or Delete with the
+// prior state, then the framework's checks of the new state and identity.
+// An update goes to the framework.
+func (s *fastServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	t := s.types[req.TypeName]
+	if t == nil || len(req.PlannedPrivate) > 0 {
+		return s.ProviderServer.ApplyResourceChange(ctx, req)
+	}
+	var vals [3]tftypes.Value
+	for i, dv := range []*tfprotov6.DynamicValue{req.Config, req.PlannedState, req.PriorState} {
+		v, err := valueOf(t.rules.typ, dv)
+		if err != nil {
+			return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Apply Request", err)}, nil
+		}
+		vals[i] = v
+	}
+	config, planned, prior := vals[0], vals[1], vals[2]
+	if !prior.IsNull() && !planned.IsNull() {
+		return s.ProviderServer.ApplyResourceChange(ctx, req)
+	}
+	ident, err := identityOf(t, req.PlannedIdentity)
+	if err != nil {
+		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Identity", err)}, nil
+	}
+	null := tftypes.NewValue(t.rules.typ, nil)
+	state, id := &tfsdk.State{Raw: null, Schema: t.spec.Schema}, &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}
+	var d diag.Diagnostics
+	if prior.IsNull() {
+		cresp := resource.CreateResponse{State: *state, Identity: id}
+		s.resource(t).Create(ctx, resource.CreateRequest{Config: tfsdk.Config{Raw: config, Schema: t.spec.Schema},
+			Plan: tfsdk.Plan{Raw: planned, Schema: t.spec.Schema}, Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}, &cresp)
+		state, id, d = &cresp.State, cresp.Identity, cresp.Diagnostics
+		switch {
+		case d.HasError():
+		case state.Raw.Equal(null):
+			d.AddError("Missing Resource State After Create", "The Terraform Provider unexpectedly returned no resource state after having no errors in the resource creation.")
+		case id.Raw.IsFullyNull():
+			d.AddError("Missing Resource Identity After Create", "The Terraform Provider unexpectedly returned no resource identity data after having no errors in the resource create.")
+		}
+	} else {
+		dresp := resource.DeleteResponse{State: tfsdk.State{Raw: prior, Schema: t.spec.Schema}, Identity: id}
+		s.resource(t).Delete(ctx, resource.DeleteRequest{State: tfsdk.State{Raw: prior, Schema: t.spec.Schema},
+			Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}, &dresp)
+		state, id, d = &dresp.State, dresp.Identity, dresp.Diagnostics
+		if !d.HasError() {
+			state.Raw, id.Raw = null, tftypes.NewValue(t.identityType, nil)
+		}
+	}
+	resp := &tfprotov6.ApplyResourceChangeResponse{}
+	resp.NewState, err = dynamicValue(t.rules.typ, state.Raw)
+	d.Append(internalError(err)...)
+	resp.NewIdentity, err = identityData(t, id.Raw)
 	d.Append(internalError(err)...)
 	resp.Diagnostics = protoDiagnostics(d)
 	return resp, nil
