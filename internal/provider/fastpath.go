@@ -120,13 +120,9 @@ func (s *fastServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 	if t == nil || len(req.PriorPrivate) > 0 {
 		return s.ProviderServer.PlanResourceChange(ctx, req)
 	}
-	var vals [3]tftypes.Value
-	for i, dv := range []*tfprotov6.DynamicValue{req.Config, req.ProposedNewState, req.PriorState} {
-		v, err := valueOf(t.rules.typ, dv)
-		if err != nil {
-			return &tfprotov6.PlanResourceChangeResponse{Diagnostics: protoError("Unable to Convert Plan Request", err)}, nil
-		}
-		vals[i] = v
+	vals, err := valuesOf(t.rules.typ, req.Config, req.ProposedNewState, req.PriorState)
+	if err != nil {
+		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: protoError("Unable to Convert Plan Request", err)}, nil
 	}
 	config, proposed, prior := vals[0], vals[1], vals[2]
 	ident, err := identityOf(t, req.PriorIdentity)
@@ -165,13 +161,9 @@ func (s *fastServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.App
 	if t == nil || len(req.PlannedPrivate) > 0 {
 		return s.ProviderServer.ApplyResourceChange(ctx, req)
 	}
-	var vals [3]tftypes.Value
-	for i, dv := range []*tfprotov6.DynamicValue{req.Config, req.PlannedState, req.PriorState} {
-		v, err := valueOf(t.rules.typ, dv)
-		if err != nil {
-			return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Apply Request", err)}, nil
-		}
-		vals[i] = v
+	vals, err := valuesOf(t.rules.typ, req.Config, req.PlannedState, req.PriorState)
+	if err != nil {
+		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Apply Request", err)}, nil
 	}
 	config, planned, prior := vals[0], vals[1], vals[2]
 	if !prior.IsNull() && !planned.IsNull() {
@@ -245,6 +237,19 @@ func valueOf(typ tftypes.Type, dv *tfprotov6.DynamicValue) (tftypes.Value, error
 		return tftypes.NewValue(typ, nil), nil
 	}
 	return dv.Unmarshal(typ)
+}
+
+// valuesOf unmarshals each of dvs as valueOf does.
+func valuesOf(typ tftypes.Type, dvs ...*tfprotov6.DynamicValue) ([]tftypes.Value, error) {
+	out := make([]tftypes.Value, len(dvs))
+	for i, dv := range dvs {
+		v, err := valueOf(typ, dv)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // identityOf is the identity OpenTofu sent, null when it sent none.

@@ -33,18 +33,7 @@ type planCase struct {
 func str64(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 
 func TestFastPlanMatchesFramework(t *testing.T) {
-	reg, err := EdgeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fw, err := providerserver.NewProtocol6WithError(New("test", reg)())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := NewServer("test", reg)()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, fw, srv := servers(t)
 	fast := fastOf(t, srv)
 	for name := range reg.Types {
 		if fast.types[name] == nil {
@@ -340,18 +329,7 @@ func equalStrings(a, b []string) bool {
 // the framework upgrades it, and a read before any configuration fails
 // as the framework's does.
 func TestFastUpgradeAndReadMatchFramework(t *testing.T) {
-	reg, err := EdgeRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fw, err := providerserver.NewProtocol6WithError(New("test", reg)())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := NewServer("test", reg)()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, fw, srv := servers(t)
 	ctx := context.Background()
 	const typ = "takoform_edge_kv_namespace"
 	version := reg.Types[typ].Schema.Version
@@ -400,4 +378,23 @@ func fastOf(t *testing.T, srv tfprotov6.ProviderServer) *fastServer {
 		t.Fatalf("NewServer serves a %T", srv)
 	}
 	return fast
+}
+
+// servers are the framework's server and NewServer's over the Edge
+// registry.
+func servers(t *testing.T) (*Registry, tfprotov6.ProviderServer, tfprotov6.ProviderServer) {
+	t.Helper()
+	reg, err := EdgeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw, err := providerserver.NewProtocol6WithError(New("test", reg)())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer("test", reg)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, fw, srv
 }

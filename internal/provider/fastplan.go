@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
@@ -86,77 +86,22 @@ func planAttrsOf(ctx context.Context, in map[string]schema.Attribute, typ tftype
 
 // planAttrOf reads one attribute: its default (computed through the
 // framework's own Default), its modifiers and, for a list of nested
-// objects, its nested attributes.
+// objects, its nested attributes. Every attribute kind of the framework
+// has the fields PlanModifiers and Default; they are read through
+// reflection, one way for all kinds.
 func planAttrOf(ctx context.Context, a schema.Attribute, typ tftypes.Type) (*planAttr, error) {
 	if a.IsWriteOnly() {
 		return nil, fmt.Errorf("write-only")
 	}
 	p := &planAttr{typ: typ, computed: a.IsComputed()}
-	var mods []any
-	var dv attr.Value
-	var dd diag.Diagnostics
+	rv := reflect.ValueOf(a)
+	if rv.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("a %T", a)
+	}
 	switch a := a.(type) {
-	case schema.StringAttribute:
-		mods = anySlice(a.PlanModifiers)
-		if a.Default != nil {
-			var resp defaults.StringResponse
-			a.Default.DefaultString(ctx, defaults.StringRequest{}, &resp)
-			dv, dd = resp.PlanValue, resp.Diagnostics
-		}
-	case schema.Int64Attribute:
-		mods = anySlice(a.PlanModifiers)
-		if a.Default != nil {
-			var resp defaults.Int64Response
-			a.Default.DefaultInt64(ctx, defaults.Int64Request{}, &resp)
-			dv, dd = resp.PlanValue, resp.Diagnostics
-		}
-	case schema.Float64Attribute:
-		mods = anySlice(a.PlanModifiers)
-		if a.Default != nil {
-			var resp defaults.Float64Response
-			a.Default.DefaultFloat64(ctx, defaults.Float64Request{}, &resp)
-			dv, dd = resp.PlanValue, resp.Diagnostics
-		}
-	case schema.BoolAttribute:
-		mods = anySlice(a.PlanModifiers)
-		if a.Default != nil {
-			var resp defaults.BoolResponse
-			a.Default.DefaultBool(ctx, defaults.BoolRequest{}, &resp)
-			dv, dd = resp.PlanValue, resp.Diagnostics
-		}
-	case schema.SetAttribute:
-		mods = anySlice(a.PlanModifiers)
-		if a.Default != nil {
-			var resp defaults.SetResponse
-			a.Default.DefaultSet(ctx, defaults.SetRequest{}, &resp)
-			dv, dd = resp.PlanValue, resp.Diagnostics
-		}
-	case schema.ListAttribute:
-		mods = anySlice(a.PlanModifiers)
-		if a.Default != nil {
-			var resp defaults.ListResponse
-			a.Default.DefaultList(ctx, defaults.ListRequest{}, &resp)
-			dv, dd = resp.PlanValue, resp.Diagnostics
-		}
+	case schema.StringAttribute, schema.Int64Attribute, schema.Float64Attribute, schema.BoolAttribute, schema.SetAttribute, schema.ListAttribute:
 	case schema.ListNestedAttribute:
-		mods = anySlice(a.PlanModifiers)
-		if a.Default != nil {
-			var resp defaults.ListResponse
-			a.Default.DefaultList(ctx, defaults.ListRequest{}, &resp)
-			dv, dd = resp.PlanValue, resp.Diagnostics
-		}
-		if len(a.NestedObject.PlanModifiers) > 0 {
-			return nil, fmt.Errorf("nested object plan modifiers")
-		}
-		lt, ok := typ.(tftypes.List)
-		if !ok {
-			return nil, fmt.Errorf("a list nested attribute of type %s", typ)
-		}
-		ot, ok := lt.ElementType.(tftypes.Object)
-		if !ok {
-			return nil, fmt.Errorf("a list nested attribute of element type %s", lt.ElementType)
-		}
-		nested, err := planAttrsOf(ctx, a.NestedObject.Attributes, ot, false)
+		nested, err := nestedPlanAttrs(ctx, a, typ)
 		if err != nil {
 			return nil, err
 		}
@@ -164,18 +109,20 @@ func planAttrOf(ctx context.Context, a schema.Attribute, typ tftypes.Type) (*pla
 	default:
 		return nil, fmt.Errorf("a %T", a)
 	}
-	if dd.HasError() {
-		return nil, fmt.Errorf("its default: %s", dd.Errors()[0].Detail())
+	def, err := staticDefault(ctx, a)
+	if err != nil {
+		return nil, fmt.Errorf("its default: %w", err)
 	}
-	if dv != nil {
-		v, err := dv.ToTerraformValue(ctx)
+	if def != nil {
+		v, err := def.ToTerraformValue(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("its default: %w", err)
 		}
 		p.def = &v
 	}
-	for _, m := range mods {
-		k, err := planModOf(ctx, m)
+	mods := rv.FieldByName("PlanModifiers")
+	for i := range mods.Len() {
+		k, err := planModOf(ctx, mods.Index(i).Interface())
 		if err != nil {
 			return nil, err
 		}
@@ -184,12 +131,56 @@ func planAttrOf(ctx context.Context, a schema.Attribute, typ tftypes.Type) (*pla
 	return p, nil
 }
 
-func anySlice[T any](s []T) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
+func nestedPlanAttrs(ctx context.Context, a schema.ListNestedAttribute, typ tftypes.Type) (map[string]*planAttr, error) {
+	if len(a.NestedObject.PlanModifiers) > 0 {
+		return nil, fmt.Errorf("nested object plan modifiers")
 	}
-	return out
+	lt, ok := typ.(tftypes.List)
+	if !ok {
+		return nil, fmt.Errorf("a list nested attribute of type %s", typ)
+	}
+	ot, ok := lt.ElementType.(tftypes.Object)
+	if !ok {
+		return nil, fmt.Errorf("a list nested attribute of element type %s", lt.ElementType)
+	}
+	return planAttrsOf(ctx, a.NestedObject.Attributes, ot, false)
+}
+
+// staticDefault is the value the Default of attribute a plans for a null
+// configuration, nil without one: every attribute kind's Default field
+// has one method Default<Kind>(ctx, request, *response) answering
+// PlanValue and Diagnostics.
+func staticDefault(ctx context.Context, a schema.Attribute) (attr.Value, error) {
+	d := reflect.ValueOf(a).FieldByName("Default")
+	if !d.IsValid() {
+		return nil, fmt.Errorf("%T has no Default", a)
+	}
+	if d.IsNil() {
+		return nil, nil
+	}
+	var m reflect.Value
+	for i := range d.Type().NumMethod() {
+		if mt := d.Type().Method(i); strings.HasPrefix(mt.Name, "Default") && mt.Type.NumIn() == 3 && mt.Type.In(2).Kind() == reflect.Pointer {
+			m = d.Method(i)
+		}
+	}
+	if !m.IsValid() {
+		return nil, fmt.Errorf("a default %s without a Default method", d.Type())
+	}
+	resp := reflect.New(m.Type().In(2).Elem())
+	m.Call([]reflect.Value{reflect.ValueOf(ctx), reflect.Zero(m.Type().In(1)), resp})
+	dd, ok := resp.Elem().FieldByName("Diagnostics").Interface().(diag.Diagnostics)
+	if !ok {
+		return nil, fmt.Errorf("a default answering no diagnostics")
+	}
+	if dd.HasError() {
+		return nil, fmt.Errorf("%s", dd.Errors()[0].Detail())
+	}
+	pv, ok := resp.Elem().FieldByName("PlanValue").Interface().(attr.Value)
+	if !ok {
+		return nil, fmt.Errorf("a default answering no value")
+	}
+	return pv, nil
 }
 
 // describer is what every framework plan modifier is.
