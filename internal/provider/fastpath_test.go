@@ -398,3 +398,77 @@ func servers(t *testing.T) (*Registry, tfprotov6.ProviderServer, tfprotov6.Provi
 	}
 	return reg, fw, srv
 }
+
+// TestFastValidateMatchesFramework: configurations valid and not (a
+// read-only attribute set, a required one missing, unknown values, a
+// nested required member missing) validate as the framework validates
+// them; the framework reports in no fixed order, so as sets.
+func TestFastValidateMatchesFramework(t *testing.T) {
+	_, fw, srv := servers(t)
+	ctx := context.Background()
+	bundle := fastOf(t, srv).types["takoform_worker_bundle"]
+	if bundle == nil {
+		t.Fatal("takoform_worker_bundle has no fast path")
+	}
+	modType := bundle.rules.attrs["modules"].typ
+	modElem, ok := modType.(tftypes.List)
+	if !ok {
+		t.Fatalf("modules is a %s", modType)
+	}
+	elemType, ok := modElem.ElementType.(tftypes.Object)
+	if !ok {
+		t.Fatalf("a module is a %s", modElem.ElementType)
+	}
+	module := func(name tftypes.Value) tftypes.Value {
+		return object(elemType, map[string]tftypes.Value{"name": name, "content_file": str64("a.js")})
+	}
+	cases := []struct {
+		name, typ string
+		attrs     map[string]tftypes.Value
+		wantDiags int
+	}{
+		{"valid", "takoform_edge_kv_namespace", map[string]tftypes.Value{"name": str64("ns-1")}, 0},
+		{"read-only set", "takoform_edge_kv_namespace", map[string]tftypes.Value{"name": str64("ns-1"), "uid": str64("u")}, 1},
+		{"required missing", "takoform_edge_kv_namespace", map[string]tftypes.Value{}, 1},
+		{"unknown name", "takoform_edge_kv_namespace", map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}, 0},
+		{"nested required missing", "takoform_worker_bundle", map[string]tftypes.Value{"name": str64("b"),
+			"modules": tftypes.NewValue(modType, []tftypes.Value{module(str64("m.js")), module(tftypes.NewValue(tftypes.String, nil))})}, 1},
+		// the framework reads the members of an unknown element as null
+		{"unknown module", "takoform_worker_bundle", map[string]tftypes.Value{"name": str64("b"),
+			"modules": tftypes.NewValue(modType, []tftypes.Value{tftypes.NewValue(elemType, tftypes.UnknownValue)})}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ft := fastOf(t, srv).types[c.typ]
+			dv, err := tfprotov6.NewDynamicValue(ft.rules.typ, object(ft.rules.typ, c.attrs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &tfprotov6.ValidateResourceConfigRequest{TypeName: c.typ, Config: &dv}
+			want, err := fw.ValidateResourceConfig(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := srv.ValidateResourceConfig(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, w := diagStrings(got.Diagnostics), diagStrings(want.Diagnostics)
+			if !equalStrings(g, w) {
+				t.Errorf("fast %q\nframework %q", g, w)
+			}
+			if len(g) != c.wantDiags {
+				t.Errorf("%d diagnostics, want %d: %q", len(g), c.wantDiags, g)
+			}
+		})
+	}
+}
+
+func diagStrings(ds []*tfprotov6.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Severity.String()+"|"+d.Summary+"|"+d.Detail+"|"+pathString(d.Attribute))
+	}
+	sort.Strings(out)
+	return out
+}

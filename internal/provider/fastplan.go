@@ -34,11 +34,12 @@ import (
 
 // planAttr is what planning needs of one attribute of the schema.
 type planAttr struct {
-	typ      tftypes.Type
-	computed bool
-	def      *tftypes.Value // a static default, or nil
-	mods     []planMod      // in declared order
-	nested   map[string]*planAttr
+	typ                          tftypes.Type
+	required, optional, computed bool
+	deprecated                   string         // a deprecation message, or ""
+	def                          *tftypes.Value // a static default, or nil
+	mods                         []planMod      // in declared order
+	nested                       map[string]*planAttr
 }
 
 // planMod is one recognised attribute plan modifier.
@@ -59,8 +60,8 @@ type planRules struct {
 // planRulesOf reads the planning rules of s, whose Terraform type is typ;
 // an error names what the fast path does not reproduce.
 func planRulesOf(ctx context.Context, s schema.Schema, typ tftypes.Object) (*planRules, error) {
-	if len(s.Blocks) > 0 {
-		return nil, fmt.Errorf("the schema has blocks")
+	if len(s.Blocks) > 0 || s.DeprecationMessage != "" {
+		return nil, fmt.Errorf("the schema has blocks or is deprecated")
 	}
 	attrs, err := planAttrsOf(ctx, s.Attributes, typ, true)
 	if err != nil {
@@ -93,10 +94,13 @@ func planAttrOf(ctx context.Context, a schema.Attribute, typ tftypes.Type) (*pla
 	if a.IsWriteOnly() {
 		return nil, fmt.Errorf("write-only")
 	}
-	p := &planAttr{typ: typ, computed: a.IsComputed()}
+	p := &planAttr{typ: typ, required: a.IsRequired(), optional: a.IsOptional(), computed: a.IsComputed(), deprecated: a.GetDeprecationMessage()}
 	rv := reflect.ValueOf(a)
 	if rv.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("a %T", a)
+	}
+	if v := rv.FieldByName("Validators"); v.IsValid() && v.Len() > 0 {
+		return nil, fmt.Errorf("validators")
 	}
 	switch a := a.(type) {
 	case schema.StringAttribute, schema.Int64Attribute, schema.Float64Attribute, schema.BoolAttribute, schema.SetAttribute, schema.ListAttribute:
@@ -132,8 +136,8 @@ func planAttrOf(ctx context.Context, a schema.Attribute, typ tftypes.Type) (*pla
 }
 
 func nestedPlanAttrs(ctx context.Context, a schema.ListNestedAttribute, typ tftypes.Type) (map[string]*planAttr, error) {
-	if len(a.NestedObject.PlanModifiers) > 0 {
-		return nil, fmt.Errorf("nested object plan modifiers")
+	if len(a.NestedObject.PlanModifiers) > 0 || len(a.NestedObject.Validators) > 0 {
+		return nil, fmt.Errorf("nested object plan modifiers or validators")
 	}
 	lt, ok := typ.(tftypes.List)
 	if !ok {
