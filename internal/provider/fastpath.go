@@ -15,14 +15,15 @@ import (
 )
 
 // NewServer is the provider's protocol-6 server over reg: the plugin
-// framework's server, with ReadResource, PlanResourceChange, the create
-// and delete of ApplyResourceChange and the same-version
-// UpgradeResourceState of the registry's resource types answered on
-// terraform-plugin-go directly (decision 0028). They call the resources'
-// own Read, ModifyPlan, Create and Delete and reproduce the framework's
-// part of each (fastplan.go); every other RPC, and any request the fast
-// path does not reproduce (an update, private state, a type whose schema
-// has no plan rules), goes to the framework.
+// framework's server, with ValidateResourceConfig, ReadResource,
+// PlanResourceChange, the create and delete of ApplyResourceChange and
+// the same-version UpgradeResourceState of the registry's resource types
+// answered on terraform-plugin-go directly (decision 0028). They call the
+// resources' own Read, ModifyPlan, Create and Delete and reproduce the
+// framework's part of each (fastplan.go, fastvalidate.go); every other
+// RPC, and any request the fast path does not reproduce (an update,
+// private state, a type whose schema has no rules), goes to the
+// framework.
 func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := &Provider{version: version, registry: reg}
