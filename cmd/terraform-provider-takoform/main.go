@@ -3,11 +3,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/takoform/takoform/internal/cpuprofile"
 	"github.com/takoform/takoform/internal/pluginlog"
@@ -28,11 +28,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = providerserver.Serve(context.Background(), provider.New(version.String(), reg), providerserver.ServeOpts{
-		Address: "registry.opentofu.org/takoform/takoform",
-		Debug:   *debug,
-	})
+	srv, err := provider.NewServer(version.String(), reg)()
 	if err != nil {
+		log.Fatal(err)
+	}
+	var opts []tf6server.ServeOpt
+	if *debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	if err := tf6server.Serve("registry.opentofu.org/takoform/takoform", func() tfprotov6.ProviderServer { return srv }, opts...); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/takoform/takoform/internal/hosttest"
@@ -62,7 +61,7 @@ func accHost(t *testing.T, o hosttest.Options) *hosttest.Host {
 
 func factories(reg *provider.Registry) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"takoform": providerserver.NewProtocol6WithError(provider.New("test", reg)()),
+		"takoform": provider.NewServer("test", reg),
 	}
 }
 

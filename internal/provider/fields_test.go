@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -151,32 +150,15 @@ func attrFlags(a schema.Attribute) string {
 	return "?"
 }
 
-// defaultOf is the static default of a field attribute, nil without one:
-// the value its Default<Type> method plans for a null configuration.
+// defaultOf is the static default of a field attribute, nil without one
+// (staticDefault).
 func defaultOf(t *testing.T, a schema.Attribute) attr.Value {
 	t.Helper()
-	d := reflect.ValueOf(a).FieldByName("Default")
-	if !d.IsValid() {
-		t.Fatalf("%T has no Default", a)
+	v, err := staticDefault(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if d.IsNil() {
-		return nil
-	}
-	for i := 0; i < d.NumMethod(); i++ {
-		m := d.Type().Method(i)
-		if !strings.HasPrefix(m.Name, "Default") {
-			continue
-		}
-		resp := reflect.New(m.Type.In(2).Elem())
-		d.Method(i).Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.Zero(m.Type.In(1)), resp})
-		v, ok := resp.Elem().FieldByName("PlanValue").Interface().(attr.Value)
-		if !ok {
-			t.Fatalf("%s planned no attr.Value", m.Name)
-		}
-		return v
-	}
-	t.Fatalf("%T's default has no Default method", a)
-	return nil
+	return v
 }
 
 // TestOutputAttribute: every declared output of the Edge types is a

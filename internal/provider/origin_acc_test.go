@@ -4,7 +4,6 @@ import (
 	"net"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -37,7 +36,7 @@ func TestAccEndpointOriginMismatch(t *testing.T) {
 		endpoint + " if that is the address clients should use."
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
-			"takoform": providerserver.NewProtocol6WithError(provider.New(version.String(), edgeRegistry(t))()),
+			"takoform": provider.NewServer(version.String(), edgeRegistry(t)),
 		},
 		Steps: []resource.TestStep{
 			{

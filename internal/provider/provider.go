@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -27,6 +28,7 @@ import (
 type Provider struct {
 	version  string
 	registry *Registry
+	data     atomic.Pointer[Data] // the last Configure's, as the framework hands it to resources (fastpath.go)
 }
 
 // New returns a provider factory for a registry (EdgeRegistry in the
@@ -87,6 +89,7 @@ type supportCache struct {
 // Configure selects endpoint, space and token (attribute, else
 // environment), validates the space before any host call, then negotiates.
 func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	p.data.Store(nil)
 	var m providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
@@ -127,6 +130,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	data := &Data{Client: c, Space: space, Registry: p.registry}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	p.data.Store(data)
 }
 
 // UserAgent is the User-Agent the provider of version v sends:

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-
 	"github.com/takoform/takoform/internal/provider"
 	"github.com/takoform/takoform/internal/testref"
 	"github.com/takoform/takoform/surface"
@@ -32,7 +30,7 @@ func committedBaseline(t *testing.T) *surface.Surface {
 }
 
 func liveSurface(t *testing.T, reg *provider.Registry) *surface.Surface {
-	srv, err := providerserver.NewProtocol6WithError(provider.New("test", reg)())()
+	srv, err := provider.NewServer("test", reg)()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -185,7 +184,7 @@ func TestAccThroughTLSProxy(t *testing.T) {
 	cfg := tlsConfig(proxy.URL, "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
-			"takoform": providerserver.NewProtocol6WithError(provider.New(version.String(), edgeRegistry(t))()),
+			"takoform": provider.NewServer(version.String(), edgeRegistry(t)),
 		},
 		CheckDestroy: kvGone(t, proxy.URL, client.Options{CACertificateFile: caFile}),
 		Steps:        tlsKVSteps(cfg),

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
@@ -69,9 +68,12 @@ func (d *tofuDir) serve() (string, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfgCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
-	factory := providerserver.NewProtocol6(provider.New("test", d.reg)())
+	srv, err := provider.NewServer("test", d.reg)()
+	if err != nil {
+		d.t.Fatal(err)
+	}
 	go func() {
-		_ = tf6server.Serve(providerAddr, func() tfprotov6.ProviderServer { return factory() },
+		_ = tf6server.Serve(providerAddr, func() tfprotov6.ProviderServer { return srv },
 			tf6server.WithDebug(ctx, cfgCh, closeCh), tf6server.WithLoggingSink(d.t), tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
 	}()
 	rc := <-cfgCh

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -221,7 +220,7 @@ func TestSchemaVersionNeverGoesDown(t *testing.T) {
 // state JSON written at version.
 func upgradeRPC(t *testing.T, reg *provider.Registry, typeName string, version int64, raw string) (map[string]tftypes.Value, []*tfprotov6.Diagnostic) {
 	t.Helper()
-	srv, err := providerserver.NewProtocol6WithError(provider.New("test", reg)())()
+	srv, err := provider.NewServer("test", reg)()
 	if err != nil {
 		t.Fatal(err)
 	}
