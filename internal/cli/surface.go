@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/spf13/cobra"
 
 	"github.com/takoform/takoform/internal/provider"
@@ -28,7 +27,7 @@ func newSurfaceCommand() *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		srv, err := providerserver.NewProtocol6WithError(provider.New("surface", reg)())()
+		srv, err := provider.NewServer("surface", reg)()
 		if err != nil {
 			return nil, err
 		}

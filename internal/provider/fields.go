@@ -1,7 +1,8 @@
 package provider
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -50,7 +51,7 @@ func Fields(def *form.Definition) []Field {
 	defaults := def.Defaults()
 	noUpdate := !def.Has(form.CapUpdate)
 	var out []Field
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		node := mapOf(props[name])
 		f := fieldOf(root, name, node)
 		f.Required = required[name]
@@ -90,7 +91,7 @@ func fieldOf(root map[string]any, member string, node map[string]any) Field {
 			f.Kind = KindObjectList
 			req := stringSet(items["required"])
 			props := mapOf(items["properties"])
-			for _, n := range sortedKeys(props) {
+			for _, n := range slices.Sorted(maps.Keys(props)) {
 				sub := fieldOf(root, n, mapOf(props[n]))
 				sub.Required = req[n]
 				f.Nested = append(f.Nested, sub)
@@ -178,15 +179,6 @@ func stringSet(v any) map[string]bool {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // snake converts camelCase to snake_case ("messageRetentionSeconds" →
