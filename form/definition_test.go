@@ -167,6 +167,11 @@ func TestParseRefusesStructuralFaults(t *testing.T) {
 		}, "/desiredSchema/properties/labels/propertyNames", "portable-data-only-v1"},
 		{"default violates schema", func(m map[string]any) { at(m, "desiredSchema", "properties", "color")["default"] = "green" },
 			"/desiredSchema/properties/color/default", "default"},
+		{"pattern RE2 refuses", func(m map[string]any) {
+			at(m, "desiredSchema", "properties", "owner", "properties", "name")["pattern"] = "(?<"
+		}, "/desiredSchema", "does not compile"},
+		{"second default violates schema", func(m map[string]any) { at(m, "desiredSchema", "properties", "links")["default"] = "none" },
+			"/desiredSchema/properties/links/default", "default"},
 		{"immutable unknown field", func(m map[string]any) { m["immutableFields"] = []any{"/owner", "/nope"} },
 			"/immutableFields/1", "names no property"},
 		{"wrong $schema", func(m map[string]any) { at(m, "desiredSchema")["$schema"] = "http://json-schema.org/draft-07/schema#" },

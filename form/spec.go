@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -26,10 +29,16 @@ type Diagnostic struct {
 }
 
 // compile compiles the desired and output schemas once and checks every
-// declared top-level default against its own property schema.
+// declared top-level default against its own property schema (compiled by
+// the same compiler as the desired schema: the document is checked and
+// compiled once, not once per default).
 func (d *Definition) compile(v *verifier) {
-	var err error
-	d.schema, err = compileSchema("desired", d.desired)
+	const desiredURL = "urn:takoform:desired.json"
+	c := newCompiler()
+	err := c.AddResource(desiredURL, d.desired)
+	if err == nil {
+		d.schema, err = c.Compile(desiredURL)
+	}
 	if err != nil {
 		v.add("/desiredSchema", "the desired schema does not compile: %v", err)
 		return
@@ -40,7 +49,7 @@ func (d *Definition) compile(v *verifier) {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.defaults)) {
-		sub, err := compileSchemaAt("desired", d.desired, pointerTo("#", "properties", name))
+		sub, err := c.Compile(desiredURL + pointerTo("#", "properties", name))
 		if err == nil {
 			err = sub.Validate(deepCopy(d.defaults[name]))
 		}
@@ -50,18 +59,54 @@ func (d *Definition) compile(v *verifier) {
 	}
 }
 
+// compileSchema compiles doc as the resource urn:takoform:<name>.json.
 func compileSchema(name string, doc map[string]any) (*jsonschema.Schema, error) {
-	return compileSchemaAt(name, doc, "")
-}
-
-func compileSchemaAt(name string, doc map[string]any, fragment string) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	c := newCompiler()
 	url := "urn:takoform:" + name + ".json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(url + fragment)
+	return c.Compile(url)
+}
+
+// newCompiler is a JSON Schema 2020-12 compiler whose "pattern" regexps
+// come from one process-wide cache.
+func newCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseRegexpEngine(cachedRegexp)
+	return c
+}
+
+// patterns holds compiled "pattern" regexps by source, at most
+// maxPatterns of them: the metaschema check and the compile of a schema
+// both compile each pattern, and the definitions of a family share many.
+// A *regexp.Regexp is immutable and safe for concurrent use.
+var (
+	patterns    sync.Map // string -> *regexp.Regexp
+	patternsLen atomic.Int64
+)
+
+const maxPatterns = 4096
+
+// cachedRegexp is the library's own engine (regexp.Compile, RE2 syntax)
+// behind the cache.
+func cachedRegexp(src string) (jsonschema.Regexp, error) {
+	if v, ok := patterns.Load(src); ok {
+		if re, ok := v.(*regexp.Regexp); ok {
+			return re, nil
+		}
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	if patternsLen.Load() < maxPatterns {
+		if _, loaded := patterns.LoadOrStore(src, re); !loaded {
+			patternsLen.Add(1)
+		}
+	}
+	return re, nil
 }
 
 // ValidateSpec validates a decoded desired spec (as returned by
