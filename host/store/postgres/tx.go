@@ -244,7 +244,7 @@ func (t *tx) readLocked(lock, query string, args ...any) sqlrow.Scanner {
 	}
 	b := &pgx.Batch{}
 	if lock != "" {
-		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lock)
+		b.Queue(qAdvisoryLock, lock)
 	}
 	b.Queue(query+" FOR UPDATE", args...)
 	return batchRow{t: t, b: b}

@@ -16,9 +16,7 @@ import (
 // Idempotency returns the record keyed (tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
 func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	r, err := sqlrow.ScanIdempotency(t.readLocked(lockName("idempotency", tenant, principal, space, key),
-		`SELECT `+sqlrow.IdempotencyCols+` FROM idempotency
-		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`, tenant, principal, space, key))
+	r, err := sqlrow.ScanIdempotency(t.readLocked(lockName("idempotency", tenant, principal, space, key), qIdempotency, tenant, principal, space, key))
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
 	}
@@ -177,10 +175,7 @@ func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error)
 // unfinished operation whose Target is k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
-	op, err := sqlrow.ScanOperation(t.queryRow(`SELECT `+sqlrow.OperationCols+` FROM operations
-		WHERE done = 0 AND target_tenant = $1 AND target_space = $2 AND target_api_version = $3
-		AND target_kind = $4 AND target_name = $5
-		ORDER BY created_at, id LIMIT 1`, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	op, err := sqlrow.ScanOperation(t.queryRow(qPendingOperation, keyArgs(k)...))
 	if err != nil {
 		return nil, notFound(err, "read pending operation for "+sqlrow.KeyString(k))
 	}

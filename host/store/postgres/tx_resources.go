@@ -13,10 +13,7 @@ import (
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.readLocked(lockName("resource", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name),
-		`SELECT `+sqlrow.ResourceCols+` FROM resources
-		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`,
-		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	r, err := sqlrow.ScanResource(t.readLocked(resourceLock(k), qResourceByKey, keyArgs(k)...))
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
 	}
@@ -229,9 +226,7 @@ func (t *tx) PinsTo(targetUID string) ([]store.Pin, error) {
 // target (apiVersion, kind, name), whatever UID it holds, ordered as
 // PinsTo.
 func (t *tx) PinsToName(tenant, space, apiVersion, kind, name string) ([]store.Pin, error) {
-	pins, err := t.pins(`SELECT `+sqlrow.PinCols+` FROM pins
-		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5
-		ORDER BY source_uid, ord`, tenant, space, apiVersion, kind, name)
+	pins, err := t.pins(qPinsToName, tenant, space, apiVersion, kind, name)
 	if err != nil {
 		return nil, fmt.Errorf("read pins to %s/%s/%s/%s/%s: %w", tenant, space, apiVersion, kind, name, err)
 	}

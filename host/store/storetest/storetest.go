@@ -51,6 +51,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ClaimOperation", testClaimOperation},
 		{"DueOperations", testDueOperations},
 		{"PendingOperationFor", testPendingOperationFor},
+		{"KeyState", testKeyState},
+		{"KeyStateClaimsOnce", testKeyStateClaimsOnce},
 		{"BlobsAndHoldings", testBlobs},
 		{"ManifestsAndUploads", testManifestsUploads},
 		{"Settings", testSettings},
