@@ -278,9 +278,7 @@ func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, singl
 	}
 	defer func() { // also when fn panics, so the connection returns to the pool
 		t.done = true
-		if t.pg != nil {
-			store.JoinCleanup(&err, func() error { return Rollback(context.WithoutCancel(ctx), t.pg) })
-		}
+		store.JoinCleanup(&err, func() error { return t.end(context.WithoutCancel(ctx)) })
 	}()
 	err = fn(t)
 	switch {
@@ -290,10 +288,12 @@ func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, singl
 		return t, err
 	case t.retry: // fn swallowed a serialization failure: never commit it
 		return t, fmt.Errorf("transaction on %s: %w", s.url, t.retryErr)
-	case readOnly || t.pg == nil:
+	case t.failed != nil: // fn swallowed a pending write's failure
+		return t, t.failed
+	case readOnly || t.conn == nil:
 		return t, nil
 	}
-	if err := t.pg.Commit(context.WithoutCancel(ctx)); err != nil {
+	if err := t.commit(context.WithoutCancel(ctx)); err != nil {
 		if isRetryable(err) {
 			t.retry = true
 			return t, fmt.Errorf("commit on %s: %w", s.url, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlrow"
@@ -25,12 +26,39 @@ const (
 		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5
 		ORDER BY source_uid, ord`
 	qAdvisoryLock = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+	// The inserts a pending write sends as they are: a unique key taken
+	// fails the transaction, which then never commits.
+	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceCols + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`
+	qInsertIdempotency = `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 )
 
 func keyArgs(k store.Key) []any { return []any{k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name} }
 
 func resourceLock(k store.Key) string {
 	return lockName("resource", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
+}
+
+func idempotencyLock(tenant, principal, space, key string) string {
+	return lockName("idempotency", tenant, principal, space, key)
+}
+
+// execLocked runs sql, a write, after taking lock, in one round trip.
+func (t *tx) execLocked(lock, sql string, args ...any) (pgconn.CommandTag, error) {
+	b := &pgx.Batch{}
+	b.Queue(qAdvisoryLock, lock)
+	b.Queue(sql, args...)
+	br, _ := t.send(b, true)
+	_, err := br.Exec()
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, t.observe(err)
 }
 
 // KeyState reads, in a write transaction, Idempotency(replay) (when
@@ -48,7 +76,7 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 	what := "read the state of " + sqlrow.KeyString(k)
 	b := &pgx.Batch{}
 	if replay != nil {
-		b.Queue(qAdvisoryLock, lockName("idempotency", replay.Tenant, replay.Principal, replay.Space, replay.Key))
+		b.Queue(qAdvisoryLock, idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key))
 		b.Queue(qIdempotency+" FOR UPDATE", replay.Tenant, replay.Principal, replay.Space, replay.Key)
 	}
 	b.Queue(qAdvisoryLock, resourceLock(k))
@@ -62,6 +90,12 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 	}
 	if err = t.observe(err); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if replay != nil && st.Replay == nil {
+		t.noteAbsent(idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), store.ErrNotFound)
+	}
+	if st.Resource == nil {
+		t.noteAbsent(resourceLock(k), store.ErrNotFound)
 	}
 	return st, nil
 }

@@ -14,6 +14,7 @@ import (
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
 	r, err := sqlrow.ScanResource(t.readLocked(resourceLock(k), qResourceByKey, keyArgs(k)...))
+	t.noteAbsent(resourceLock(k), err)
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
 	}
@@ -45,18 +46,25 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 	return r, nil
 }
 
-// CreateResource inserts r. An existing key, UID or (tenant, native id)
-// claim — any unique constraint of the table — is an error wrapping
-// store.ErrConflict; the transaction stays usable (ON CONFLICT DO NOTHING).
+// CreateResource inserts r under its key's lock. An existing key, UID or
+// (tenant, native id) claim — any unique constraint of the table — is an
+// error wrapping store.ErrConflict; the transaction stays usable (ON
+// CONFLICT DO NOTHING). At a key this transaction read absent (Resource,
+// KeyState) the insert is pending: sent with the next statement or the
+// COMMIT, a UID or native id found taken then fails the transaction
+// (store.Tx, decision spec/decisions/0029-one-read-per-mutation.md).
 func (t *tx) CreateResource(r *store.Resource) error {
 	what := fmt.Sprintf("create resource %s uid %s", sqlrow.KeyString(r.Key), r.UID)
 	if r.UID == "" {
 		return fmt.Errorf("%s: no UID", what)
 	}
-	tag, err := t.exec(`INSERT INTO resources (`+sqlrow.ResourceCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-		ON CONFLICT DO NOTHING`,
-		sqlrow.ResourceArgs(r)...)
+	lock := resourceLock(r.Key)
+	if t.held(lock) {
+		t.forget(lock)
+		t.pending = append(t.pending, pendingWrite{what: what, sql: qInsertResource, args: sqlrow.ResourceArgs(r)})
+		return nil
+	}
+	tag, err := t.execLocked(lock, qInsertResource+` ON CONFLICT DO NOTHING`, sqlrow.ResourceArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

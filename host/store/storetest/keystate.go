@@ -93,3 +93,29 @@ func testKeyStateClaimsOnce(t *testing.T, s store.Store) {
 	}
 	equal(t, "callers that found the key free", n, 1)
 }
+
+// A create at a key read absent whose UID is taken fails its Update with
+// ErrConflict — from CreateResource, or, where the store sends the insert
+// with the commit, from Update — and nothing of the Update is written.
+func testKeyStateCreateConflict(t *testing.T, s store.Store) {
+	create(t, s, kv("acme", "prod", "kv1", "uid-1"))
+	taken := kv("acme", "prod", "kv2", "uid-1")
+	replay := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
+	err := s.Update(context.Background(), func(tx store.Tx) error {
+		if _, err := tx.KeyState(taken.Key, replay); err != nil {
+			return err
+		}
+		if err := tx.CreateResource(taken); err != nil {
+			return err
+		}
+		return tx.ClaimIdempotency(idem("alice", "prod", "takoform-abc", at(0)))
+	})
+	wantErr(t, "Update creating a taken UID", err, store.ErrConflict)
+	view(t, s, func(tx store.Tx) error {
+		st, err := tx.KeyState(taken.Key, replay)
+		wantNoErr(t, "KeyState", err)
+		equal(t, "the failed Update's resource", st.Resource, (*store.Resource)(nil))
+		equal(t, "the failed Update's record", st.Replay, (*store.Idempotency)(nil))
+		return nil
+	})
+}

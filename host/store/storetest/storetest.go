@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PendingOperationFor", testPendingOperationFor},
 		{"KeyState", testKeyState},
 		{"KeyStateClaimsOnce", testKeyStateClaimsOnce},
+		{"KeyStateCreateConflict", testKeyStateCreateConflict},
 		{"BlobsAndHoldings", testBlobs},
 		{"ManifestsAndUploads", testManifestsUploads},
 		{"Settings", testSettings},
