@@ -183,7 +183,12 @@ type Upload struct {
 }
 
 // Tx is one transaction. Methods return ErrNotFound or ErrConflict
-// (wrapped) as documented, and other errors for storage faults.
+// (wrapped) as documented, and other errors for storage faults. A
+// CreateResource or ClaimIdempotency at a key this transaction read
+// absent (Resource, Idempotency, KeyState) may be sent with its next
+// statement or its commit: should it fail then (a UID taken), that later
+// call or Update returns the error and nothing of the transaction is
+// written (spec/decisions/0029-one-read-per-mutation.md).
 type Tx interface {
 	// Resources.
 	Resource(k Key) (*Resource, error)           // ErrNotFound
