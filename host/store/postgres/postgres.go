@@ -19,7 +19,9 @@
 // transaction: a consistent snapshot without locks. A transaction's BEGIN
 // travels with its first statement, and a View that reads one statement
 // runs it without a transaction (decision
-// spec/decisions/0020-postgres-round-trips.md). A lost connection or a
+// spec/decisions/0020-postgres-round-trips.md); an Update's inserts of
+// keys it locked and read absent travel with its next statement or its
+// COMMIT (decision spec/decisions/0029-one-read-per-mutation.md). A lost connection or a
 // server that is shutting down or starting is an error wrapping
 // store.ErrUnavailable.
 //
