@@ -3,6 +3,7 @@ package host_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -36,24 +37,17 @@ func BenchmarkReplayHandler(b *testing.B) {
 		b.Fatal(err)
 	}
 	capture.on.Store(false)
-	target := capture.path
 	var failed atomic.Bool
-	b.ReportAllocs()
-	b.SetParallelism(benchConcurrency)
-	b.ResetTimer()
-	cpu := cpuTime(b)
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			r := httptest.NewRequest(http.MethodPut, target, bytes.NewReader(capture.body))
-			r.Header = capture.hdr.Clone()
-			w := httptest.NewRecorder()
-			h.Server.ServeHTTP(w, r)
-			if w.Code != http.StatusCreated && !failed.Swap(true) {
-				b.Errorf("replay answered %d: %s", w.Code, w.Body)
-			}
+	parallelCPU(b, func() error {
+		r := httptest.NewRequest(http.MethodPut, capture.path, bytes.NewReader(capture.body))
+		r.Header = capture.hdr.Clone()
+		w := httptest.NewRecorder()
+		h.Server.ServeHTTP(w, r)
+		if w.Code != http.StatusCreated && !failed.Swap(true) {
+			return fmt.Errorf("replay answered %d: %s", w.Code, w.Body)
 		}
+		return nil
 	})
-	reportCPU(b, cpu)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "replays/s")
 }
 
