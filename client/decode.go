@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/takoform/takoform/ijson"
 )
 
@@ -23,22 +26,54 @@ func (c *Client) decodeAnswer(r *request, resp *response, v any, what string, re
 	return nil
 }
 
-// decodeStrict is ijson.Unmarshal plus a presence check of required.
+// decodeStrict is ijson.Unmarshal plus a presence check of required. data
+// is checked once; the check walks only the members on each pointer's way
+// (rawMember), without decoding the whole document again.
 func decodeStrict(data []byte, v any, required ...string) error {
-	if err := ijson.Unmarshal(data, v); err != nil {
+	if err := ijson.Check(data); err != nil {
 		return err
 	}
-	if len(required) == 0 {
-		return nil
-	}
-	tree, err := ijson.Decode(data)
-	if err != nil {
+	if err := ijson.UnmarshalChecked(data, v); err != nil {
 		return err
 	}
-	if m := missingMembers(tree, required...); len(m) > 0 {
-		return fmt.Errorf("required member %s is absent or null", m[0])
+	for _, p := range required {
+		if m, ok := rawMember(data, p); !ok || m.Kind() == 'n' {
+			return fmt.Errorf("required member %s is absent or null", p)
+		}
 	}
 	return nil
+}
+
+// rawMember walks a JSON pointer through checked JSON, as lookup does
+// through a decoded document, and returns the value's bytes.
+func rawMember(doc jsontext.Value, ptr string) (jsontext.Value, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		switch doc.Kind() {
+		case '{':
+			var m map[string]jsontext.Value
+			if jsonv2.Unmarshal(doc, &m) != nil {
+				return nil, false
+			}
+			v, ok := m[tok]
+			if !ok {
+				return nil, false
+			}
+			doc = v
+		case '[':
+			var a []jsontext.Value
+			i, err := strconv.Atoi(tok)
+			if err != nil || jsonv2.Unmarshal(doc, &a) != nil || i < 0 || i >= len(a) {
+				return nil, false
+			}
+			doc = a[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
 }
 
 // lookup walks a JSON pointer through a document decoded by ijson.Decode.

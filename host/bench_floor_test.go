@@ -239,22 +239,31 @@ func BenchmarkCreateHandler(b *testing.B) {
 	req := kvRequest(&testing.T{}, c, "x")
 	req.Metadata.Space = "bench"
 	var seq atomic.Int64
+	parallelCPU(b, func() error {
+		r := req
+		r.Metadata.Name = fmt.Sprintf("kv-%d", seq.Add(1))
+		_, err := prepareApply(context.Background(), c, r, nil)
+		return err
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
+}
+
+// parallelCPU runs op b.N times at c = 32 (benchConcurrency goroutines
+// per core) and reports allocations and the process's CPU per op.
+func parallelCPU(b *testing.B, op func() error) {
 	b.ReportAllocs()
 	b.SetParallelism(benchConcurrency)
 	b.ResetTimer()
 	cpu := cpuTime(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			r := req
-			r.Metadata.Name = fmt.Sprintf("kv-%d", seq.Add(1))
-			if _, err := prepareApply(context.Background(), c, r, nil); err != nil {
+			if err := op(); err != nil {
 				b.Error(err)
 				return
 			}
 		}
 	})
 	reportCPU(b, cpu)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
 }
 
 // cpuTime is the CPU time (user + system, every thread) this process has

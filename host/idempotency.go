@@ -63,9 +63,12 @@ func fingerprint(r *request) string {
 // idempotent wraps a mutating route: the Idempotency-Key header is
 // required; a recorded answer for the same namespace and fingerprint is
 // replayed byte-identically; the same key with another fingerprint is
-// invalid_argument. Successful answers are recorded by the route inside
-// its own transaction (record); refusals are recorded here, except
-// retryable and internal ones, which would otherwise replay forever.
+// invalid_argument. The record is looked up inside the route's one write
+// transaction (update, updateKey), under the key's lock, never before it
+// (spec/decisions/0029-one-read-per-mutation.md). Successful answers are
+// recorded by the route inside that transaction (record); refusals are
+// recorded here, in a transaction that finds a twin's record first,
+// except retryable and internal ones, which would otherwise replay forever.
 func (s *Server) idempotent(space func(*request) string, h route) route {
 	return func(r *request) (answer, error) {
 		if len(r.Header.Values(wire.HeaderIdempotency)) > 1 {
@@ -76,18 +79,6 @@ func (s *Server) idempotent(space func(*request) string, h route) route {
 			return answer{}, wire.Errorf(wire.InvalidArgument, "the Idempotency-Key header is required on this route (1..255 characters)")
 		}
 		r.idem = &idemContext{space: space(r), key: key, fingerprint: fingerprint(r)}
-		var rec *store.Idempotency
-		err := s.cfg.Store.View(r.Context(), func(tx store.Tx) error {
-			var err error
-			rec, err = tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, key)
-			return err
-		})
-		if err == nil {
-			return s.replay(r, rec)
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return answer{}, err
-		}
 		ans, err := h(r)
 		var rp *errReplay
 		if errors.As(err, &rp) {
@@ -141,6 +132,26 @@ func (s *Server) update(r *request, fn func(tx store.Tx) error) error {
 	})
 }
 
+// updateKey is update for a mutation of the resource at k: the replay
+// record and k's state come in one read (store.Tx.KeyState), which fn
+// gets.
+func (s *Server) updateKey(r *request, k store.Key, fn func(tx store.Tx, st *store.KeyState) error) error {
+	return s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+		var replay *store.IdempotencyKey
+		if r.idem != nil {
+			replay = &store.IdempotencyKey{Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key}
+		}
+		st, err := tx.KeyState(k, replay)
+		if err != nil {
+			return err
+		}
+		if err := s.replayFound(r, st.Replay); err != nil {
+			return err
+		}
+		return fn(tx, st)
+	})
+}
+
 // checkReplayIn looks for a record inside a mutation's transaction and
 // turns a hit into errReplay (or the key-reuse refusal).
 func (s *Server) checkReplayIn(tx store.Tx, r *request) error {
@@ -153,6 +164,15 @@ func (s *Server) checkReplayIn(tx store.Tx, r *request) error {
 	}
 	if err != nil {
 		return err
+	}
+	return s.replayFound(r, rec)
+}
+
+// replayFound turns a record found (rec not nil) into errReplay or the
+// key-reuse refusal.
+func (s *Server) replayFound(r *request, rec *store.Idempotency) error {
+	if rec == nil {
+		return nil
 	}
 	ans, err := s.replay(r, rec)
 	if err != nil {

@@ -51,19 +51,21 @@ type outcome struct {
 // commit runs every check of a mutation against the store as the
 // transaction sees it and, unless dry, writes it. Order (spec/host-api-v1alpha3.md §3.4 (5)):
 // incarnation binding, relations and family rules, fences, capability,
-// prepare binding, then the write and the derived rendering pass.
-func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*outcome, error) {
+// prepare binding, then the write and the derived rendering pass. st is
+// the key's state read in tx (store.Tx.KeyState), nil to read it here.
+func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, now time.Time) (*outcome, error) {
 	in, ok := s.cfg.Catalog.Form(m.Ref)
 	if !ok {
 		return nil, wire.Errorf(wire.FormUnknown, "form %s is not installed on this host", m.Ref)
 	}
 	def := in.Definition
-	existing, err := tx.Resource(m.Key)
-	if errors.Is(err, store.ErrNotFound) {
-		existing = nil
-	} else if err != nil {
-		return nil, err
+	if st == nil {
+		var err error
+		if st, err = tx.KeyState(m.Key, nil); err != nil {
+			return nil, err
+		}
 	}
+	existing := st.Resource
 	if m.AcceptedUID != "" {
 		// The name may now be held by another incarnation, even under another
 		// definition version: that is uid_mismatch, never not-found
@@ -79,15 +81,13 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 	// a create, the free name); once that incarnation is gone the name is
 	// free again and the operation will end uid_mismatch or not found.
 	// An out-of-band loss (probe external-change) is never held up.
-	if op, err := tx.PendingOperationFor(m.Key); err == nil && op.ID != m.OperationID && !m.OutOfBand &&
+	if op := st.Pending; op != nil && op.ID != m.OperationID && !m.OutOfBand &&
 		(op.TargetUID == "" || (existing != nil && existing.UID == op.TargetUID)) {
 		return nil, wire.Errorf(wire.ResourceBusy, "%s %q has operation %s in progress; retry when it settles", m.Key.Kind, m.Key.Name, op.ID)
-	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
 	}
 	switch m.Action {
 	case store.ActionDelete:
-		return s.commitDelete(tx, def, m, existing, dry, now)
+		return s.commitDelete(tx, def, m, st, dry, now)
 	case store.ActionObserve:
 		return s.commitObserve(tx, def, m, existing, dry, now)
 	}
@@ -188,7 +188,7 @@ func (s *Server) commit(tx store.Tx, m *mutation, dry bool, now time.Time) (*out
 	if err != nil {
 		return nil, err
 	}
-	if err := s.derivedPass(tx, res.Key, res.UID, extra, now); err != nil {
+	if err := s.derivedPass(tx, res.Key, res.UID, st.PinsTo, extra, now); err != nil {
 		return nil, err
 	}
 	return &outcome{ans: resourceAnswer(code, res), uid: res.UID}, nil

@@ -25,15 +25,12 @@ func (s *Server) probe(r *request) string {
 // accept checks a mutation against the store as it is now and records it
 // as an operation the worker commits after delay (spec/host-api-v1alpha3.md §4). It answers
 // 202 with the operation.
-func (s *Server) accept(tx store.Tx, m *mutation, now time.Time, delay time.Duration) (answer, string, error) {
-	if _, err := s.commit(tx, m, true, now); err != nil {
+func (s *Server) accept(tx store.Tx, m *mutation, st *store.KeyState, now time.Time, delay time.Duration) (answer, string, error) {
+	if _, err := s.commit(tx, m, st, true, now); err != nil {
 		return answer{}, "", err
 	}
-	if !m.Create {
-		existing, err := tx.Resource(m.Key)
-		if err == nil {
-			m.AcceptedUID = existing.UID
-		}
+	if !m.Create && st.Resource != nil {
+		m.AcceptedUID = st.Resource.UID
 	}
 	op := &store.Operation{
 		ID: "op_" + randomHex(12), Tenant: m.Key.Tenant, Principal: m.Principal, Action: m.Action,
@@ -144,7 +141,7 @@ func (s *Server) settleIn(tx store.Tx, op *store.Operation) error {
 		return fmt.Errorf("stored operation %s: %w", op.ID, err)
 	}
 	doc.Done, doc.Metadata = true, nil
-	o, err := s.commit(tx, &m, false, now)
+	o, err := s.commit(tx, &m, nil, false, now)
 	var we *wire.Error
 	switch {
 	case errors.As(err, &we):

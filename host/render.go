@@ -116,9 +116,11 @@ func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool
 
 // derivedPass re-renders, once each, every resource in the same tenant and
 // space whose rendering the change to subject can affect: its relation
-// holders (by address, which covers every UID that lived there) and the
-// family's dependents (spec/host-api-v1alpha3.md §5.4).
-func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, extra []store.Key, now time.Time) error {
+// holders (by address, which covers every UID that lived there: byName,
+// the pins naming subject that tx read, store.KeyState.PinsTo) and the
+// family's dependents (spec/host-api-v1alpha3.md §5.4). A mutation of subject changes only
+// subject's own pins, so byName may be read before its writes.
+func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, byName []store.Pin, extra []store.Key, now time.Time) error {
 	seen := map[string]bool{subjectUID: true}
 	var uids []string
 	add := func(pins []store.Pin) {
@@ -131,10 +133,6 @@ func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, 
 	}
 	// A UID lives at one address for ever and every pin records the address
 	// it resolved, so the holders by address include the holders by UID.
-	byName, err := tx.PinsToName(subject.Tenant, subject.Space, subject.APIVersion, subject.Kind, subject.Name)
-	if err != nil {
-		return err
-	}
 	add(byName)
 	sort.Strings(uids)
 	var resources []*store.Resource

@@ -162,32 +162,24 @@ func (s *Server) prepare(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
+	// Only a resource under exactly this FormRef binds the digest: a name
+	// held under another is prepared as a create, or is not found for an
+	// update, so the exact read (one statement, store.ExactReader) says all.
 	uid, gen := "", int64(0)
-	err = s.cfg.Store.View(r.Context(), func(tx store.Tx) error {
-		existing, err := tx.Resource(it.key)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && existing.FormRef != it.ref && !hasFence) {
-			if hasFence {
-				return notFound(it.key, it.ref)
-			}
-			return nil
+	existing, err := s.exactResource(r.Context(), it.key, it.ref)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if hasFence {
+			return answer{}, notFound(it.key, it.ref)
 		}
-		if err != nil {
-			return err
-		}
-		if existing.FormRef != it.ref {
-			return notFound(it.key, it.ref)
-		}
-		if !hasFence {
-			return wire.Errorf(wire.InvalidArgument, "%s %q exists (generation %d): preparing an update needs the %s header", it.key.Kind, it.key.Name, existing.Generation, wire.HeaderGeneration).WithHostCode("fence_required")
-		}
-		if fence != existing.Generation {
-			return wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d", fence, it.key.Kind, it.key.Name, existing.Generation)
-		}
-		uid, gen = existing.UID, existing.Generation
-		return nil
-	})
-	if err != nil {
+	case err != nil:
 		return answer{}, err
+	case !hasFence:
+		return answer{}, wire.Errorf(wire.InvalidArgument, "%s %q exists (generation %d): preparing an update needs the %s header", it.key.Kind, it.key.Name, existing.Generation, wire.HeaderGeneration).WithHostCode("fence_required")
+	case fence != existing.Generation:
+		return answer{}, wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d", fence, it.key.Kind, it.key.Name, existing.Generation)
+	default:
+		uid, gen = existing.UID, existing.Generation
 	}
 	req.Spec = it.canonical
 	return jsonAnswer(200, wire.PrepareResponse{Resource: req, Review: wire.PrepareReview{
@@ -258,19 +250,19 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	}
 	var out answer
 	request := *m
-	err := s.update(r, func(tx store.Tx) error {
+	err := s.updateKey(r, m.Key, func(tx store.Tx, st *store.KeyState) error {
 		m := new(mutation) // the store may run fn again (a serialization failure): start from the request each time
 		*m = request
 		now := s.cfg.Now()
 		if async {
-			ans, opID, err := s.accept(tx, m, now, delay)
+			ans, opID, err := s.accept(tx, m, st, now, delay)
 			if err != nil {
 				return err
 			}
 			out = ans
 			return s.record(tx, r, ans, "", opID)
 		}
-		o, err := s.commit(tx, m, false, now)
+		o, err := s.commit(tx, m, st, false, now)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,8 @@ import (
 
 // commitDelete checks and performs a delete: identity, fences, then the
 // dependency scan (spec/host-api-v1alpha3.md §3.4 (9), §4 "a delete's order at commit").
-func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, existing *store.Resource, dry bool, now time.Time) (*outcome, error) {
+func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, st *store.KeyState, dry bool, now time.Time) (*outcome, error) {
+	existing := st.Resource
 	if existing == nil || existing.FormRef != m.Ref {
 		return nil, notFound(m.Key, m.Ref)
 	}
@@ -61,7 +62,7 @@ func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, ex
 	if _, err := tx.RetireIdempotency(existing.UID); err != nil {
 		return nil, err
 	}
-	if err := s.derivedPass(tx, existing.Key, existing.UID, extra, now); err != nil {
+	if err := s.derivedPass(tx, existing.Key, existing.UID, st.PinsTo, extra, now); err != nil {
 		return nil, err
 	}
 	return &outcome{ans: answer{status: 204}}, nil

@@ -100,6 +100,49 @@ type Idempotency struct {
 	CreatedAt                     time.Time
 }
 
+// IdempotencyKey names a replay record: its tenant, principal, space and
+// key (spec/host-api-v1alpha3.md §3.5).
+type IdempotencyKey struct{ Tenant, Principal, Space, Key string }
+
+// KeyState is what a mutation of one resource key reads before it decides
+// (spec/host-api-v1alpha3.md §3.4 (5)), read in this order by Tx.KeyState.
+type KeyState struct {
+	Replay   *Idempotency // Idempotency(replay...); nil when none or no key was given
+	Resource *Resource    // Resource(k); nil when k is free
+	Pending  *Operation   // PendingOperationFor(k); nil when none
+	PinsTo   []Pin        // PinsToName(k): the relation holders by address
+}
+
+// ReadKeyState is Tx.KeyState through tx's single-read methods, for a
+// store that gains nothing by reading them together.
+func ReadKeyState(tx Tx, k Key, replay *IdempotencyKey) (*KeyState, error) {
+	st := &KeyState{}
+	var err error
+	if replay != nil {
+		if st.Replay, err = absent(tx.Idempotency(replay.Tenant, replay.Principal, replay.Space, replay.Key)); err != nil {
+			return nil, err
+		}
+	}
+	if st.Resource, err = absent(tx.Resource(k)); err != nil {
+		return nil, err
+	}
+	if st.Pending, err = absent(tx.PendingOperationFor(k)); err != nil {
+		return nil, err
+	}
+	if st.PinsTo, err = tx.PinsToName(k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// absent turns ErrNotFound into a nil value and no error.
+func absent[T any](v *T, err error) (*T, error) {
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
 // Action is what a mutation or an operation does to its resource
 // (spec/host-api-v1alpha3.md §3.4 (5), (7), (8), (9)).
 type Action string
@@ -140,7 +183,12 @@ type Upload struct {
 }
 
 // Tx is one transaction. Methods return ErrNotFound or ErrConflict
-// (wrapped) as documented, and other errors for storage faults.
+// (wrapped) as documented, and other errors for storage faults. A
+// CreateResource or ClaimIdempotency at a key this transaction read
+// absent (Resource, Idempotency, KeyState) may be sent with its next
+// statement or its commit: should it fail then (a UID taken), that later
+// call or Update returns the error and nothing of the transaction is
+// written (spec/decisions/0029-one-read-per-mutation.md).
 type Tx interface {
 	// Resources.
 	Resource(k Key) (*Resource, error)           // ErrNotFound
@@ -181,6 +229,11 @@ type Tx interface {
 	DueOperations(now time.Time, limit int) ([]*Operation, error)
 	// PendingOperationFor finds an unfinished operation targeting k.
 	PendingOperationFor(k Key) (*Operation, error) // ErrNotFound
+
+	// KeyState reads what a mutation of k decides on, as the methods named
+	// in KeyState's fields would (locks included), in one round trip where
+	// the store can (spec/decisions/0029-one-read-per-mutation.md).
+	KeyState(k Key, replay *IdempotencyKey) (*KeyState, error)
 
 	// Artifacts: bytes are stored once by digest; holdings say which
 	// tenant may see them.

@@ -19,7 +19,9 @@
 // transaction: a consistent snapshot without locks. A transaction's BEGIN
 // travels with its first statement, and a View that reads one statement
 // runs it without a transaction (decision
-// spec/decisions/0020-postgres-round-trips.md). A lost connection or a
+// spec/decisions/0020-postgres-round-trips.md); an Update's inserts of
+// keys it locked and read absent travel with its next statement or its
+// COMMIT (decision spec/decisions/0029-one-read-per-mutation.md). A lost connection or a
 // server that is shutting down or starting is an error wrapping
 // store.ErrUnavailable.
 //
@@ -278,9 +280,7 @@ func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, singl
 	}
 	defer func() { // also when fn panics, so the connection returns to the pool
 		t.done = true
-		if t.pg != nil {
-			store.JoinCleanup(&err, func() error { return Rollback(context.WithoutCancel(ctx), t.pg) })
-		}
+		store.JoinCleanup(&err, func() error { return t.end(context.WithoutCancel(ctx)) })
 	}()
 	err = fn(t)
 	switch {
@@ -290,10 +290,12 @@ func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, singl
 		return t, err
 	case t.retry: // fn swallowed a serialization failure: never commit it
 		return t, fmt.Errorf("transaction on %s: %w", s.url, t.retryErr)
-	case readOnly || t.pg == nil:
+	case t.failed != nil: // fn swallowed a pending write's failure
+		return t, t.failed
+	case readOnly || t.conn == nil:
 		return t, nil
 	}
-	if err := t.pg.Commit(context.WithoutCancel(ctx)); err != nil {
+	if err := t.commit(context.WithoutCancel(ctx)); err != nil {
 		if isRetryable(err) {
 			t.retry = true
 			return t, fmt.Errorf("commit on %s: %w", s.url, err)

@@ -250,7 +250,7 @@ func TestClaimOfADeadSessionIsReleased(t *testing.T) {
 				return err
 			}
 			var pid int32
-			if err := stx.(*tx).pg.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+			if err := stx.(*tx).conn.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
 				return err
 			}
 			claimed <- pid

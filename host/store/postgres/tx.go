@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlrow"
@@ -22,15 +23,18 @@ import (
 // snapshot. Should it send another, the transaction begins with the
 // first read sent again, and goes on only if that read returns what it
 // returned alone; otherwise fn runs again in the transaction (escalate)
-// (decision spec/decisions/0020-postgres-round-trips.md). Every database
-// error passes through observe, which remembers a serialization failure
-// (so Update runs fn again even if fn swallowed the error) and marks a
-// lost connection with store.ErrUnavailable.
+// (decision spec/decisions/0020-postgres-round-trips.md). A write of a
+// key the transaction holds and read absent is sent with the next
+// statement or the COMMIT (pending, decision
+// spec/decisions/0029-one-read-per-mutation.md). Every database error
+// passes through observe, which remembers a serialization failure (so
+// Update runs fn again even if fn swallowed the error) and marks a lost
+// connection with store.ErrUnavailable.
 type tx struct {
 	ctx      context.Context
 	store    *Store
 	opts     pgx.TxOptions
-	pg       pgx.Tx // nil until the first statement began the transaction
+	conn     *pgxpool.Conn // nil until the first statement began the transaction on it
 	readOnly bool
 	done     bool
 	retry    bool
@@ -43,6 +47,21 @@ type tx struct {
 	// returned (sumRows), to check against the snapshot.
 	first *pgx.QueuedQuery
 	sum   uint64
+	// absent holds the lock names of keys this write transaction locked
+	// and read absent, which nobody else can write until it ends; pending
+	// the writes of such keys not sent yet, and failed the failure of one
+	// sent, which ends the transaction (it never commits).
+	absent  map[string]bool
+	pending []pendingWrite
+	failed  error
+}
+
+// pendingWrite is a write sent with the transaction's next statement or
+// its COMMIT: one row inserted, or the transaction fails with what.
+type pendingWrite struct {
+	what string
+	sql  string
+	args []any
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -70,11 +89,7 @@ func (t *tx) observe(err error) error {
 
 // lostConn reports that the transaction's connection is closed.
 func (t *tx) lostConn() bool {
-	if t.pg == nil {
-		return false
-	}
-	c := t.pg.Conn()
-	return c != nil && c.IsClosed()
+	return t.conn != nil && t.conn.Conn().IsClosed()
 }
 
 // noteFirst marks a failure of the first round trip on a pooled
@@ -94,25 +109,36 @@ func (t *tx) noteFirst(err error) {
 // first read (alone is then true), otherwise in the transaction, begun
 // with them when it is not yet.
 func (t *tx) send(b *pgx.Batch, write bool) (_ pgx.BatchResults, alone bool) {
-	if t.done {
+	switch {
+	case t.done:
 		return pgx.FailedBatchResults(b, errTxDone), false
+	case t.failed != nil:
+		return pgx.FailedBatchResults(b, t.failed), false
 	}
 	t.sent++
-	if t.pg != nil {
-		return t.pg.SendBatch(t.ctx, b), false
+	if t.conn != nil {
+		br := t.conn.SendBatch(t.ctx, t.withPending(b))
+		if err := t.readPending(br); err != nil {
+			return pgx.FailedBatchResults(b, errors.Join(err, br.Close())), false
+		}
+		return br, false
 	}
 	if t.single && t.sent == 1 && !write && b.Len() == 1 {
 		t.first = b.QueuedQueries[0]
 		return t.store.pool.SendBatch(t.ctx, b), true
 	}
+	conn, err := t.store.pool.Acquire(t.ctx)
+	if err != nil {
+		return pgx.FailedBatchResults(b, err), false
+	}
+	t.conn = conn
 	begin := &pgx.Batch{}
-	begin.BeginTx(t.opts)
+	begin.Queue(beginSQL(t.opts))
 	if t.first != nil { // queued anew: pgx binds a queued query to one connection's statement
 		begin.Queue(t.first.SQL, t.first.Arguments...)
 	}
 	begin.QueuedQueries = append(begin.QueuedQueries, b.QueuedQueries...)
-	br := t.store.pool.SendBatch(t.ctx, begin)
-	t.pg = br.Tx()
+	br := conn.SendBatch(t.ctx, begin)
 	if _, err := br.Exec(); err != nil { // BEGIN; a failure repeats in every result after it
 		return br, false
 	}
@@ -125,6 +151,100 @@ func (t *tx) send(b *pgx.Batch, write bool) (_ pgx.BatchResults, alone bool) {
 		}
 	}
 	return br, false
+}
+
+// beginSQL begins a transaction with opts' isolation level and access mode.
+func beginSQL(opts pgx.TxOptions) string {
+	s := "BEGIN ISOLATION LEVEL " + string(opts.IsoLevel)
+	if opts.AccessMode != "" {
+		s += " " + string(opts.AccessMode)
+	}
+	return s
+}
+
+// withPending is b after the pending writes, which it takes.
+func (t *tx) withPending(b *pgx.Batch) *pgx.Batch {
+	if len(t.pending) == 0 {
+		return b
+	}
+	all := &pgx.Batch{}
+	for _, w := range t.pending {
+		all.Queue(w.sql, w.args...)
+	}
+	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
+	return all
+}
+
+// readPending reads the results of the pending writes withPending put
+// first in br; the first failure (a unique key taken is store.ErrConflict)
+// fails the transaction.
+func (t *tx) readPending(br pgx.BatchResults) error {
+	pending := t.pending
+	t.pending = nil
+	for _, w := range pending {
+		tag, err := br.Exec()
+		if err == nil && tag.RowsAffected() != 1 {
+			err = fmt.Errorf("wrote %d rows, not 1", tag.RowsAffected())
+		}
+		if err != nil {
+			if isConflict(err) {
+				err = fmt.Errorf("%w: %w", store.ErrConflict, err)
+			}
+			t.failed = fmt.Errorf("%s: %w", w.what, t.observe(err))
+			return t.failed
+		}
+	}
+	return nil
+}
+
+// commit sends the pending writes and COMMIT in one round trip.
+func (t *tx) commit(ctx context.Context) error {
+	b := &pgx.Batch{}
+	b.Queue("COMMIT")
+	br := t.conn.SendBatch(ctx, t.withPending(b))
+	err := t.readPending(br)
+	if err == nil {
+		var tag pgconn.CommandTag
+		if tag, err = br.Exec(); err == nil && tag.String() == "ROLLBACK" {
+			err = pgx.ErrTxCommitRollback
+		}
+	}
+	return errors.Join(err, br.Close())
+}
+
+// end rolls back what the transaction left open (nothing after COMMIT)
+// and returns its connection to the pool, which closes one left in a
+// transaction.
+func (t *tx) end(ctx context.Context) error {
+	c := t.conn
+	if c == nil {
+		return nil
+	}
+	t.conn = nil
+	defer c.Release()
+	if c.Conn().IsClosed() || c.Conn().PgConn().TxStatus() == 'I' {
+		return nil
+	}
+	_, err := c.Exec(ctx, "ROLLBACK")
+	return err
+}
+
+// held reports that this write transaction holds lock and read its key
+// absent; the write of the key then no longer is (forget).
+func (t *tx) held(lock string) bool { return t.absent[lock] }
+
+func (t *tx) forget(lock string) { delete(t.absent, lock) }
+
+// noteAbsent records that a locked read in a write transaction found no
+// row at lock's key.
+func (t *tx) noteAbsent(lock string, err error) {
+	if t.readOnly || !errors.Is(err, pgx.ErrNoRows) && !errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	if t.absent == nil {
+		t.absent = map[string]bool{}
+	}
+	t.absent[lock] = true
 }
 
 // sumRows reads rows to their end, scanning each with scan (when not
@@ -244,7 +364,7 @@ func (t *tx) readLocked(lock, query string, args ...any) sqlrow.Scanner {
 	}
 	b := &pgx.Batch{}
 	if lock != "" {
-		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, lock)
+		b.Queue(qAdvisoryLock, lock)
 	}
 	b.Queue(query+" FOR UPDATE", args...)
 	return batchRow{t: t, b: b}

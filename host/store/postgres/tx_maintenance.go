@@ -40,7 +40,7 @@ const (
 	pgSweepCandidates = `SELECT digest FROM %s a WHERE a.created_at < $1
 		AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = a.digest) ORDER BY a.created_at LIMIT $2`
 	pgTryArtifactLock = `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))`
-	pgArtifactLock    = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+	pgArtifactLock    = qAdvisoryLock
 	pgSweepArtifact   = `DELETE FROM %s a WHERE a.digest = $1 AND a.created_at < $2
 		AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = a.digest)`
 )

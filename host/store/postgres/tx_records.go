@@ -16,19 +16,21 @@ import (
 // Idempotency returns the record keyed (tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
 func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	r, err := sqlrow.ScanIdempotency(t.readLocked(lockName("idempotency", tenant, principal, space, key),
-		`SELECT `+sqlrow.IdempotencyCols+` FROM idempotency
-		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`, tenant, principal, space, key))
+	lock := idempotencyLock(tenant, principal, space, key)
+	r, err := sqlrow.ScanIdempotency(t.readLocked(lock, qIdempotency, tenant, principal, space, key))
+	t.noteAbsent(lock, err)
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
 	}
 	return r, nil
 }
 
-// PutIdempotency inserts r or replaces the record with its key.
+// PutIdempotency inserts r or replaces the record with its key, under the
+// key's lock.
 func (t *tx) PutIdempotency(r *store.Idempotency) error {
-	_, err := t.exec(`INSERT INTO idempotency (`+sqlrow.IdempotencyCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	lock := idempotencyLock(r.Tenant, r.Principal, r.Space, r.Key)
+	t.forget(lock)
+	_, err := t.execLocked(lock, qInsertIdempotency+`
 		ON CONFLICT (tenant, principal, space, key) DO UPDATE SET
 		fingerprint = excluded.fingerprint, status = excluded.status, etag = excluded.etag,
 		body = excluded.body, bound_uid = excluded.bound_uid,
@@ -44,8 +46,13 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 // transaction inserts it first (this insert waits for its commit).
 func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
 	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
-	tag, err := t.exec(`INSERT INTO idempotency (`+sqlrow.IdempotencyCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	lock := idempotencyLock(r.Tenant, r.Principal, r.Space, r.Key)
+	if t.held(lock) { // nobody else can claim it before this transaction ends
+		t.forget(lock)
+		t.pending = append(t.pending, pendingWrite{what: what, sql: qInsertIdempotency, args: sqlrow.IdempotencyArgs(r)})
+		return nil
+	}
+	tag, err := t.execLocked(lock, qInsertIdempotency+`
 		ON CONFLICT (tenant, principal, space, key) DO NOTHING`, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -177,10 +184,7 @@ func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error)
 // unfinished operation whose Target is k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
-	op, err := sqlrow.ScanOperation(t.queryRow(`SELECT `+sqlrow.OperationCols+` FROM operations
-		WHERE done = 0 AND target_tenant = $1 AND target_space = $2 AND target_api_version = $3
-		AND target_kind = $4 AND target_name = $5
-		ORDER BY created_at, id LIMIT 1`, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	op, err := sqlrow.ScanOperation(t.queryRow(qPendingOperation, keyArgs(k)...))
 	if err != nil {
 		return nil, notFound(err, "read pending operation for "+sqlrow.KeyString(k))
 	}

@@ -13,10 +13,8 @@ import (
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.readLocked(lockName("resource", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name),
-		`SELECT `+sqlrow.ResourceCols+` FROM resources
-		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`,
-		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name))
+	r, err := sqlrow.ScanResource(t.readLocked(resourceLock(k), qResourceByKey, keyArgs(k)...))
+	t.noteAbsent(resourceLock(k), err)
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
 	}
@@ -48,18 +46,25 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 	return r, nil
 }
 
-// CreateResource inserts r. An existing key, UID or (tenant, native id)
-// claim — any unique constraint of the table — is an error wrapping
-// store.ErrConflict; the transaction stays usable (ON CONFLICT DO NOTHING).
+// CreateResource inserts r under its key's lock. An existing key, UID or
+// (tenant, native id) claim — any unique constraint of the table — is an
+// error wrapping store.ErrConflict; the transaction stays usable (ON
+// CONFLICT DO NOTHING). At a key this transaction read absent (Resource,
+// KeyState) the insert is pending: sent with the next statement or the
+// COMMIT, a UID or native id found taken then fails the transaction
+// (store.Tx, decision spec/decisions/0029-one-read-per-mutation.md).
 func (t *tx) CreateResource(r *store.Resource) error {
 	what := fmt.Sprintf("create resource %s uid %s", sqlrow.KeyString(r.Key), r.UID)
 	if r.UID == "" {
 		return fmt.Errorf("%s: no UID", what)
 	}
-	tag, err := t.exec(`INSERT INTO resources (`+sqlrow.ResourceCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-		ON CONFLICT DO NOTHING`,
-		sqlrow.ResourceArgs(r)...)
+	lock := resourceLock(r.Key)
+	if t.held(lock) {
+		t.forget(lock)
+		t.pending = append(t.pending, pendingWrite{what: what, sql: qInsertResource, args: sqlrow.ResourceArgs(r)})
+		return nil
+	}
+	tag, err := t.execLocked(lock, qInsertResource+` ON CONFLICT DO NOTHING`, sqlrow.ResourceArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -229,9 +234,7 @@ func (t *tx) PinsTo(targetUID string) ([]store.Pin, error) {
 // target (apiVersion, kind, name), whatever UID it holds, ordered as
 // PinsTo.
 func (t *tx) PinsToName(tenant, space, apiVersion, kind, name string) ([]store.Pin, error) {
-	pins, err := t.pins(`SELECT `+sqlrow.PinCols+` FROM pins
-		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5
-		ORDER BY source_uid, ord`, tenant, space, apiVersion, kind, name)
+	pins, err := t.pins(qPinsToName, tenant, space, apiVersion, kind, name)
 	if err != nil {
 		return nil, fmt.Errorf("read pins to %s/%s/%s/%s/%s: %w", tenant, space, apiVersion, kind, name, err)
 	}

@@ -1,0 +1,145 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlrow"
+)
+
+// The point and range reads a mutation of one key makes, shared by their
+// own methods and KeyState.
+const (
+	qResourceByKey = `SELECT ` + sqlrow.ResourceCols + ` FROM resources
+		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`
+	qIdempotency = `SELECT ` + sqlrow.IdempotencyCols + ` FROM idempotency
+		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`
+	qPendingOperation = `SELECT ` + sqlrow.OperationCols + ` FROM operations
+		WHERE done = 0 AND target_tenant = $1 AND target_space = $2 AND target_api_version = $3
+		AND target_kind = $4 AND target_name = $5
+		ORDER BY created_at, id LIMIT 1`
+	qPinsToName = `SELECT ` + sqlrow.PinCols + ` FROM pins
+		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5
+		ORDER BY source_uid, ord`
+	qAdvisoryLock = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+	// The inserts a pending write sends as they are: a unique key taken
+	// fails the transaction, which then never commits.
+	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceCols + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`
+	qInsertIdempotency = `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+)
+
+func keyArgs(k store.Key) []any { return []any{k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name} }
+
+func resourceLock(k store.Key) string {
+	return lockName("resource", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
+}
+
+func idempotencyLock(tenant, principal, space, key string) string {
+	return lockName("idempotency", tenant, principal, space, key)
+}
+
+// execLocked runs sql, a write, after taking lock, in one round trip.
+func (t *tx) execLocked(lock, sql string, args ...any) (pgconn.CommandTag, error) {
+	b := &pgx.Batch{}
+	b.Queue(qAdvisoryLock, lock)
+	b.Queue(sql, args...)
+	br, _ := t.send(b, true)
+	_, err := br.Exec()
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, t.observe(err)
+}
+
+// KeyState reads, in a write transaction, Idempotency(replay) (when
+// replay is not nil), Resource(k), PendingOperationFor(k) and
+// PinsToName(k) as those methods do — the record and the resource under
+// their advisory locks and FOR UPDATE, the two range reads after k's lock
+// (decision 0011) — in one round trip: one pipelined batch, each
+// statement taking its snapshot after the locks before it
+// (spec/decisions/0029-one-read-per-mutation.md). In a View it is those
+// methods one after another.
+func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
+	if t.readOnly {
+		return store.ReadKeyState(t, k, replay)
+	}
+	what := "read the state of " + sqlrow.KeyString(k)
+	b := &pgx.Batch{}
+	if replay != nil {
+		b.Queue(qAdvisoryLock, idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key))
+		b.Queue(qIdempotency+" FOR UPDATE", replay.Tenant, replay.Principal, replay.Space, replay.Key)
+	}
+	b.Queue(qAdvisoryLock, resourceLock(k))
+	b.Queue(qResourceByKey+" FOR UPDATE", keyArgs(k)...)
+	b.Queue(qPendingOperation, keyArgs(k)...)
+	b.Queue(qPinsToName, keyArgs(k)...)
+	br, _ := t.send(b, false)
+	st, err := readKeyState(br, replay != nil)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err = t.observe(err); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if replay != nil && st.Replay == nil {
+		t.noteAbsent(idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), store.ErrNotFound)
+	}
+	if st.Resource == nil {
+		t.noteAbsent(resourceLock(k), store.ErrNotFound)
+	}
+	return st, nil
+}
+
+// readKeyState reads the results of KeyState's batch in order.
+func readKeyState(br pgx.BatchResults, replay bool) (*store.KeyState, error) {
+	st := &store.KeyState{}
+	var err error
+	if replay {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+		if st.Replay, err = absentRow(sqlrow.ScanIdempotency(br.QueryRow())); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	if st.Resource, err = absentRow(sqlrow.ScanResource(br.QueryRow())); err != nil {
+		return nil, err
+	}
+	if st.Pending, err = absentRow(sqlrow.ScanOperation(br.QueryRow())); err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := sqlrow.ScanPin(rows)
+		if err != nil {
+			return nil, err
+		}
+		st.PinsTo = append(st.PinsTo, p)
+	}
+	return st, rows.Err()
+}
+
+// absentRow turns pgx.ErrNoRows into a nil value and no error.
+func absentRow[T any](v *T, err error) (*T, error) {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return v, err
+}
