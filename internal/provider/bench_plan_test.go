@@ -39,7 +39,7 @@ func BenchmarkModifyPlanKV(b *testing.B) {
 		"ready": true, "form_api_version": spec.Create.Ref.APIVersion, "form_kind": spec.Create.Ref.Kind,
 		"form_definition_version": spec.Create.Ref.DefinitionVersion, "form_schema_digest": spec.Create.Ref.SchemaDigest}
 	value := func(m map[string]any) tfsdk.Plan {
-		v, err := fromGo(r.tfType(ctx), m)
+		v, err := fromGo(r.spec.ObjectType, m)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func BenchmarkModifyPlanKV(b *testing.B) {
 				req.Plan = st
 				req.State = tfsdk.State{Raw: st.Raw, Schema: spec.Schema}
 			} else {
-				req.State = tfsdk.State{Raw: tftypes.NewValue(r.tfType(ctx), nil), Schema: spec.Schema}
+				req.State = tfsdk.State{Raw: tftypes.NewValue(r.spec.ObjectType, nil), Schema: spec.Schema}
 			}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

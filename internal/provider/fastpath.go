@@ -35,17 +35,13 @@ func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, 
 		ctx := context.Background()
 		for name, t := range reg.Types {
 			r := &Resource{spec: t}
-			rules, err := planRulesOf(ctx, t.Schema, r.objectType(ctx))
+			rules, err := planRulesOf(ctx, t.Schema, t.ObjectType)
 			if err != nil {
 				continue // the framework serves it whole
 			}
 			var ir resource.IdentitySchemaResponse
 			r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &ir)
-			it, ok := ir.IdentitySchema.Type().TerraformType(ctx).(tftypes.Object)
-			if !ok {
-				return nil, fmt.Errorf("provider: the identity schema of %s is not an object", name)
-			}
-			s.types[name] = &fastType{spec: t, rules: rules, identity: ir.IdentitySchema, identityType: it}
+			s.types[name] = &fastType{spec: t, rules: rules, identity: ir.IdentitySchema}
 		}
 		return s, nil
 	}
@@ -61,10 +57,9 @@ type fastServer struct {
 
 // fastType is what the fast path needs of one resource type, built once.
 type fastType struct {
-	spec         *TypeSpec
-	rules        *planRules
-	identity     identityschema.Schema
-	identityType tftypes.Object
+	spec     *TypeSpec
+	rules    *planRules
+	identity identityschema.Schema
 }
 
 // resource is the type's Resource as the framework configures it for
@@ -195,7 +190,7 @@ func (s *fastServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.App
 			Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}, &dresp)
 		state, id, d = &dresp.State, dresp.Identity, dresp.Diagnostics
 		if !d.HasError() {
-			state.Raw, id.Raw = null, tftypes.NewValue(t.identityType, nil)
+			state.Raw, id.Raw = null, tftypes.NewValue(identityType, nil)
 		}
 	}
 	resp := &tfprotov6.ApplyResourceChangeResponse{}
@@ -256,13 +251,13 @@ func valuesOf(typ tftypes.Type, dvs ...*tfprotov6.DynamicValue) ([]tftypes.Value
 // identityOf is the identity OpenTofu sent, null when it sent none.
 func identityOf(t *fastType, id *tfprotov6.ResourceIdentityData) (tftypes.Value, error) {
 	if id == nil {
-		return tftypes.NewValue(t.identityType, nil), nil
+		return tftypes.NewValue(identityType, nil), nil
 	}
-	return valueOf(t.identityType, id.IdentityData)
+	return valueOf(identityType, id.IdentityData)
 }
 
 func identityData(t *fastType, v tftypes.Value) (*tfprotov6.ResourceIdentityData, error) {
-	dv, err := dynamicValue(t.identityType, v)
+	dv, err := dynamicValue(identityType, v)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"math/big"
+	"slices"
 	"sort"
 	"testing"
 
@@ -118,7 +119,7 @@ func appliedState(t *testing.T, spec *TypeSpec, config map[string]tftypes.Value)
 		s[k] = str64(v)
 	}
 	s["ready"] = tftypes.NewValue(tftypes.Bool, true)
-	rules, err := planRulesOf(context.Background(), spec.Schema, (&Resource{spec: spec}).objectType(context.Background()))
+	rules, err := planRulesOf(context.Background(), spec.Schema, spec.ObjectType)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,13 +161,7 @@ func object(typ tftypes.Object, attrs map[string]tftypes.Value) tftypes.Value {
 func planRequest(t *testing.T, ft *fastType, c planCase) *tfprotov6.PlanResourceChangeRequest {
 	t.Helper()
 	typ := ft.rules.typ
-	dv := func(ty tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
-		d, err := tfprotov6.NewDynamicValue(ty, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &d
-	}
+	dv := func(ty tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue { return dynamicOf(t, ty, v) }
 	config, proposed, prior := tftypes.NewValue(typ, nil), tftypes.NewValue(typ, nil), tftypes.NewValue(typ, nil)
 	if c.prior != nil {
 		prior = object(typ, c.prior)
@@ -198,7 +193,7 @@ func planRequest(t *testing.T, ft *fastType, c planCase) *tfprotov6.PlanResource
 		for _, m := range identityMembers {
 			id[m.attr] = str64(m.state(e))
 		}
-		req.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: dv(ft.identityType, tftypes.NewValue(ft.identityType, id))}
+		req.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: dv(identityType, tftypes.NewValue(identityType, id))}
 	}
 	return req
 }
@@ -216,13 +211,13 @@ func samePlan(t *testing.T, ft *fastType, got, want *tfprotov6.PlanResourceChang
 	if g, w := decoded(t, ft.rules.typ, got.PlannedState), decoded(t, ft.rules.typ, want.PlannedState); !g.Equal(w) {
 		t.Errorf("planned state:\n fast      %s\n framework %s", g, w)
 	}
-	if g, w := decoded(t, ft.identityType, identityValue(got)), decoded(t, ft.identityType, identityValue(want)); !g.Equal(w) {
+	if g, w := decoded(t, identityType, identityValue(got)), decoded(t, identityType, identityValue(want)); !g.Equal(w) {
 		t.Errorf("planned identity: fast %s, framework %s", g, w)
 	}
 	if string(got.PlannedPrivate) != string(want.PlannedPrivate) {
 		t.Errorf("planned private: fast %q, framework %q", got.PlannedPrivate, want.PlannedPrivate)
 	}
-	if g, w := pathStrings(got.RequiresReplace), pathStrings(want.RequiresReplace); !equalStrings(g, w) {
+	if g, w := pathStrings(got.RequiresReplace), pathStrings(want.RequiresReplace); !slices.Equal(g, w) {
 		t.Errorf("requires replace: fast %v, framework %v", g, w)
 	}
 	if len(got.Diagnostics) != len(want.Diagnostics) {
@@ -248,14 +243,14 @@ func checkPlan(t *testing.T, ft *fastType, c planCase, got *tfprotov6.PlanResour
 	if c.wantNoChange && !planned.Equal(object(ft.rules.typ, c.prior)) {
 		t.Errorf("a no-op plans a change: %s", planned)
 	}
-	if c.wantIdentityNull != decoded(t, ft.identityType, identityValue(got)).IsNull() {
+	if c.wantIdentityNull != decoded(t, identityType, identityValue(got)).IsNull() {
 		t.Errorf("planned identity null: %v, want %v", !c.wantIdentityNull, c.wantIdentityNull)
 	}
 	var want []*tftypes.AttributePath
 	for _, a := range c.wantReplace {
 		want = append(want, tftypes.NewAttributePath().WithAttributeName(a))
 	}
-	if g := pathStrings(got.RequiresReplace); !equalStrings(g, pathStrings(want)) {
+	if g := pathStrings(got.RequiresReplace); !slices.Equal(g, pathStrings(want)) {
 		t.Errorf("requires replace %v, want %v", g, c.wantReplace)
 	}
 	if planned.IsNull() {
@@ -310,18 +305,6 @@ func pathString(p *tftypes.AttributePath) string {
 		return ""
 	}
 	return p.String()
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestFastUpgradeAndReadMatchFramework: a state at the current version
@@ -454,7 +437,7 @@ func TestFastValidateMatchesFramework(t *testing.T) {
 				t.Fatal(err)
 			}
 			g, w := diagStrings(got.Diagnostics), diagStrings(want.Diagnostics)
-			if !equalStrings(g, w) {
+			if !slices.Equal(g, w) {
 				t.Errorf("fast %q\nframework %q", g, w)
 			}
 			if len(g) != c.wantDiags {
@@ -471,4 +454,67 @@ func diagStrings(ds []*tfprotov6.Diagnostic) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestFastApplyMatchesFramework: a create and a delete that reach the
+// resource before a provider configuration give the same new state,
+// identity and diagnostics from the fast path as from the framework (a
+// create or delete against a host goes through the fast path in every
+// acceptance test).
+func TestFastApplyMatchesFramework(t *testing.T) {
+	reg, fw, srv := servers(t)
+	ctx := context.Background()
+	const typ = "takoform_edge_kv_namespace"
+	ft := fastOf(t, srv).types[typ]
+	ot := ft.rules.typ
+	config := map[string]tftypes.Value{"name": str64("ns-1")}
+	full := appliedState(t, reg.Types[typ], config)
+	null := tftypes.NewValue(ot, nil)
+	cfg := map[string]tftypes.Value{}
+	for n, v := range full {
+		cfg[n] = tftypes.NewValue(v.Type(), nil)
+	}
+	cfg["name"] = str64("ns-1")
+	planned := map[string]tftypes.Value{}
+	for n, v := range full {
+		planned[n] = tftypes.NewValue(v.Type(), tftypes.UnknownValue)
+	}
+	planned["name"] = str64("ns-1")
+	cases := map[string]struct{ config, planned, prior tftypes.Value }{
+		"create": {object(ot, cfg), object(ot, planned), null},
+		"delete": {null, null, object(ot, full)},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := &tfprotov6.ApplyResourceChangeRequest{TypeName: typ,
+				Config: dynamicOf(t, ot, c.config), PlannedState: dynamicOf(t, ot, c.planned), PriorState: dynamicOf(t, ot, c.prior)}
+			want, err := fw.ApplyResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := srv.ApplyResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Diagnostics) == 0 {
+				t.Fatal("the framework applied without a configured provider; the case tests nothing")
+			}
+			if g, w := diagStrings(got.Diagnostics), diagStrings(want.Diagnostics); !slices.Equal(g, w) {
+				t.Errorf("diagnostics fast %v, framework %v", g, w)
+			}
+			if g, w := decoded(t, ot, got.NewState), decoded(t, ot, want.NewState); !g.Equal(w) {
+				t.Errorf("new state fast %s, framework %s", g, w)
+			}
+		})
+	}
+}
+
+// dynamicOf is v encoded as a plugin-protocol value of type ty.
+func dynamicOf(t *testing.T, ty tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
+	t.Helper()
+	d, err := tfprotov6.NewDynamicValue(ty, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &d
 }

@@ -226,7 +226,8 @@ func planModOf(ctx context.Context, m any) (planMod, error) {
 // plan is the framework's plan of one resource before ModifyPlan:
 // proposed (OpenTofu's proposed new state) with the defaults, unknowns
 // and attribute plan modifiers applied against config and prior, and the
-// paths whose change requires replacement, sorted. A null proposed (a
+// paths whose change requires replacement (unsorted: PlanResourceChange
+// sorts and deduplicates them with ModifyPlan's, once). A null proposed (a
 // destroy) is planned as it is.
 func (p *planRules) plan(config, proposed, prior tftypes.Value) (tftypes.Value, path.Paths, error) {
 	if proposed.IsNull() {
@@ -268,7 +269,7 @@ func (p *planRules) plan(config, proposed, prior tftypes.Value) (tftypes.Value, 
 			}
 		}
 	}
-	return tftypes.NewValue(p.typ, attrs), normaliseReplace(replace), nil
+	return tftypes.NewValue(p.typ, attrs), replace, nil
 }
 
 // markUnknown plans unknown each computed attribute without a default

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // Resource identity (OpenTofu 1.12 `import { identity = {…} }`,
@@ -37,6 +38,16 @@ var identityMembers = []identityMember{
 	{"name", "name", func(e envelope) string { return e.Name }, "metadata.name of the resource."},
 }
 
+// identityType is the identity's Terraform object type: one string per
+// member, as IdentitySchema declares them (TestIdentityTypeIsTheSchemas).
+var identityType = func() tftypes.Object {
+	attrs := map[string]tftypes.Type{}
+	for _, m := range identityMembers {
+		attrs[m.attr] = tftypes.String
+	}
+	return tftypes.Object{AttributeTypes: attrs}
+}()
+
 var _ resource.ResourceWithIdentity = (*Resource)(nil)
 
 // IdentitySchema declares the identity: name is required on import; space
@@ -61,7 +72,7 @@ func (r *Resource) setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, 
 	for _, mem := range identityMembers {
 		m[mem.attr] = nilIfEmpty(mem.state(e))
 	}
-	v, err := fromGo(id.Schema.Type().TerraformType(ctx), m)
+	v, err := fromGo(identityType, m)
 	if err != nil {
 		return renderError("Cannot record the resource identity", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}

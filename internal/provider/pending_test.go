@@ -99,7 +99,7 @@ func (f *pendingFixture) pendingState(name, uid, op string) map[string]any {
 
 func (f *pendingFixture) tfState(attrs map[string]any) tfsdk.State {
 	f.t.Helper()
-	v, err := fromGo(f.r.tfType(context.Background()), attrs)
+	v, err := fromGo(f.r.spec.ObjectType, attrs)
 	if err != nil {
 		f.t.Fatal(err)
 	}

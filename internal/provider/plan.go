@@ -104,7 +104,7 @@ func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource
 }
 
 func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanResponse, plan map[string]any) diag.Diagnostics {
-	v, err := fromGo(r.tfType(ctx), plan)
+	v, err := fromGo(r.spec.ObjectType, plan)
 	if err != nil {
 		return renderError("Cannot build the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}

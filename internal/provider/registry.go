@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
@@ -45,6 +47,9 @@ type TypeSpec struct {
 	HasUpdate        bool
 	Lineage          *Lineage // state layout history; Schema.Version is Lineage.Version
 	Schema           schema.Schema
+	// ObjectType is Schema's Terraform object type, built once here:
+	// building it walks every attribute (issue 14).
+	ObjectType tftypes.Object
 }
 
 // Codec returns the codec of an exact ref and whether the type has one.
@@ -127,6 +132,11 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 		}
 		t.Create = t.Codecs[d.DefaultCreate]
 		t.Schema = buildSchema(t)
+		ot, ok := t.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+		if !ok {
+			return nil, fmt.Errorf("type %s: its schema's Terraform type is not an object", d.Name)
+		}
+		t.ObjectType = ot
 		if _, dup := r.Types[d.Name]; dup {
 			return nil, fmt.Errorf("type %s declared twice", d.Name)
 		}

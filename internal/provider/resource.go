@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -47,41 +46,6 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 	}
 }
 
-// tfType is the type's Terraform object type, built once per TypeSpec
-// (its schema never changes after NewRegistry): building it walks every
-// attribute, which per plan, read and apply was the largest share of the
-// provider's own allocations (issue 14).
-func (r *Resource) tfType(ctx context.Context) tftypes.Type {
-	if t, ok := tfTypes.Load(r.spec); ok {
-		return mustTFType(t)
-	}
-	t, _ := tfTypes.LoadOrStore(r.spec, r.spec.Schema.Type().TerraformType(ctx))
-	return mustTFType(t)
-}
-
-// mustTFType: tfTypes holds only tftypes.Type values (tfType stores them).
-func mustTFType(v any) tftypes.Type {
-	t, ok := v.(tftypes.Type)
-	if !ok {
-		panic(fmt.Sprintf("provider: tfTypes holds a %T, not a tftypes.Type", v))
-	}
-	return t
-}
-
-// objectType is the type's Terraform object type: a schema's type is
-// always an object (attr.Type of a schema.Schema).
-func (r *Resource) objectType(ctx context.Context) tftypes.Object {
-	t := r.tfType(ctx)
-	o, ok := t.(tftypes.Object)
-	if !ok {
-		panic(fmt.Sprintf("provider: the schema of %s has the Terraform type %s, not an object", r.spec.Name, t))
-	}
-	return o
-}
-
-// tfTypes: *TypeSpec → its tftypes.Type (tfType).
-var tfTypes sync.Map
-
 func attrsOf(v tftypes.Value) (map[string]any, error) {
 	g, err := toGo(v)
 	if err != nil {
@@ -97,7 +61,7 @@ func attrsOf(v tftypes.Value) (map[string]any, error) {
 }
 
 func (r *Resource) setState(ctx context.Context, st *tfsdk.State, attrs map[string]any) diag.Diagnostics {
-	v, err := fromGo(r.tfType(ctx), attrs)
+	v, err := fromGo(r.spec.ObjectType, attrs)
 	if err != nil {
 		return renderError("Cannot record state", err, identity{Type: r.spec.Name, Code: CodeHostResponseInvalid})
 	}

@@ -190,7 +190,7 @@ func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpg
 					e := envelopeOf(old)
 					id.Space, id.Name = e.Space, e.Name
 					var next map[string]any
-					if next, err = l.Upgrade(r.spec.Name, from, old, r.objectType(ctx)); err == nil {
+					if next, err = l.Upgrade(r.spec.Name, from, old, r.spec.ObjectType); err == nil {
 						resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
 						return
 					}
