@@ -124,19 +124,23 @@ func (s *Server) replay(r *request, rec *store.Idempotency) (answer, error) {
 // checkReplayIn: a recorded answer ends it as errReplay. It runs to the end
 // even when the caller goes away (the outcome is recorded).
 func (s *Server) update(r *request, fn func(tx store.Tx) error) error {
-	return s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
-		if err := s.checkReplayIn(tx, r); err != nil {
+	var found *store.Idempotency
+	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+		rec, err := s.recordIn(tx, r)
+		if found = rec; err != nil || rec != nil {
 			return err
 		}
 		return fn(tx)
 	})
+	return s.afterUpdate(r, found, err)
 }
 
 // updateKey is update for a mutation of the resource at k: the replay
 // record and k's state come in one read (store.Tx.KeyState), which fn
 // gets.
 func (s *Server) updateKey(r *request, k store.Key, fn func(tx store.Tx, st *store.KeyState) error) error {
-	return s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
+	var found *store.Idempotency
+	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
 		var replay *store.IdempotencyKey
 		if r.idem != nil {
 			replay = &store.IdempotencyKey{Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key}
@@ -145,23 +149,43 @@ func (s *Server) updateKey(r *request, k store.Key, fn func(tx store.Tx, st *sto
 		if err != nil {
 			return err
 		}
-		if err := s.replayFound(r, st.Replay); err != nil {
-			return err
+		if found = st.Replay; found != nil {
+			return nil
 		}
 		return fn(tx, st)
 	})
+	return s.afterUpdate(r, found, err)
+}
+
+// afterUpdate answers a mutation's Update: a record found inside it (the
+// function wrote nothing and returned nil, so a group-commit batch sharing
+// the replay is not rolled back and run again with savepoints,
+// spec/decisions/0023-savepoints-on-failure.md) becomes errReplay or the
+// key-reuse refusal; otherwise err as it is.
+func (s *Server) afterUpdate(r *request, found *store.Idempotency, err error) error {
+	if err != nil || found == nil {
+		return err
+	}
+	return s.replayFound(r, found)
+}
+
+// recordIn reads a mutation's idempotency record inside its transaction:
+// nil when the request has no key or nothing is recorded under it.
+func (s *Server) recordIn(tx store.Tx, r *request) (*store.Idempotency, error) {
+	if r.idem == nil {
+		return nil, nil
+	}
+	rec, err := tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, r.idem.key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return rec, err
 }
 
 // checkReplayIn looks for a record inside a mutation's transaction and
 // turns a hit into errReplay (or the key-reuse refusal).
 func (s *Server) checkReplayIn(tx store.Tx, r *request) error {
-	if r.idem == nil {
-		return nil
-	}
-	rec, err := tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, r.idem.key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
+	rec, err := s.recordIn(tx, r)
 	if err != nil {
 		return err
 	}
