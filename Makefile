@@ -30,7 +30,7 @@ vet:
 # (pinned, cached) by scripts/golangci-lint.sh.
 LINT_PATHS ?= ./host/... ./internal/provider/...
 lint:
-	"$$(./scripts/golangci-lint.sh)" run $(LINT_PATHS)
+	@lint="$$(GO=$(GO) ./scripts/golangci-lint.sh)" && echo "$$lint run $(LINT_PATHS)" && "$$lint" run $(LINT_PATHS)
 
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/conformance$$' -e '/internal/provider$$')

@@ -30,10 +30,7 @@ func (c *Client) decodeAnswer(r *request, resp *response, v any, what string, re
 // is checked once; the check walks only the members on each pointer's way
 // (rawMember), without decoding the whole document again.
 func decodeStrict(data []byte, v any, required ...string) error {
-	if err := ijson.Check(data); err != nil {
-		return err
-	}
-	if err := ijson.UnmarshalChecked(data, v); err != nil {
+	if err := ijson.Unmarshal(data, v); err != nil {
 		return err
 	}
 	for _, p := range required {

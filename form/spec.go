@@ -33,9 +33,7 @@ type Diagnostic struct {
 // the same compiler as the desired schema: the document is checked and
 // compiled once, not once per default).
 func (d *Definition) compile(v *verifier) {
-	const desiredURL = "urn:takoform:desired.json"
-	c := newCompiler()
-	err := c.AddResource(desiredURL, d.desired)
+	c, desiredURL, err := resourceCompiler("desired", d.desired)
 	if err == nil {
 		d.schema, err = c.Compile(desiredURL)
 	}
@@ -61,12 +59,19 @@ func (d *Definition) compile(v *verifier) {
 
 // compileSchema compiles doc as the resource urn:takoform:<name>.json.
 func compileSchema(name string, doc map[string]any) (*jsonschema.Schema, error) {
-	c := newCompiler()
-	url := "urn:takoform:" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
+	c, url, err := resourceCompiler(name, doc)
+	if err != nil {
 		return nil, err
 	}
 	return c.Compile(url)
+}
+
+// resourceCompiler is a compiler holding doc as the resource
+// urn:takoform:<name>.json, and that URL.
+func resourceCompiler(name string, doc map[string]any) (*jsonschema.Compiler, string, error) {
+	c := newCompiler()
+	url := "urn:takoform:" + name + ".json"
+	return c, url, c.AddResource(url, doc)
 }
 
 // newCompiler is a JSON Schema 2020-12 compiler whose "pattern" regexps

@@ -14,7 +14,7 @@ fi
 mkdir -p "$(dirname "$out")"
 # The version's own go.mod and go.sum pin its dependencies (go install
 # module@version ignores ours).
-GOBIN="$(dirname "$out")" CGO_ENABLED=0 go install -trimpath \
+GOBIN="$(dirname "$out")" CGO_ENABLED=0 "${GO:-go}" install -trimpath \
   "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$VERSION" >&2
 "$out" version >&2
 echo "$out"

@@ -110,9 +110,13 @@ func (r *rawServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanR
 	resp := &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate}
 	if proposed.IsNull() || !prior.IsNull() {
 		// A destroy, or an update: the proposed state already carries the
-		// prior computed values; a new name replaces.
-		if !proposed.IsNull() && !equalAttr(proposed, prior, "name") {
-			resp.RequiresReplace = []*tftypes.AttributePath{tftypes.NewAttributePath().WithAttributeName("name")}
+		// prior computed values; a new name or space replaces.
+		if !proposed.IsNull() {
+			for _, n := range wideReplace {
+				if !equalAttr(proposed, prior, n) {
+					resp.RequiresReplace = append(resp.RequiresReplace, tftypes.NewAttributePath().WithAttributeName(n))
+				}
+			}
 		}
 		return resp, nil
 	}
@@ -157,8 +161,10 @@ func (r *rawServer) ImportResourceState(ctx context.Context, req *tfprotov6.Impo
 	return &tfprotov6.ImportResourceStateResponse{Diagnostics: fail(fmt.Errorf("%s cannot be imported", RawType))}, nil
 }
 
-// fill replaces each null computed-only attribute of obj (and a null
-// space) by with(its type), or each unknown one when with is constant.
+// fill gives each computed attribute of obj that is null or unknown the
+// value with(its type) returns: unknown when planning a create, a constant
+// when applying it (except wideNull's, which an applied resource leaves
+// null).
 func (r *rawServer) fill(obj tftypes.Value, with func(tftypes.Type) tftypes.Value) (tftypes.Value, error) {
 	var attrs map[string]tftypes.Value
 	if err := obj.As(&attrs); err != nil {
@@ -171,6 +177,9 @@ func (r *rawServer) fill(obj tftypes.Value, with func(tftypes.Type) tftypes.Valu
 		v := attrs[a.Name]
 		if v.IsNull() || !v.IsKnown() {
 			attrs[a.Name] = with(r.typ.AttributeTypes[a.Name])
+			if wideNull[a.Name] && attrs[a.Name].IsKnown() {
+				attrs[a.Name] = tftypes.NewValue(r.typ.AttributeTypes[a.Name], nil)
+			}
 		}
 	}
 	return tftypes.NewValue(r.typ, attrs), nil

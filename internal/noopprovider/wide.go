@@ -21,11 +21,17 @@ var wideConditionAttrs = []string{"type", "status", "reason", "message", "host_r
 var (
 	wideComputed = []string{"generation", "revision", "outputs_json", "relation_drift_reason", "pending_operation_id"}
 	wideKept     = []string{"uid", "form_api_version", "form_kind", "form_definition_version", "form_schema_digest", "form_package_digest"}
+	// wideNull are the computed attributes an applied resource leaves null
+	// in steady state, as the takoform envelope reports them.
+	wideNull = map[string]bool{"relation_drift_reason": true, "pending_operation_id": true}
+	// wideReplace are the attributes whose change replaces the resource.
+	wideReplace = []string{"name", "space"}
 )
 
 // wide is noop_wide: a resource whose schema has the shape of
-// takoform_edge_kv_namespace (the same attributes, kinds and plan
-// modifiers) and which, like noop_thing, calls nothing. Its create fills
+// takoform_edge_kv_namespace (the same attribute names, types and
+// required/optional/computed flags, which TestWideHasTheKVNamespaceShape
+// checks; the plan modifiers are copied by hand) and which, like noop_thing, calls nothing. Its create fills
 // the computed attributes with constants; read, update and delete touch
 // nothing. It bounds what OpenTofu and the plugin framework alone cost for
 // a schema this wide (scripts/bench-provider.sh prints it as a second
@@ -38,7 +44,7 @@ func (wide) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resour
 
 func (wide) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()} // wideReplace
 	cond := map[string]schema.Attribute{}
 	for _, n := range wideConditionAttrs {
 		cond[n] = schema.StringAttribute{Computed: true}
@@ -70,11 +76,12 @@ func (wide) Create(ctx context.Context, req resource.CreateRequest, resp *resour
 	set("space", types.StringValue("bench"))
 	set("ready", types.BoolValue(true))
 	for _, n := range append(append([]string{}, wideComputed...), wideKept...) {
-		set(n, types.StringValue("1"))
+		if wideNull[n] {
+			set(n, types.StringNull())
+		} else {
+			set(n, types.StringValue("1"))
+		}
 	}
-	// Null in steady state, as the takoform envelope reports them.
-	set("relation_drift_reason", types.StringNull())
-	set("pending_operation_id", types.StringNull())
 	condType := map[string]attr.Type{}
 	cond := map[string]attr.Value{}
 	for _, n := range wideConditionAttrs {
