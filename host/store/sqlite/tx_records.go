@@ -148,13 +148,6 @@ func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
 	return op, nil
 }
 
-// KeyState reads Idempotency(replay) (when replay is not nil),
-// Resource(k), PendingOperationFor(k) and PinsToName(k) one after another:
-// on the one writer (decision 0001) nothing changes them in between.
-func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
-	return store.ReadKeyState(t, k, replay)
-}
-
 // --- Artifacts (spec/host-api-v1alpha3.md §3.6) ---
 
 // BlobSize returns the size in bytes of the blob with digest, or an error
