@@ -34,16 +34,16 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 // ClaimIdempotency inserts r unless a record with its key exists, which
 // is an error wrapping store.ErrConflict.
 func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
-	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
 	res, err := t.exec(qClaimIdempotency, sqlrow.IdempotencyArgs(r)...)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	n := 0
+	if err == nil {
+		n, err = affected(res)
 	}
-	if n, err := affected(res); err != nil || n == 0 {
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		return fmt.Errorf("%s: %w", what, store.ErrConflict)
+	if err == nil && n == 0 {
+		err = store.ErrConflict
+	}
+	if err != nil {
+		return fmt.Errorf("claim idempotency key %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
 	}
 	return nil
 }
