@@ -33,10 +33,7 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (_ *store.KeySt
 	if replay != nil {
 		rt, rp, rs, rk = replay.Tenant, replay.Principal, replay.Space, replay.Key
 	}
-	rows, err := t.query(qKeyState, rt, rp, rs, rk,
-		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name,
-		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name,
-		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
+	rows, err := t.query(qKeyState, rt, rp, rs, rk, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
 	if err != nil {
 		return nil, fmt.Errorf("read state of %s: %w", sqlrow.KeyString(k), err)
 	}
