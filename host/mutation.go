@@ -40,17 +40,26 @@ type mutation struct {
 	PollDriven    bool         `json:"pollDriven,omitempty"`  // probe async: committed by the caller's polls, never the worker
 	Polls         int          `json:"polls,omitempty"`       // polls answered pending so far (poll-driven only)
 	OperationID   string       `json:"-"`                     // set while the worker commits its own operation
-	// createBinding is the PrepareDigest a create must carry, computed
-	// before the transaction (bindCreate); "" to compute it in commit.
-	createBinding string
+	// Worked out before the transaction (beforeCommit), read-only in it;
+	// zero to work them out in commit.
+	createBinding string         // the PrepareDigest a create must carry
+	spec          map[string]any // Spec decoded (numberSpec)
 }
 
-// bindCreate computes, outside the transaction, the prepare binding a
-// create is checked against inside it: a create binds no uid and
-// generation 0 (spec/host-api-v1alpha3.md §3.4 (4)), so nothing it needs
-// is read in the transaction. It shortens the one writer's work on
-// SQLite (spec/decisions/0031-create-work-off-the-writer.md).
-func (s *Server) bindCreate(m *mutation) {
+// beforeCommit works out, outside the transaction, what commit needs that
+// reads nothing in it: the decoded spec, and the prepare binding of a
+// create, which binds no uid and generation 0 (spec/host-api-v1alpha3.md
+// §3.4 (4)). commit still decides everything inside the transaction; this
+// only shortens the one writer's work on SQLite
+// (spec/decisions/0031-create-work-off-the-writer.md). A spec that does
+// not decode is left for commit to refuse.
+func (s *Server) beforeCommit(m *mutation) {
+	if m.Action != store.ActionApply && m.Action != store.ActionImport {
+		return
+	}
+	if spec, err := numberSpec(m.Spec); err == nil {
+		m.spec = spec
+	}
 	if m.Action == store.ActionApply && m.Create {
 		m.createBinding = s.prepareDigest(m.Key, m.Ref, m.SpecDigest, "", 0)
 	}
@@ -109,9 +118,12 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 	if existing != nil {
 		sourceUID = existing.UID
 	}
-	spec, err := numberSpec(m.Spec)
-	if err != nil {
-		return nil, err
+	spec := m.spec
+	if spec == nil {
+		var err error
+		if spec, err = numberSpec(m.Spec); err != nil {
+			return nil, err
+		}
 	}
 	pins, err := s.resolvePins(tx, def, spec, m.Key, sourceUID)
 	if err != nil {
