@@ -249,6 +249,7 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 		}
 	}
 	var out answer
+	s.beforeCommit(m)
 	request := *m
 	err := s.updateKey(r, m.Key, func(tx store.Tx, st *store.KeyState) error {
 		m := new(mutation) // the store may run fn again (a serialization failure): start from the request each time

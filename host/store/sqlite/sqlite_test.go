@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -185,10 +187,19 @@ func knownVersion() (int64, error) {
 
 // Every statement is served by a primary key or index: no table scan, no
 // temporary sort.
+var numberedParam = regexp.MustCompile(`\?([0-9]+)`)
+
 func TestQueryPlans(t *testing.T) {
 	s := openTest(t, filepath.Join(t.TempDir(), "host.db"), Options{})
 	for q, text := range queries {
 		n := strings.Count(text, "?")
+		if ms := numberedParam.FindAllStringSubmatch(text, -1); len(ms) > 0 { // ?NNN: as many as the highest
+			n = 0
+			for _, m := range ms {
+				k, _ := strconv.Atoi(m[1])
+				n = max(n, k)
+			}
+		}
 		args := make([]any, n)
 		for i := range args {
 			args[i] = "x"

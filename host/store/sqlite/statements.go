@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
@@ -40,6 +41,7 @@ const (
 	qPutOperation
 	qDueOperations
 	qPendingOperation
+	qKeyState
 	qBlobSize
 	qBlob
 	qPutBlob
@@ -121,6 +123,17 @@ var queries = [numQueries]string{
 		WHERE done = 0 AND target_tenant = ? AND target_space = ? AND target_api_version = ?
 		AND target_kind = ? AND target_name = ?
 		ORDER BY created_at, id LIMIT 1`,
+	// Tx.KeyState in one statement (keystate.go): one row per part, tagged
+	// by its first column and padded with NULL to the widest part.
+	qKeyState: `SELECT ` + strconv.FormatInt(partReplay, 10) + `, ` + sqlrow.IdempotencyValueCols + `, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+		FROM idempotency WHERE tenant = ?1 AND principal = ?2 AND space = ?3 AND key = ?4
+		UNION ALL SELECT ` + strconv.FormatInt(partResource, 10) + `, ` + sqlrow.ResourceValueCols + ` FROM resources
+		WHERE tenant = ?5 AND space = ?6 AND api_version = ?7 AND kind = ?8 AND name = ?9
+		UNION ALL SELECT ` + strconv.FormatInt(partPending, 10) + `, ` + sqlrow.PendingOperationCols + `, NULL, NULL, NULL, NULL FROM operations
+		WHERE id = (SELECT id FROM operations WHERE done = 0 AND target_tenant = ?5 AND target_space = ?6
+		AND target_api_version = ?7 AND target_kind = ?8 AND target_name = ?9 ORDER BY created_at, id LIMIT 1)
+		UNION ALL SELECT ` + strconv.FormatInt(partPin, 10) + `, ` + sqlrow.PinCols + `, ord, NULL FROM pins
+		WHERE tenant = ?5 AND space = ?6 AND target_api_version = ?7 AND target_kind = ?8 AND target_name = ?9`,
 	qBlobSize: `SELECT size FROM blobs WHERE digest = ?`,
 	qBlob:     `SELECT data FROM blobs WHERE digest = ?`,
 	qPutBlob: `INSERT INTO blobs (digest, size, data, created_at) VALUES (?, ?, ?, ?)

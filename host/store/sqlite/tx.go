@@ -153,16 +153,16 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 // CreateResource inserts r. An existing key, UID or (tenant, native id)
 // claim is an error wrapping store.ErrConflict.
 func (t *tx) CreateResource(r *store.Resource) error {
-	what := fmt.Sprintf("create resource %s uid %s", sqlrow.KeyString(r.Key), r.UID)
+	what := func() string { return fmt.Sprintf("create resource %s uid %s", sqlrow.KeyString(r.Key), r.UID) }
 	if r.UID == "" {
-		return fmt.Errorf("%s: no UID", what)
+		return fmt.Errorf("%s: no UID", what())
 	}
 	_, err := t.exec(qInsertResource, sqlrow.ResourceArgs(r)...)
 	if isConflict(err) {
-		return fmt.Errorf("%s: %w (%v)", what, store.ErrConflict, err)
+		return fmt.Errorf("%s: %w (%v)", what(), store.ErrConflict, err)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what(), err)
 	}
 	return nil
 }

@@ -34,16 +34,16 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 // ClaimIdempotency inserts r unless a record with its key exists, which
 // is an error wrapping store.ErrConflict.
 func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
-	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
 	res, err := t.exec(qClaimIdempotency, sqlrow.IdempotencyArgs(r)...)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	n := 0
+	if err == nil {
+		n, err = affected(res)
 	}
-	if n, err := affected(res); err != nil || n == 0 {
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		return fmt.Errorf("%s: %w", what, store.ErrConflict)
+	if err == nil && n == 0 {
+		err = store.ErrConflict
+	}
+	if err != nil {
+		return fmt.Errorf("claim idempotency key %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
 	}
 	return nil
 }
@@ -146,13 +146,6 @@ func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
 		return nil, notFound(err, "read pending operation for "+sqlrow.KeyString(k))
 	}
 	return op, nil
-}
-
-// KeyState reads Idempotency(replay) (when replay is not nil),
-// Resource(k), PendingOperationFor(k) and PinsToName(k) one after another:
-// on the one writer (decision 0001) nothing changes them in between.
-func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
-	return store.ReadKeyState(t, k, replay)
 }
 
 // --- Artifacts (spec/host-api-v1alpha3.md §3.6) ---
