@@ -182,6 +182,18 @@ func (s *Server) recordIn(tx store.Tx, r *request) (*store.Idempotency, error) {
 	return rec, err
 }
 
+// replayBeforeDelay looks for the mutation's idempotency record in a read
+// transaction, before a synchronous provisioning delay is waited out: a
+// found record is errReplay (or the key-reuse refusal), so a retry of a
+// committed mutation answers at once. The mutation's own transaction still
+// looks again under the key's lock (updateKey).
+func (s *Server) replayBeforeDelay(r *request) error {
+	if r.idem == nil {
+		return nil
+	}
+	return s.cfg.Store.View(r.Context(), func(tx store.Tx) error { return s.checkReplayIn(tx, r) })
+}
+
 // checkReplayIn looks for a record inside a mutation's transaction and
 // turns a hit into errReplay (or the key-reuse refusal).
 func (s *Server) checkReplayIn(tx store.Tx, r *request) error {

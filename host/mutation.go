@@ -296,8 +296,8 @@ func pointerValue(doc any, ptr string) (any, bool) {
 			}
 			doc = v
 		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n) {
+			i, ok := arrayIndex(tok)
+			if !ok || i >= len(n) {
 				return nil, false
 			}
 			doc = n[i]
@@ -306,6 +306,21 @@ func pointerValue(doc any, ptr string) (any, bool) {
 		}
 	}
 	return doc, true
+}
+
+// arrayIndex reads an RFC 6901 array index: "0" or digits without a
+// leading zero (no sign, no "-", which names the element past the end).
+func arrayIndex(tok string) (int, bool) {
+	if tok == "" || len(tok) > 1 && tok[0] == '0' {
+		return 0, false
+	}
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	i, err := strconv.Atoi(tok)
+	return i, err == nil
 }
 
 func claimNativeID(tx store.Tx, m *mutation, existing *store.Resource) error {

@@ -239,13 +239,17 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	}
 	if !async && delay > 0 {
 		// A provisioning delay within the budget is waited out before the
-		// commit, outside any transaction.
+		// commit, outside any transaction; a key already answered replays
+		// at once instead of waiting it out first.
+		if err := s.replayBeforeDelay(r); err != nil {
+			return answer{}, err
+		}
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			return answer{}, wire.Errorf(wire.DeadlineExceeded, "the request was cancelled before the mutation committed; nothing was written")
+			return answer{}, wire.Errorf(wire.DeadlineExceeded, "the request was cancelled before its mutation committed; this request wrote nothing: retry it with the same Idempotency-Key to get the key's answer")
 		}
 	}
 	var out answer
