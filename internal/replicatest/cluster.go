@@ -206,6 +206,16 @@ func (c *Cluster) launch(r *Replica) error {
 	}
 }
 
+// PID is the process id of r's running process, 0 when none was started.
+func (r *Replica) PID() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd == nil || r.cmd.Process == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
+}
+
 // Kill SIGKILLs replica i (no shutdown: the crash a test wants) and waits
 // for the process to be gone; the proxy stops routing to it.
 func (c *Cluster) Kill(i int) {
