@@ -300,9 +300,18 @@ var (
 	buildErr  error
 )
 
+// BinaryEnvVar names a takoform binary the replicas run instead of one
+// built from this checkout: a before/after comparison of two builds under
+// one benchmark harness.
+const BinaryEnvVar = "REPLICATEST_TAKOFORM_BINARY"
+
 // Binary builds bin/takoform of this checkout once per test binary (into a
-// temporary directory removed by Cleanup) and returns its path.
+// temporary directory removed by Cleanup) and returns its path, or
+// returns the binary BinaryEnvVar names.
 func Binary() (string, error) {
+	if bin := os.Getenv(BinaryEnvVar); bin != "" {
+		return bin, nil
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "replicatest-bin-")
 		if err != nil {
