@@ -30,7 +30,7 @@ const qExactResource = `SELECT uid, ` + sqlrow.ExactResourceCols + ` FROM resour
 // connection found dead is replaced and the read sent again (it wrote
 // nothing), up to Options.MaxConns times.
 func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
-	what := "read resource " + sqlrow.KeyString(k) + " under " + ref.String()
+	what := func() string { return "read resource " + sqlrow.KeyString(k) + " under " + ref.String() } // on failure only
 	for attempt := 0; ; attempt++ {
 		select {
 		case <-s.closed:
@@ -44,10 +44,10 @@ func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef
 		case err == nil:
 			return r, nil
 		case errors.Is(err, pgx.ErrNoRows):
-			return nil, notFound(err, what)
+			return nil, notFound(err, what())
 		case attempt < int(s.opts.MaxConns) && isUnavailable(err) && !errors.As(err, &dial) && ctx.Err() == nil:
 			continue // a stale pooled connection (noteFirst): another one
 		}
-		return nil, fmt.Errorf("%s on %s: %w", what, s.url, classify(err))
+		return nil, fmt.Errorf("%s on %s: %w", what(), s.url, classify(err))
 	}
 }
