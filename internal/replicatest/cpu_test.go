@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,9 +22,10 @@ const clockTick = 10 * time.Millisecond
 // cpuMeter samples the CPU time (user + system) of the three parties of a
 // benchmark: the host processes, the PostgreSQL server (postmaster and
 // every backend), and this test process (the clients). It reads Linux's
-// /proc; elsewhere every figure is zero. Other work on the machine does
-// not count in any figure, so per-operation CPU is comparable on a shared
-// box where throughput is not.
+// /proc (proc(5)); elsewhere every figure is zero. Other work on the
+// machine does not count in any figure, so per-operation CPU is steadier
+// on a shared box than throughput (contention still inflates it: decision
+// spec/decisions/0033-postgres-statements-per-create.md).
 type cpuMeter struct {
 	hosts      []int // host process ids
 	postmaster int   // 0: no PostgreSQL in this measurement
@@ -57,10 +57,8 @@ func (m *cpuMeter) sample() cpuSample {
 			}
 		}
 	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.client = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	self, _ := procStat(os.Getpid())
+	s.client = self.self
 	return s
 }
 
