@@ -31,21 +31,24 @@ const benchClients = 32
 // benchReadSet is how many resources the read benchmarks read at random.
 const benchReadSet = 256
 
-// benchResults keeps the last measured rate of each sub-benchmark for the
-// summary BenchmarkReplicas prints.
+// benchResults keeps the last measured rate and per-operation CPU (µs of
+// host, PostgreSQL, client) of each sub-benchmark for the summary
+// BenchmarkReplicas prints.
 var benchResults = struct {
 	sync.Mutex
 	rate map[string]float64
-}{rate: map[string]float64{}}
+	cpu  map[string][3]float64
+}{rate: map[string]float64{}, cpu: map[string][3]float64{}}
 
 // runConcurrent runs op b.N times from benchClients goroutines (goroutine
-// g calls op(g, i)) and reports ops/s; the first error fails b.
-func runConcurrent(b *testing.B, label string, op func(g int, i int64) error) {
+// g calls op(g, i)) and reports ops/s and, when cpu is not nil, the CPU
+// each party spent per operation; the first error fails b.
+func runConcurrent(b *testing.B, label string, cpu *cpuMeter, op func(g int, i int64) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var once sync.Once
 	b.ResetTimer()
-	start := time.Now()
+	start, used := time.Now(), cpu.sample()
 	for g := 0; g < benchClients; g++ {
 		wg.Add(1)
 		go func(g int) {
@@ -61,6 +64,7 @@ func runConcurrent(b *testing.B, label string, op func(g int, i int64) error) {
 	wg.Wait()
 	rate := float64(b.N) / time.Since(start).Seconds()
 	b.ReportMetric(rate, "ops/s")
+	cpu.report(b, label, used, b.N)
 	benchResults.Lock()
 	benchResults.rate[label] = rate
 	benchResults.Unlock()
@@ -115,10 +119,18 @@ func (h *benchHost) create(ctx context.Context, g int, name string) error {
 // returns the FormRef it created.
 func benchSetup(b *testing.B, label string, n int, data func(b *testing.B) string) form.FormRef {
 	ctx := context.Background()
-	c, h := startBenchHost(b, n, data(b))
+	url := data(b)
+	c, h := startBenchHost(b, n, url)
 	defer c.Stop()
+	cpu := &cpuMeter{}
+	if strings.HasPrefix(url, "postgres") {
+		cpu = pgMeter(b, nil)
+	}
+	for _, r := range c.Replicas {
+		cpu.hosts = append(cpu.hosts, r.PID())
+	}
 	b.Run("create/"+label, func(b *testing.B) {
-		runConcurrent(b, "create/"+label, func(g int, _ int64) error {
+		runConcurrent(b, "create/"+label, cpu, func(g int, _ int64) error {
 			return h.create(ctx, g, fmt.Sprintf("kv-%d", h.seq.Add(1)))
 		})
 	})
@@ -128,7 +140,7 @@ func benchSetup(b *testing.B, label string, n int, data func(b *testing.B) strin
 		}
 	}
 	b.Run("read/"+label, func(b *testing.B) {
-		runConcurrent(b, "read/"+label, func(g int, i int64) error {
+		runConcurrent(b, "read/"+label, cpu, func(g int, i int64) error {
 			_, err := h.clients[g%len(h.clients)].Read(ctx, client.Address{Space: "bench", Ref: h.req.Form.FormRef, Name: fmt.Sprintf("read-%d", i%benchReadSet)})
 			return err
 		})
@@ -172,6 +184,7 @@ func benchFloor(b *testing.B, ref form.FormRef) {
 	}
 	status := `{"observedGeneration":"1","conditions":[{"type":"Ready","status":"True","reason":"Available","lastTransitionTime":"2026-01-01T00:00:00Z"}]}`
 	var seq atomic.Int64
+	cpu := pgMeter(b, nil)
 	insert := func(name string) error {
 		now := time.Now()
 		_, err := pool.Exec(ctx, `INSERT INTO floor_resources VALUES ($1,$2,$3,$4,$5,$6,$7,1,1,$8,$9,$10,$11,$11)`,
@@ -179,7 +192,7 @@ func benchFloor(b *testing.B, ref form.FormRef) {
 		return err
 	}
 	b.Run("create/floor-pgx", func(b *testing.B) {
-		runConcurrent(b, "create/floor-pgx", func(_ int, _ int64) error { return insert(fmt.Sprintf("kv-%d", seq.Add(1))) })
+		runConcurrent(b, "create/floor-pgx", cpu, func(_ int, _ int64) error { return insert(fmt.Sprintf("kv-%d", seq.Add(1))) })
 	})
 	for i := 0; i < benchReadSet; i++ {
 		if err := insert(fmt.Sprintf("read-%d", i)); err != nil {
@@ -187,7 +200,7 @@ func benchFloor(b *testing.B, ref form.FormRef) {
 		}
 	}
 	b.Run("read/floor-pgx", func(b *testing.B) {
-		runConcurrent(b, "read/floor-pgx", func(_ int, i int64) error {
+		runConcurrent(b, "read/floor-pgx", cpu, func(_ int, i int64) error {
 			var uid string
 			var specOut, statusOut []byte
 			return pool.QueryRow(ctx, `SELECT uid, spec, status FROM floor_resources WHERE tenant=$1 AND space=$2 AND api_version=$3 AND kind=$4 AND name=$5`,
@@ -269,7 +282,7 @@ func printSummary() {
 		labels = append(labels, l)
 	}
 	sort.Strings(labels)
-	fmt.Printf("\nreplica benchmarks, c=%d (ops/s; %% of the bare-pgx floor of this run):\n", benchClients)
+	fmt.Printf("\nreplica benchmarks, c=%d (ops/s; %% of the bare-pgx floor of this run; CPU µs per operation of host, PostgreSQL, client):\n", benchClients)
 	for _, l := range labels {
 		op, setup, _ := strings.Cut(l, "/")
 		floor := ""
@@ -286,6 +299,7 @@ func printSummary() {
 			one := r[op+"/postgres-1"]
 			target = fmt.Sprintf("target >= %.0f (within 20%% of one replica); %.0f%% of one replica", 0.8*one, 100*r[l]/one)
 		}
-		fmt.Printf("  %-20s %10.0f  %-16s %s\n", l, r[l], floor, target)
+		c := benchResults.cpu[l]
+		fmt.Printf("  %-20s %10.0f  %-16s cpu %4.0f/%4.0f/%4.0f  %s\n", l, r[l], floor, c[0], c[1], c[2], target)
 	}
 }

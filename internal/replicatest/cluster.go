@@ -206,6 +206,16 @@ func (c *Cluster) launch(r *Replica) error {
 	}
 }
 
+// PID is the process id of r's running process, 0 when none was started.
+func (r *Replica) PID() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd == nil || r.cmd.Process == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
+}
+
 // Kill SIGKILLs replica i (no shutdown: the crash a test wants) and waits
 // for the process to be gone; the proxy stops routing to it.
 func (c *Cluster) Kill(i int) {
@@ -290,9 +300,18 @@ var (
 	buildErr  error
 )
 
+// BinaryEnvVar names a takoform binary the replicas run instead of one
+// built from this checkout: a before/after comparison of two builds under
+// one benchmark harness.
+const BinaryEnvVar = "REPLICATEST_TAKOFORM_BINARY"
+
 // Binary builds bin/takoform of this checkout once per test binary (into a
-// temporary directory removed by Cleanup) and returns its path.
+// temporary directory removed by Cleanup) and returns its path, or
+// returns the binary BinaryEnvVar names.
 func Binary() (string, error) {
+	if bin := os.Getenv(BinaryEnvVar); bin != "" {
+		return bin, nil
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "replicatest-bin-")
 		if err != nil {

@@ -14,11 +14,13 @@ import (
 // The point and range reads a mutation of one key makes, shared by their
 // own methods and KeyState.
 const (
-	qResourceByKey = `SELECT ` + sqlrow.ResourceCols + ` FROM resources
+	// By-key lookups select only the columns their key does not give
+	// (decision spec/decisions/0022-exact-read-path.md, 3).
+	qResourceByKey = `SELECT ` + sqlrow.ResourceValueCols + ` FROM resources
 		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`
-	qIdempotency = `SELECT ` + sqlrow.IdempotencyCols + ` FROM idempotency
+	qIdempotency = `SELECT ` + sqlrow.IdempotencyValueCols + ` FROM idempotency
 		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`
-	qPendingOperation = `SELECT ` + sqlrow.OperationCols + ` FROM operations
+	qPendingOperation = `SELECT ` + sqlrow.PendingOperationCols + ` FROM operations
 		WHERE done = 0 AND target_tenant = $1 AND target_space = $2 AND target_api_version = $3
 		AND target_kind = $4 AND target_name = $5
 		ORDER BY created_at, id LIMIT 1`
@@ -26,6 +28,8 @@ const (
 		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5
 		ORDER BY source_uid, ord`
 	qAdvisoryLock = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+	// qAdvisoryLocks takes two locks in one statement, $1's first.
+	qAdvisoryLocks = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))`
 	// The inserts a pending write sends as they are: a unique key taken
 	// fails the transaction, which then never commits.
 	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceCols + `)
@@ -66,9 +70,11 @@ func (t *tx) execLocked(lock, sql string, args ...any) (pgconn.CommandTag, error
 // PinsToName(k) as those methods do — the record and the resource under
 // their advisory locks and FOR UPDATE, the two range reads after k's lock
 // (decision 0011) — in one round trip: one pipelined batch, each
-// statement taking its snapshot after the locks before it
-// (spec/decisions/0029-one-read-per-mutation.md). In a View it is those
-// methods one after another.
+// statement taking its snapshot after the locks, which its first
+// statement takes, the record's before the key's
+// (spec/decisions/0029-one-read-per-mutation.md,
+// spec/decisions/0033-postgres-statements-per-create.md). In a View it is
+// those methods one after another.
 func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
 	if t.readOnly {
 		return store.ReadKeyState(t, k, replay)
@@ -76,15 +82,16 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 	what := "read the state of " + sqlrow.KeyString(k)
 	b := &pgx.Batch{}
 	if replay != nil {
-		b.Queue(qAdvisoryLock, idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key))
+		b.Queue(qAdvisoryLocks, idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), resourceLock(k))
 		b.Queue(qIdempotency+" FOR UPDATE", replay.Tenant, replay.Principal, replay.Space, replay.Key)
+	} else {
+		b.Queue(qAdvisoryLock, resourceLock(k))
 	}
-	b.Queue(qAdvisoryLock, resourceLock(k))
 	b.Queue(qResourceByKey+" FOR UPDATE", keyArgs(k)...)
 	b.Queue(qPendingOperation, keyArgs(k)...)
 	b.Queue(qPinsToName, keyArgs(k)...)
 	br, _ := t.send(b, false)
-	st, err := readKeyState(br, replay != nil)
+	st, err := readKeyState(br, k, replay)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -101,24 +108,21 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 }
 
 // readKeyState reads the results of KeyState's batch in order.
-func readKeyState(br pgx.BatchResults, replay bool) (*store.KeyState, error) {
+func readKeyState(br pgx.BatchResults, k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
 	st := &store.KeyState{}
 	var err error
-	if replay {
-		if _, err := br.Exec(); err != nil {
-			return nil, err
-		}
-		if st.Replay, err = absentRow(sqlrow.ScanIdempotency(br.QueryRow())); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := br.Exec(); err != nil {
+	if _, err := br.Exec(); err != nil { // the locks
 		return nil, err
 	}
-	if st.Resource, err = absentRow(sqlrow.ScanResource(br.QueryRow())); err != nil {
+	if replay != nil {
+		if st.Replay, err = absentRow(sqlrow.ScanIdempotencyAt(br.QueryRow(), replay.Tenant, replay.Principal, replay.Space, replay.Key)); err != nil {
+			return nil, err
+		}
+	}
+	if st.Resource, err = absentRow(sqlrow.ScanResourceAt(br.QueryRow(), k)); err != nil {
 		return nil, err
 	}
-	if st.Pending, err = absentRow(sqlrow.ScanOperation(br.QueryRow())); err != nil {
+	if st.Pending, err = absentRow(sqlrow.ScanPendingOperation(br.QueryRow(), k)); err != nil {
 		return nil, err
 	}
 	rows, err := br.Query()

@@ -17,7 +17,7 @@ import (
 // an error wrapping store.ErrNotFound.
 func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
 	lock := idempotencyLock(tenant, principal, space, key)
-	r, err := sqlrow.ScanIdempotency(t.readLocked(lock, qIdempotency, tenant, principal, space, key))
+	r, err := sqlrow.ScanIdempotencyAt(t.readLocked(lock, qIdempotency, tenant, principal, space, key), tenant, principal, space, key)
 	t.noteAbsent(lock, err)
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
@@ -184,7 +184,7 @@ func (t *tx) DueOperations(now time.Time, limit int) ([]*store.Operation, error)
 // unfinished operation whose Target is k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) PendingOperationFor(k store.Key) (*store.Operation, error) {
-	op, err := sqlrow.ScanOperation(t.queryRow(qPendingOperation, keyArgs(k)...))
+	op, err := sqlrow.ScanPendingOperation(t.queryRow(qPendingOperation, keyArgs(k)...), k)
 	if err != nil {
 		return nil, notFound(err, "read pending operation for "+sqlrow.KeyString(k))
 	}

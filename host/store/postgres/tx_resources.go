@@ -13,7 +13,7 @@ import (
 // Resource returns the resource at k, or an error wrapping
 // store.ErrNotFound.
 func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.readLocked(resourceLock(k), qResourceByKey, keyArgs(k)...))
+	r, err := sqlrow.ScanResourceAt(t.readLocked(resourceLock(k), qResourceByKey, keyArgs(k)...), k)
 	t.noteAbsent(resourceLock(k), err)
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
