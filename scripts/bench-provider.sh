@@ -158,6 +158,7 @@ for r in $(seq 1 "$rounds"); do
       times[$p,$s,tofu]+="$cpu_tofu "
       times[$p,$s,prov]+="$cpu_prov "
       times[$p,$s,host]+="$cpu_host "
+      times[$p,$s,cpu,$r]="$(awk -v a="$cpu_tofu" -v b="$cpu_prov" -v c="$cpu_host" 'BEGIN { printf "%.3f", a + b + c }')"
       line+="$(printf '  %s %7ss (cpu tofu %s prov %s host %s)' "$s" "$wall" "$cpu_tofu" "$cpu_prov" "$cpu_host")"
     done
     printf 'round %d  %-9s%s\n' "$r" "$p" "$line"
@@ -166,6 +167,10 @@ for r in $(seq 1 "$rounds"); do
     for f in noop raw wide; do
       times[$f,$s,ratio]+="$(div "${times[takoform,$s,$r]}" "${times[$f,$s,$r]}") "
     done
+    for f in noop raw; do
+      times[$f,$s,cpuratio]+="$(div "${times[takoform,$s,cpu,$r]}" "${times[$f,$s,cpu,$r]}") "
+    done
+    times[raw,$s,cpufloor]+="$(div "${times[raw,$s,cpu,$r]}" "${times[noop,$s,cpu,$r]}") "
     times[raw,$s,floor]+="$(div "${times[raw,$s,$r]}" "${times[noop,$s,$r]}") "
     times[wide,$s,floor]+="$(div "${times[wide,$s,$r]}" "${times[noop,$s,$r]}") "
   done
@@ -206,6 +211,12 @@ for s in apply plan destroy; do
     row+="$(printf ' %-21s |' "$(med "$p,$s,tofu") / $(med "$p,$s,prov") / $(med "$p,$s,host")")"
   done
   echo "$row"
+done
+printf '\nThe same comparison in CPU seconds of all three (less sensitive to a busy box than wall time; medians of per-round ratios):\n\n'
+printf '| step    | takoform / noop_thing | noop_raw / noop_thing | takoform / noop_raw |\n'
+printf '| ------- | --------------------: | --------------------: | ------------------: |\n'
+for s in apply plan destroy; do
+  printf '| %-7s | %20s× | %20s× | %18s× |\n' "$s" "$(medr "noop,$s,cpuratio")" "$(medr "raw,$s,cpufloor")" "$(medr "raw,$s,cpuratio")"
 done
 ok=1
 if [ "$missed" = 1 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then
