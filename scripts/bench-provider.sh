@@ -9,14 +9,17 @@
 # provider, doing nothing, with the schema shape of
 # takoform_edge_kv_namespace), shows what OpenTofu and the plugin framework
 # alone cost for a schema that wide, and a third, N noop_raw resources (that
-# schema again, answered on terraform-plugin-go without the framework),
-# what OpenTofu alone costs for it; their ratios are informational.
+# schema and its resource identity, answered on terraform-plugin-go
+# without the framework), what OpenTofu alone costs for it; their ratios
+# are informational, and a budget below noop_raw's own ratio is printed as
+# bounded by it (spec/decisions/0035-bench-provider-comparison.md).
 #
 #   BENCH_RESOURCES  resources per configuration (default 500)
 #   BENCH_ROUNDS     rounds (default 3), the order of the providers reversed
 #                    every other round; times are medians over rounds, a
-#                    ratio the median of the per-round ratios; CPU seconds
-#                    of tofu, the provider processes and the host beside
+#                    ratio the median of the per-round ratios; the CPU
+#                    seconds of tofu, its provider processes and the host
+#                    (needs /usr/bin/time) are compared the same way
 #   BENCH_STRICT=1   exit 1 when a ratio misses its budget
 #   TAKOFORM_PROVIDER_CPUPROFILE=<prefix>  each provider process (takoform
 #                    and noop) writes <prefix>.<program>.<pid> (CPU) and the
