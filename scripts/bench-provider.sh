@@ -188,8 +188,8 @@ done
 missed=0
 printf '\n%d resources, %d round(s) in alternating order, OpenTofu %s\n' "$n" "$rounds" "$("$tofu" version | sed -n '1s/^OpenTofu //p')"
 printf 'Times are medians over rounds; a ratio is the median over rounds of the ratio within each round.\n\n'
-printf '| step    | noop_thing (s) | takoform_edge_kv_namespace (s) | ratio | budget | verdict |\n'
-printf '| ------- | -------------: | -----------------------------: | ----: | -----: | ------- |\n'
+printf '| step    | noop_thing (s) | takoform_edge_kv_namespace (s) | ratio | budget | verdict | floor noop_raw / noop_thing | takoform / noop_raw |\n'
+printf '| ------- | -------------: | -----------------------------: | ----: | -----: | ------- | --------------------------: | ------------------: |\n'
 wide_rows="" notes=""
 for s in apply plan destroy; do
   ratio="$(medr "noop,$s,ratio")"
@@ -199,8 +199,8 @@ for s in apply plan destroy; do
     destroy) budget=2.0 ;;
   esac
   if awk -v r="$ratio" -v b="$budget" 'BEGIN { exit !(r <= b) }'; then verdict=within; else verdict=MISSED; missed=1; fi
-  printf '| %-7s | %14s | %30s | %4s× | %6s | %-7s |\n' "$s" "$(med "noop,$s")" "$(med "takoform,$s")" "$ratio" "≤ ${budget}×" "$verdict"
   rawf="$(medr "raw,$s,floor")"
+  printf '| %-7s | %14s | %30s | %4s× | %6s | %-7s | %26s× | %18s× |\n' "$s" "$(med "noop,$s")" "$(med "takoform,$s")" "$ratio" "≤ ${budget}×" "$verdict" "$rawf" "$(medr "raw,$s,ratio")"
   widecol="not run" widerat="-"
   if [ -n "${times[wide,$s]:-}" ]; then widecol="$(med "wide,$s") ($(medr "wide,$s,floor")×)" widerat="$(medr "wide,$s,ratio")×"; fi
   wide_rows+="$(printf '| %-7s | %12s (%s×) | %20s | %20s | %20s |' "$s" "$(med "raw,$s")" "$rawf" "$widecol" "$(medr "raw,$s,ratio")×" "$widerat")"$'\n'
