@@ -121,8 +121,8 @@ func (s *fastServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResour
 }
 
 // sameOrEncoded is v encoded, or sent itself when v equals was, the value
-// sent decoded: a refresh that found no drift answers the bytes OpenTofu
-// sent instead of encoding them again.
+// sent decoded: a refresh that found no drift, or a plan of no change,
+// answers the bytes OpenTofu sent instead of encoding them again.
 func sameOrEncoded(typ tftypes.Type, sent *tfprotov6.DynamicValue, was, v tftypes.Value) (*tfprotov6.DynamicValue, error) {
 	if sent != nil && v.Equal(was) {
 		return sent, nil
@@ -160,7 +160,7 @@ func (s *fastServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 		d.AddError("Unexpected Planned Resource State on Destroy", "The Terraform Provider unexpectedly returned resource state data when the resource was planned for destruction.")
 	}
 	resp := &tfprotov6.PlanResourceChangeResponse{}
-	resp.PlannedState, err = dynamicValue(t.rules.typ, mresp.Plan.Raw)
+	resp.PlannedState, err = sameOrEncoded(t.rules.typ, req.PriorState, prior, mresp.Plan.Raw) // planning leaves prior as sent
 	d.Append(internalError(err)...)
 	resp.PlannedIdentity = req.PriorIdentity // planned as the prior one, as sent
 	if resp.PlannedIdentity == nil {
