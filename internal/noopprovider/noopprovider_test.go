@@ -59,6 +59,48 @@ func TestWideHasTheKVNamespaceShape(t *testing.T) {
 	}
 }
 
+// noop_raw carries the identity of takoform_edge_kv_namespace: the same
+// members, types and import flags, so OpenTofu's per-resource identity
+// work is in the floor too.
+func TestRawHasTheKVNamespaceIdentity(t *testing.T) {
+	reg, err := provider.EdgeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := identityShape(t, noopprovider.NewServer, noopprovider.RawType), identityShape(t, provider.NewServer("test", reg), "takoform_edge_kv_namespace")
+	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("noop_raw identity\n %v\nwant (takoform_edge_kv_namespace)\n %v", got, want)
+	}
+}
+
+// identityShape lists the identity attributes of typeName as served by
+// the server factory makes, one "name type flags version" each, sorted;
+// none when it has no identity.
+func identityShape(t *testing.T, factory func() (tfprotov6.ProviderServer, error), typeName string) []string {
+	t.Helper()
+	var out []string
+	srv, err := factory()
+	if err == nil {
+		var resp *tfprotov6.GetResourceIdentitySchemasResponse
+		if resp, err = srv.GetResourceIdentitySchemas(context.Background(), &tfprotov6.GetResourceIdentitySchemasRequest{}); err == nil && resp.IdentitySchemas[typeName] != nil {
+			out = identityMembers(resp.IdentitySchemas[typeName])
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func identityMembers(s *tfprotov6.ResourceIdentitySchema) []string {
+	var out []string
+	for _, a := range s.IdentityAttributes {
+		out = append(out, fmt.Sprintf("%s %s required=%t optional=%t v%d", a.Name, a.Type, a.RequiredForImport, a.OptionalForImport, s.Version))
+	}
+	sort.Strings(out)
+	return out
+}
+
 func resourceSchema(t *testing.T, factory func() (tfprotov6.ProviderServer, error), typeName string) *tfprotov6.Schema {
 	t.Helper()
 	srv, err := factory()

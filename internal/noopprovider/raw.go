@@ -17,7 +17,8 @@ const RawType = "noop_raw"
 // noop_wide's schema (and so takoform_edge_kv_namespace's shape) but its
 // RPCs are answered here, on terraform-plugin-go alone: planning marks
 // the computed attributes of a create unknown, apply fills them with
-// constants, read returns the state it was given. It bounds what OpenTofu
+// constants, read returns the state it was given; each resource carries
+// the kv namespace's identity shape (rawidentity.go). It bounds what OpenTofu
 // alone costs for a schema that wide (scripts/bench-provider.sh), apart
 // from the framework's own per-attribute work.
 func NewServer() (tfprotov6.ProviderServer, error) {
@@ -92,7 +93,7 @@ func (r *rawServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourc
 	if req.TypeName != RawType {
 		return r.ProviderServer.ReadResource(ctx, req)
 	}
-	return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}, nil
+	return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private, NewIdentity: req.CurrentIdentity}, nil
 }
 
 func (r *rawServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
@@ -107,7 +108,11 @@ func (r *rawServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanR
 	if err != nil {
 		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: fail(err)}, nil
 	}
-	resp := &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate}
+	id, err := plannedIdentity(req.PriorIdentity)
+	if err != nil {
+		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: fail(err)}, nil
+	}
+	resp := &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate, PlannedIdentity: id}
 	if proposed.IsNull() || !prior.IsNull() {
 		// A destroy, or an update: the proposed state already carries the
 		// prior computed values; a new name or space replaces.
@@ -141,7 +146,11 @@ func (r *rawServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.Appl
 		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: fail(err)}, nil
 	}
 	if planned.IsNull() {
-		return &tfprotov6.ApplyResourceChangeResponse{NewState: req.PlannedState}, nil
+		id, err := identityData(tftypes.NewValue(rawIdentityType, nil))
+		if err != nil {
+			return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: fail(err)}, nil
+		}
+		return &tfprotov6.ApplyResourceChangeResponse{NewState: req.PlannedState, NewIdentity: id}, nil
 	}
 	state, err := r.fill(planned, constant)
 	if err != nil {
@@ -151,7 +160,11 @@ func (r *rawServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.Appl
 	if err != nil {
 		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: fail(err)}, nil
 	}
-	return &tfprotov6.ApplyResourceChangeResponse{NewState: &dv, Private: req.PlannedPrivate}, nil
+	id, err := appliedIdentity(state)
+	if err != nil {
+		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: fail(err)}, nil
+	}
+	return &tfprotov6.ApplyResourceChangeResponse{NewState: &dv, Private: req.PlannedPrivate, NewIdentity: id}, nil
 }
 
 func (r *rawServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {

@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -85,10 +88,12 @@ func (s *fastServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResour
 	if err != nil {
 		return &tfprotov6.ReadResourceResponse{Diagnostics: protoError("Unable to Convert Identity", err)}, nil
 	}
-	rreq := resource.ReadRequest{State: tfsdk.State{Raw: current.Copy(), Schema: t.spec.Schema},
-		Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}
-	rresp := resource.ReadResponse{State: tfsdk.State{Raw: current.Copy(), Schema: t.spec.Schema},
-		Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}
+	// tftypes values are immutable and Read builds new ones for what it
+	// changes, so request and response share them (the framework copies).
+	rreq := resource.ReadRequest{State: tfsdk.State{Raw: current, Schema: t.spec.Schema},
+		Identity: &tfsdk.ResourceIdentity{Raw: ident, Schema: t.identity}}
+	rresp := resource.ReadResponse{State: tfsdk.State{Raw: current, Schema: t.spec.Schema},
+		Identity: &tfsdk.ResourceIdentity{Raw: ident, Schema: t.identity}}
 	s.resource(t).Read(ctx, rreq, &rresp)
 	d := rresp.Diagnostics
 	if !d.HasError() {
@@ -100,12 +105,29 @@ func (s *fastServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResour
 		}
 	}
 	resp := &tfprotov6.ReadResourceResponse{}
-	resp.NewState, err = dynamicValue(t.rules.typ, rresp.State.Raw)
+	resp.NewState, err = sameOrEncoded(t.rules.typ, req.CurrentState, current, rresp.State.Raw)
 	d.Append(internalError(err)...)
-	resp.NewIdentity, err = identityData(t, rresp.Identity.Raw)
+	var sentIdent *tfprotov6.DynamicValue
+	if req.CurrentIdentity != nil {
+		sentIdent = req.CurrentIdentity.IdentityData
+	}
+	idv, err := sameOrEncoded(identityType, sentIdent, ident, rresp.Identity.Raw)
+	if err == nil {
+		resp.NewIdentity = &tfprotov6.ResourceIdentityData{IdentityData: idv}
+	}
 	d.Append(internalError(err)...)
 	resp.Diagnostics = protoDiagnostics(d)
 	return resp, nil
+}
+
+// sameOrEncoded is v encoded, or sent itself when v equals was, the value
+// sent decoded: a refresh that found no drift, or a plan of no change,
+// answers the bytes OpenTofu sent instead of encoding them again.
+func sameOrEncoded(typ tftypes.Type, sent *tfprotov6.DynamicValue, was, v tftypes.Value) (*tfprotov6.DynamicValue, error) {
+	if sent != nil && v.Equal(was) {
+		return sent, nil
+	}
+	return dynamicValue(typ, v)
 }
 
 // PlanResourceChange is the framework's PlanResourceChange (fwserver
@@ -138,10 +160,13 @@ func (s *fastServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 		d.AddError("Unexpected Planned Resource State on Destroy", "The Terraform Provider unexpectedly returned resource state data when the resource was planned for destruction.")
 	}
 	resp := &tfprotov6.PlanResourceChangeResponse{}
-	resp.PlannedState, err = dynamicValue(t.rules.typ, mresp.Plan.Raw)
+	resp.PlannedState, err = sameOrEncoded(t.rules.typ, req.PriorState, prior, mresp.Plan.Raw) // planning leaves prior as sent
 	d.Append(internalError(err)...)
-	resp.PlannedIdentity, err = identityData(t, ident)
-	d.Append(internalError(err)...)
+	resp.PlannedIdentity = req.PriorIdentity // planned as the prior one, as sent
+	if resp.PlannedIdentity == nil {
+		resp.PlannedIdentity, err = identityData(t, ident)
+		d.Append(internalError(err)...)
+	}
 	resp.RequiresReplace, err = attributePaths(normaliseReplace(append(replace, mresp.RequiresReplace...)))
 	d.Append(internalError(err)...)
 	resp.Diagnostics = protoDiagnostics(d)
@@ -211,7 +236,7 @@ func (s *fastServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.Up
 	if t == nil || req.RawState == nil || req.Version != t.spec.Schema.Version {
 		return s.ProviderServer.UpgradeResourceState(ctx, req)
 	}
-	v, err := req.RawState.UnmarshalWithOpts(t.rules.typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
+	v, err := stateFromJSON(t.rules.typ, req.RawState)
 	if err != nil {
 		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: protoError("Unable to Read Previously Saved State for UpgradeResourceState",
 			"There was an error reading the saved resource state using the current resource schema.\n\n"+
@@ -224,6 +249,29 @@ func (s *fastServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.Up
 		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: protoDiagnostics(internalError(err))}, nil
 	}
 	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: dv}, nil
+}
+
+// stateFromJSON reads a state's JSON as a value of typ, as
+// tfprotov6.RawState.UnmarshalWithOpts does with IgnoreUndefinedAttributes
+// (attributes typ lacks ignored, those it has and the JSON lacks null), in
+// one decoding pass (the library decodes each nested value again); JSON
+// this pass does not take (a number or bool sent as a string, a map, a
+// flatmap state) and every error are left to the library, whose answer
+// it is.
+func stateFromJSON(typ tftypes.Object, raw *tfprotov6.RawState) (tftypes.Value, error) {
+	if len(raw.JSON) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw.JSON))
+		dec.UseNumber()
+		var g any
+		if dec.Decode(&g) == nil {
+			if _, end := dec.Token(); end == io.EOF {
+				if v, err := fromGo(typ, g); err == nil {
+					return v, nil
+				}
+			}
+		}
+	}
+	return raw.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
 }
 
 // valueOf unmarshals dv as a value of typ; a missing dv is null, as the

@@ -308,16 +308,31 @@ func pathString(p *tftypes.AttributePath) string {
 }
 
 // TestFastUpgradeAndReadMatchFramework: a state at the current version
-// (an attribute the schema lacks ignored, a bad one refused) upgrades as
-// the framework upgrades it, and a read before any configuration fails
-// as the framework's does.
+// (an attribute the schema lacks ignored, at the top and in a nested
+// object; numbers, a number and a bool sent as strings, a set, a list of
+// objects, null; a bad one refused: a wrong type, trailing or truncated
+// JSON) upgrades as the framework upgrades it, and a read before any
+// configuration fails as the framework's does.
 func TestFastUpgradeAndReadMatchFramework(t *testing.T) {
 	reg, fw, srv := servers(t)
 	ctx := context.Background()
 	const typ = "takoform_edge_kv_namespace"
-	version := reg.Types[typ].Schema.Version
-	for _, raw := range []string{`{"name":"ns-1","space":"s1","uid":"u-1","gone":"x"}`, `{"name":1}`, `{"name":"ns-1"`} {
-		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: typ, Version: version, RawState: &tfprotov6.RawState{JSON: []byte(raw)}}
+	for _, c := range []struct{ typ, raw string }{
+		{typ, `{"name":"ns-1","space":"s1","uid":"u-1","gone":"x"}`},
+		{typ, `{"name":1}`},
+		{typ, `{"name":"ns-1"`},
+		{typ, `{"name":"ns-1"} {}`},
+		{typ, `null`},
+		{typ, `{"name":"ns-1","ready":"true","generation":"3"}`},
+		{typ, `{"name":"ns-1","ready":true,"conditions":[{"type":"Ready","status":"True","extra":1,"message":null}],"outputs_json":"{}"}`},
+		{typ, `{"name":"ns-1","conditions":[{"type":1}]}`},
+		{"takoform_queue_consumer", `{"name":"c","max_batch_size":10,"retry_delay_seconds":1.5e3,"max_concurrency":null}`},
+		{"takoform_queue_consumer", `{"name":"c","max_retries":"3"}`},
+		{"takoform_queue_consumer", `{"name":"c","max_batch_size":true}`},
+		{"takoform_worker_version", `{"name":"v","handlers":["fetch","queue"],"required_sensitive_vars":[]}`},
+	} {
+		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: c.typ, Version: reg.Types[c.typ].Schema.Version, RawState: &tfprotov6.RawState{JSON: []byte(c.raw)}}
+		raw := c.typ + " " + c.raw
 		want, err := fw.UpgradeResourceState(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -326,7 +341,7 @@ func TestFastUpgradeAndReadMatchFramework(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ft := fastOf(t, srv).types[typ]
+		ft := fastOf(t, srv).types[c.typ]
 		if g, w := decoded(t, ft.rules.typ, got.UpgradedState), decoded(t, ft.rules.typ, want.UpgradedState); !g.Equal(w) {
 			t.Errorf("%s: upgraded fast %s, framework %s", raw, g, w)
 		}

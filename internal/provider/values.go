@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 
@@ -70,7 +71,7 @@ func toGo(v tftypes.Value) (any, error) {
 }
 
 // fromGo builds a Terraform value of type t from plain Go (the inverse of
-// toGo; int64 and float64 are accepted for numbers). Object attributes
+// toGo; int64, float64 and json.Number are accepted for numbers). Object attributes
 // missing from a map are null.
 func fromGo(t tftypes.Type, v any) (tftypes.Value, error) {
 	if v == nil {
@@ -100,6 +101,12 @@ func fromGo(t tftypes.Type, v any) (tftypes.Value, error) {
 			return tftypes.NewValue(t, new(big.Float).SetInt64(int64(n))), nil
 		case float64:
 			return tftypes.NewValue(t, big.NewFloat(n)), nil
+		case json.Number: // parsed as tftypes parses a JSON number
+			f, _, err := big.ParseFloat(string(n), 10, 512, big.ToNearestEven)
+			if err != nil {
+				return tftypes.Value{}, fmt.Errorf("number %q: %w", n, err)
+			}
+			return tftypes.NewValue(t, f), nil
 		}
 		return tftypes.Value{}, fmt.Errorf("number value of Go type %T", v)
 	case t.Is(tftypes.List{}), t.Is(tftypes.Set{}):
