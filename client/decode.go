@@ -1,12 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/takoform/takoform/ijson"
@@ -42,33 +42,53 @@ func decodeStrict(data []byte, v any, required ...string) error {
 }
 
 // rawMember walks a JSON pointer through checked JSON, as lookup does
-// through a decoded document, and returns the value's bytes.
+// through a decoded document, and returns the value's bytes. Each level
+// is read once, skipping the members and elements before the one named.
 func rawMember(doc jsontext.Value, ptr string) (jsontext.Value, bool) {
 	if ptr == "" {
 		return doc, true
 	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		switch doc.Kind() {
-		case '{':
-			var m map[string]jsontext.Value
-			if jsonv2.Unmarshal(doc, &m) != nil {
-				return nil, false
-			}
-			v, ok := m[tok]
-			if !ok {
-				return nil, false
-			}
-			doc = v
-		case '[':
-			var a []jsontext.Value
+	for tok := range strings.SplitSeq(ptr[1:], "/") {
+		kind := doc.Kind()
+		index := -1
+		if kind == '[' {
 			i, err := strconv.Atoi(tok)
-			if err != nil || jsonv2.Unmarshal(doc, &a) != nil || i < 0 || i >= len(a) {
+			if err != nil || i < 0 {
 				return nil, false
 			}
-			doc = a[i]
-		default:
+			index = i
+		} else if kind != '{' {
 			return nil, false
 		}
+		d := jsontext.NewDecoder(bytes.NewReader(doc))
+		if _, err := d.ReadToken(); err != nil {
+			return nil, false
+		}
+		found := false
+		for n := 0; !found && d.PeekKind() != '}' && d.PeekKind() != ']'; n++ {
+			if kind == '{' {
+				name, err := d.ReadToken()
+				if err != nil {
+					return nil, false
+				}
+				found = name.String() == tok
+			} else {
+				found = n == index
+			}
+			if !found {
+				if d.SkipValue() != nil {
+					return nil, false
+				}
+			}
+		}
+		if !found {
+			return nil, false
+		}
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		doc = v
 	}
 	return doc, true
 }
