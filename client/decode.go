@@ -27,18 +27,61 @@ func (c *Client) decodeAnswer(r *request, resp *response, v any, what string, re
 }
 
 // decodeStrict is ijson.Unmarshal plus a presence check of required. data
-// is checked once; the check walks only the members on each pointer's way
-// (rawMember), without decoding the whole document again.
+// is checked once; the check reads the raw document without decoding it
+// again (firstMissing).
 func decodeStrict(data []byte, v any, required ...string) error {
 	if err := ijson.Unmarshal(data, v); err != nil {
 		return err
 	}
-	for _, p := range required {
-		if m, ok := rawMember(data, p); !ok || m.Kind() == 'n' {
-			return fmt.Errorf("required member %s is absent or null", p)
-		}
+	if p, ok := firstMissing(data, required); ok {
+		return fmt.Errorf("required member %s is absent or null", p)
 	}
 	return nil
+}
+
+// firstMissing returns the first pointer of required that is absent or
+// null in the checked document data. Members of the top-level object
+// ("/name", the usual case) are found in one pass over it, skipping each
+// value; other pointers are walked one by one (rawMember).
+func firstMissing(data jsontext.Value, required []string) (string, bool) {
+	var set [8]bool // set[i]: required[i] is present and not null
+	shallow := len(required) <= len(set) && data.Kind() == '{'
+	for _, p := range required {
+		shallow = shallow && p != "" && !strings.Contains(p[1:], "/")
+	}
+	if !shallow {
+		for _, p := range required {
+			if m, ok := rawMember(data, p); !ok || m.Kind() == 'n' {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	if len(required) > 0 {
+		d := jsontext.NewDecoder(bytes.NewReader(data))
+		if _, err := d.ReadToken(); err == nil {
+			for d.PeekKind() == '"' {
+				tok, err := d.ReadToken()
+				if err != nil {
+					break
+				}
+				name := tok.String() // before PeekKind, which voids tok
+				null := d.PeekKind() == 'n'
+				for i, p := range required {
+					set[i] = set[i] || (!null && p[1:] == name)
+				}
+				if d.SkipValue() != nil {
+					break
+				}
+			}
+		}
+	}
+	for i, p := range required {
+		if !set[i] {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // rawMember walks a JSON pointer through checked JSON, as lookup does

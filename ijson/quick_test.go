@@ -1,6 +1,7 @@
 package ijson
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,38 @@ func FuzzQuickAgreement(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if q, e := quickValid(data), checkTokens(data); q != (e == nil) {
 			t.Fatalf("%q: quickValid %v, checkTokens %v", data, q, e)
+		}
+	})
+}
+
+// digestPattern is the digest grammar of spec/host-api-v1alpha3.md §1.3
+// that ValidDigest matches by hand.
+var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+var digestCorpus = []string{
+	"", "sha256:", "sha256:" + strings.Repeat("a", 64), "sha256:" + strings.Repeat("0", 63), "sha256:" + strings.Repeat("f", 65),
+	"sha256:" + strings.Repeat("A", 64), "sha256:" + strings.Repeat("g", 64), "SHA256:" + strings.Repeat("a", 64),
+	"sha512:" + strings.Repeat("a", 64), " sha256:" + strings.Repeat("a", 64), "sha256:" + strings.Repeat("a", 63) + "\n",
+	"sha256:" + strings.Repeat("9", 32) + strings.Repeat("e", 32), "sha256:" + strings.Repeat("a", 62) + "é",
+}
+
+// TestValidDigestAgreement: ValidDigest accepts exactly what the regexp does.
+func TestValidDigestAgreement(t *testing.T) {
+	for _, s := range digestCorpus {
+		if got, want := ValidDigest(s), digestPattern.MatchString(s); got != want {
+			t.Errorf("ValidDigest(%q) = %v, regexp %v", s, got, want)
+		}
+	}
+}
+
+// FuzzValidDigestAgreement: the same on any value.
+func FuzzValidDigestAgreement(f *testing.F) {
+	for _, s := range digestCorpus {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := ValidDigest(s), digestPattern.MatchString(s); got != want {
+			t.Fatalf("ValidDigest(%q) = %v, regexp %v", s, got, want)
 		}
 	})
 }
