@@ -43,41 +43,17 @@ func matchAPIVersion(s string) bool {
 
 // matchLabel is one DNS label [a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?.
 func matchLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isLower(s[i]) && !isDigit(s[i]) && s[i] != '-' {
-			return false
-		}
-	}
-	return true
+	return len(s) > 0 && len(s) <= 63 && s[0] != '-' && s[len(s)-1] != '-' && every(s, isNameByte)
 }
 
 // matchKind is ^[A-Z][A-Za-z0-9]{0,63}$.
 func matchKind(s string) bool {
-	if len(s) == 0 || len(s) > 64 || !isUpper(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if !isUpper(s[i]) && !isLower(s[i]) && !isDigit(s[i]) {
-			return false
-		}
-	}
-	return true
+	return len(s) > 0 && len(s) <= 64 && isUpper(s[0]) && every(s[1:], isAlnum)
 }
 
 // matchResourceName is ^[a-z][a-z0-9-]{0,62}$.
 func matchResourceName(s string) bool {
-	if len(s) == 0 || len(s) > 63 || !isLower(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if !isLower(s[i]) && !isDigit(s[i]) && s[i] != '-' {
-			return false
-		}
-	}
-	return true
+	return len(s) > 0 && len(s) <= 63 && isLower(s[0]) && every(s[1:], isNameByte)
 }
 
 // matchSemver is SemVer 2.0.0's own expression:
@@ -130,17 +106,10 @@ func identifiers(s string, numeric bool) bool {
 		if id == "" {
 			return false
 		}
-		digits := true
-		for i := 0; i < len(id); i++ {
-			c := id[i]
-			if !isDigit(c) {
-				digits = false
-				if !isUpper(c) && !isLower(c) && c != '-' {
-					return false
-				}
-			}
+		if !every(id, func(c byte) bool { return isAlnum(c) || c == '-' }) {
+			return false
 		}
-		if numeric && digits && len(id) > 1 && id[0] == '0' {
+		if numeric && len(id) > 1 && id[0] == '0' && every(id, isDigit) {
 			return false
 		}
 	}
@@ -156,6 +125,18 @@ func cutDigits(s string) (string, bool) {
 	return s[i:], i > 0
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
-func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+// every reports whether every byte of s satisfies ok.
+func every(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+func isAlnum(c byte) bool    { return isDigit(c) || isLower(c) || isUpper(c) }
+func isNameByte(c byte) bool { return isDigit(c) || isLower(c) || c == '-' }
+func isLower(c byte) bool    { return 'a' <= c && c <= 'z' }
+func isUpper(c byte) bool    { return 'A' <= c && c <= 'Z' }
