@@ -1,12 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/takoform/takoform/ijson"
@@ -27,48 +27,111 @@ func (c *Client) decodeAnswer(r *request, resp *response, v any, what string, re
 }
 
 // decodeStrict is ijson.Unmarshal plus a presence check of required. data
-// is checked once; the check walks only the members on each pointer's way
-// (rawMember), without decoding the whole document again.
+// is checked once; the check reads the raw document without decoding it
+// again (firstMissing).
 func decodeStrict(data []byte, v any, required ...string) error {
 	if err := ijson.Unmarshal(data, v); err != nil {
 		return err
 	}
-	for _, p := range required {
-		if m, ok := rawMember(data, p); !ok || m.Kind() == 'n' {
-			return fmt.Errorf("required member %s is absent or null", p)
-		}
+	if p, ok := firstMissing(data, required); ok {
+		return fmt.Errorf("required member %s is absent or null", p)
 	}
 	return nil
 }
 
+// firstMissing returns the first pointer of required that is absent or
+// null in the checked document data. Members of the top-level object
+// ("/name", the usual case) are found in one pass over it, skipping each
+// value; other pointers are walked one by one (rawMember).
+func firstMissing(data jsontext.Value, required []string) (string, bool) {
+	var set [8]bool // set[i]: required[i] is present and not null
+	shallow := len(required) <= len(set) && data.Kind() == '{'
+	for _, p := range required {
+		shallow = shallow && p != "" && !strings.Contains(p[1:], "/")
+	}
+	if !shallow {
+		for _, p := range required {
+			if m, ok := rawMember(data, p); !ok || m.Kind() == 'n' {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	if len(required) > 0 {
+		d := jsontext.NewDecoder(bytes.NewReader(data))
+		if _, err := d.ReadToken(); err == nil {
+			for d.PeekKind() == '"' {
+				tok, err := d.ReadToken()
+				if err != nil {
+					break
+				}
+				name := tok.String() // before PeekKind, which voids tok
+				null := d.PeekKind() == 'n'
+				for i, p := range required {
+					set[i] = set[i] || (!null && p[1:] == name)
+				}
+				if d.SkipValue() != nil {
+					break
+				}
+			}
+		}
+	}
+	for i, p := range required {
+		if !set[i] {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 // rawMember walks a JSON pointer through checked JSON, as lookup does
-// through a decoded document, and returns the value's bytes.
+// through a decoded document, and returns the value's bytes. Each level
+// is read once, skipping the members and elements before the one named.
 func rawMember(doc jsontext.Value, ptr string) (jsontext.Value, bool) {
 	if ptr == "" {
 		return doc, true
 	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		switch doc.Kind() {
-		case '{':
-			var m map[string]jsontext.Value
-			if jsonv2.Unmarshal(doc, &m) != nil {
-				return nil, false
-			}
-			v, ok := m[tok]
-			if !ok {
-				return nil, false
-			}
-			doc = v
-		case '[':
-			var a []jsontext.Value
+	for tok := range strings.SplitSeq(ptr[1:], "/") {
+		kind := doc.Kind()
+		index := -1
+		if kind == '[' {
 			i, err := strconv.Atoi(tok)
-			if err != nil || jsonv2.Unmarshal(doc, &a) != nil || i < 0 || i >= len(a) {
+			if err != nil || i < 0 {
 				return nil, false
 			}
-			doc = a[i]
-		default:
+			index = i
+		} else if kind != '{' {
 			return nil, false
 		}
+		d := jsontext.NewDecoder(bytes.NewReader(doc))
+		if _, err := d.ReadToken(); err != nil {
+			return nil, false
+		}
+		found := false
+		for n := 0; !found && d.PeekKind() != '}' && d.PeekKind() != ']'; n++ {
+			if kind == '{' {
+				name, err := d.ReadToken()
+				if err != nil {
+					return nil, false
+				}
+				found = name.String() == tok
+			} else {
+				found = n == index
+			}
+			if !found {
+				if d.SkipValue() != nil {
+					return nil, false
+				}
+			}
+		}
+		if !found {
+			return nil, false
+		}
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		doc = v
 	}
 	return doc, true
 }

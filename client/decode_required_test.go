@@ -27,3 +27,24 @@ func TestDecodeStrictRequired(t *testing.T) {
 		}
 	}
 }
+
+// firstMissing names the same first absent-or-null pointer as walking
+// each pointer with rawMember, through its one-pass top-level path too.
+func TestFirstMissingAgreesWithRawMember(t *testing.T) {
+	docs := []string{`{}`, `[]`, `"x"`, `{"a":1,"b":null}`, `{"b":{"a":null},"a":[null]}`, `{"x":{"y":[1,{"z":2}]},"a":false}`, `{"a\u0062":1}`, ` {"a" : 0 , "c":""} `}
+	sets := [][]string{nil, {"/a"}, {"/b"}, {"/a", "/b"}, {"/c", "/a"}, {"/a", "/ab"}, {"/x/y/1/z", "/a"}, {"/x", "/a", "/c"}, {""}, {"/a", "/b", "/c", "/d", "/e", "/f", "/g", "/h", "/i"}}
+	for _, doc := range docs {
+		for _, ptrs := range sets {
+			want, wantOK := "", false
+			for _, p := range ptrs {
+				if m, ok := rawMember([]byte(doc), p); !ok || m.Kind() == 'n' {
+					want, wantOK = p, true
+					break
+				}
+			}
+			if got, ok := firstMissing([]byte(doc), ptrs); got != want || ok != wantOK {
+				t.Errorf("firstMissing(%s, %q) = %q %v, want %q %v", doc, ptrs, got, ok, want, wantOK)
+			}
+		}
+	}
+}

@@ -175,8 +175,7 @@ func decodeEnvelope(status int, data []byte) (wire.ErrorBody, error) {
 	if err := wire.CheckEnvelope(status, env.Error); err != nil {
 		return env.Error, err
 	}
-	tree, _ := ijson.Decode(data)
-	if v, ok := lookup(tree, "/error/hostCode"); ok && (v == nil || env.Error.HostCode == "") {
+	if v, ok := rawMember(data, "/error/hostCode"); ok && (v.Kind() == 'n' || env.Error.HostCode == "") {
 		return env.Error, errors.New("error.hostCode is present but empty or null")
 	}
 	return env.Error, nil

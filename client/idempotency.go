@@ -5,9 +5,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 
-	"github.com/takoform/takoform/ijson"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Operation words bound into idempotency keys (spec/host-api-v1alpha3.md §3.5). Resource keys
@@ -32,17 +31,17 @@ const KeyPrefix = "takoform-"
 // expected to be valid UTF-8 (every identity the client sends is); invalid
 // bytes are replaced by U+FFFD as encoding/json does.
 func DeriveKey(parts ...string) string {
-	if parts == nil {
-		parts = []string{}
+	canon := make([]byte, 0, 64*len(parts)+2)
+	canon = append(canon, '[')
+	for i, p := range parts {
+		if i > 0 {
+			canon = append(canon, ',')
+		}
+		// The RFC 8785 §3.2.2.2 string form; invalid UTF-8 (the error) is
+		// written as U+FFFD, as documented above.
+		canon, _ = jsontext.AppendQuote(canon, p)
 	}
-	raw, err := json.Marshal(parts)
-	if err != nil {
-		panic("takoform: encode idempotency key parts: " + err.Error()) // unreachable for strings
-	}
-	canon, err := ijson.Canonical(raw)
-	if err != nil {
-		panic("takoform: canonicalise idempotency key parts: " + err.Error()) // unreachable for strings
-	}
+	canon = append(canon, ']')
 	sum := sha256.Sum256(canon)
 	return KeyPrefix + hex.EncodeToString(sum[:])
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"testing"
+
+	"github.com/takoform/takoform/ijson"
 )
 
 // keyOf computes the documented formula independently: "takoform-" +
@@ -120,4 +123,47 @@ func TestCallScopeSeparatesMutations(t *testing.T) {
 	if b.scoped(WithKeyScope(context.Background(), ""), k) != b.scoped(context.Background(), k) {
 		t.Fatal("an empty call scope must be no scope")
 	}
+}
+
+// canonicalParts is the RFC 8785 array of parts the long way round:
+// encoding/json, then the JCS library through ijson.Canonical.
+func canonicalParts(t *testing.T, parts []string) []byte {
+	raw, err := json.Marshal(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canon, err := ijson.Canonical(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return canon
+}
+
+var keyPartsCorpus = []string{"", "apply", "a<b>&c", "\u2028\u2029", "\x00\x01\x1f\x7f", "\"\\/", "é😀", "\xff", "a\xedz", "\xed\xa0\x80", "\t\n\r\b\f"}
+
+// TestDeriveKeyIsJCS: DeriveKey hashes exactly the JCS bytes of the array
+// (the library's canonical form), control characters, escapes, non-ASCII
+// and invalid UTF-8 included.
+func TestDeriveKeyIsJCS(t *testing.T) {
+	for _, p := range keyPartsCorpus {
+		parts := []string{"x", p, p + "y"}
+		if got, want := DeriveKey(parts...), keyOf(string(canonicalParts(t, parts))); got != want {
+			t.Errorf("DeriveKey(%q) = %s, want %s", parts, got, want)
+		}
+	}
+	if got, want := DeriveKey(), keyOf("[]"); got != want {
+		t.Errorf("DeriveKey() = %s, want %s", got, want)
+	}
+}
+
+// FuzzDeriveKeyIsJCS: the same on any two parts.
+func FuzzDeriveKeyIsJCS(f *testing.F) {
+	for _, p := range keyPartsCorpus {
+		f.Add(p, "z")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if got, want := DeriveKey(a, b), keyOf(string(canonicalParts(t, []string{a, b}))); got != want {
+			t.Fatalf("DeriveKey(%q, %q) = %s, want %s", a, b, got, want)
+		}
+	})
 }

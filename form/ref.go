@@ -13,15 +13,11 @@ import (
 	"github.com/takoform/takoform/ijson"
 )
 
-// Grammars of the identity members (spec/host-api-v1alpha3.md §1.2, §1.3, §7.1, §7.3).
+// Grammars of the contract names (spec/host-api-v1alpha3.md §7.1, §7.3); the
+// identity members' grammars are in grammar.go.
 var (
-	apiVersionPattern       = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$`)
-	kindPattern             = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`)
-	semverPattern           = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-((0|[1-9][0-9]*|[0-9A-Za-z-]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9A-Za-z-]*[A-Za-z-][0-9A-Za-z-]*))*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$`)
-	strictVersionPattern    = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
 	interfaceNamePattern    = regexp.MustCompile(`^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)*$`)
 	bindingNamePattern      = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[.-][a-z][a-z0-9]*)*$`)
-	resourceNamePattern     = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
 	maxAPIVersionLen        = 320
 	maxContractNameLen      = 128
 	frozenAPIVersions       = map[string]bool{"forms.takoform.com/v1alpha1": true, "forms.takoform.com/v1alpha2": true}
@@ -53,10 +49,10 @@ func (r FormRef) Validate() error {
 	if err := ValidateAPIVersion(r.APIVersion); err != nil {
 		return err
 	}
-	if !kindPattern.MatchString(r.Kind) {
+	if !matchKind(r.Kind) {
 		return &RefError{Member: "kind", Value: r.Kind, Want: "PascalCase ^[A-Z][A-Za-z0-9]{0,63}$, e.g. WorkerVersion"}
 	}
-	if !semverPattern.MatchString(r.DefinitionVersion) {
+	if !matchSemver(r.DefinitionVersion) {
 		return &RefError{Member: "definitionVersion", Value: r.DefinitionVersion, Want: "a SemVer 2.0.0 version, e.g. 0.1.0"}
 	}
 	if !ijson.ValidDigest(r.SchemaDigest) {
@@ -69,7 +65,7 @@ func (r FormRef) Validate() error {
 // "edge.forms.takoform.com/v1alpha1" (spec/host-api-v1alpha3.md §1.3); the frozen
 // forms.takoform.com/v1alpha1 and /v1alpha2 epochs are refused.
 func ValidateAPIVersion(s string) error {
-	if len(s) > maxAPIVersionLen || !apiVersionPattern.MatchString(s) {
+	if len(s) > maxAPIVersionLen || !matchAPIVersion(s) {
 		return &RefError{Member: "apiVersion", Value: s, Want: "a DNS-like group of two or more labels and a version, e.g. edge.forms.takoform.com/v1alpha1"}
 	}
 	if frozenAPIVersions[s] {
@@ -80,7 +76,7 @@ func ValidateAPIVersion(s string) error {
 
 // ValidateKind checks the PascalCase Form kind grammar.
 func ValidateKind(s string) error {
-	if !kindPattern.MatchString(s) {
+	if !matchKind(s) {
 		return &RefError{Member: "kind", Value: s, Want: "PascalCase ^[A-Z][A-Za-z0-9]{0,63}$"}
 	}
 	return nil
@@ -89,7 +85,7 @@ func ValidateKind(s string) error {
 // ValidateName checks a resource metadata.name, also the name member of a
 // relation: ^[a-z][a-z0-9-]{0,62}$ (spec/host-api-v1alpha3.md §1.2). It is not a SpaceID rule.
 func ValidateName(s string) error {
-	if !resourceNamePattern.MatchString(s) {
+	if !matchResourceName(s) {
 		return &RefError{Member: "name", Value: s, Want: "1-63 characters: a lowercase letter, then lowercase letters, digits or hyphens"}
 	}
 	return nil
@@ -134,7 +130,7 @@ func validateContractRef(apiVersion, wantAPI, name string, namePattern *regexp.R
 	if len(name) > maxContractNameLen || !namePattern.MatchString(name) {
 		return &RefError{Member: "name", Value: name, Want: "dot-separated lowercase words matching " + namePattern.String()}
 	}
-	if !strictVersionPattern.MatchString(version) {
+	if !matchStrictVersion(version) {
 		return &RefError{Member: "version", Value: version, Want: "MAJOR.MINOR.PATCH, e.g. 1.0.0"}
 	}
 	if !ijson.ValidDigest(digest) {

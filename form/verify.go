@@ -67,7 +67,7 @@ func (d *Definition) verify(v *verifier) {
 	if err := ValidateKind(doc.Kind); err != nil {
 		v.add("/kind", "%v", err)
 	}
-	if !semverPattern.MatchString(doc.DefinitionVersion) {
+	if !matchSemver(doc.DefinitionVersion) {
 		v.add("/definitionVersion", "%q is not a SemVer 2.0.0 version; write e.g. 0.1.0", doc.DefinitionVersion)
 	}
 	if n := utf8.RuneCountInString(deref(doc.Title)); doc.Title == nil || n < 1 || n > 160 {

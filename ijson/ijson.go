@@ -63,8 +63,19 @@ func (e *Error) Error() string {
 }
 
 // Check reports whether data is exactly one strict I-JSON document; it
-// returns nil or an *Error.
+// returns nil or an *Error. A valid document is accepted by quickValid in
+// one pass; anything it does not accept is read again token by token
+// (checkTokens), which alone decides the refusal and its *Error.
 func Check(data []byte) error {
+	if quickValid(data) {
+		return nil
+	}
+	return checkTokens(data)
+}
+
+// checkTokens is Check reading data token by token: the rules in order
+// and the *Error of the first one broken.
+func checkTokens(data []byte) error {
 	badUTF8 := -1
 	if !utf8.Valid(data) {
 		badUTF8 = firstInvalidUTF8(data)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -65,6 +66,18 @@ type serveFlags struct {
 	op                             *operatorFlags
 }
 
+// ServeGCPercent is the GC percent `host serve` runs with when the operator
+// sets no GOGC: fewer collections per request within the host's RSS budget
+// (decision spec/decisions/0036-hand-written-grammars.md, section 5).
+const ServeGCPercent = 200
+
+// serveGCPercent applies ServeGCPercent unless GOGC is set.
+func serveGCPercent() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(ServeGCPercent)
+	}
+}
+
 func newHostServeCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
@@ -97,6 +110,7 @@ func newHostServeCommand() *cobra.Command {
 func serve(cmd *cobra.Command, f serveFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	serveGCPercent()
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
