@@ -254,4 +254,3 @@ type deleteTarget struct {
 	addr client.Address
 	pre  client.Precondition
 }
-
