@@ -109,24 +109,12 @@ func BenchmarkCreate(b *testing.B) {
 		b.Run(fmt.Sprintf("stored=%d", stored), func(b *testing.B) {
 			_, c, req := benchHost(b, stored)
 			var seq atomic.Int64
-			var lat latencies
-			b.SetParallelism(16)
-			b.ResetTimer()
-			cpu, start := cpuTime(b), time.Now()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					r := req
-					r.Metadata.Name = fmt.Sprintf("kv-%d", seq.Add(1))
-					t0 := time.Now()
-					if _, err := prepareApply(context.Background(), c, r, nil); err != nil {
-						b.Error(err)
-						return
-					}
-					lat.add(time.Since(t0))
-				}
+			timedParallel(b, func() error {
+				r := req
+				r.Metadata.Name = fmt.Sprintf("kv-%d", seq.Add(1))
+				_, err := prepareApply(context.Background(), c, r, nil)
+				return err
 			})
-			reportCPU(b, cpu)
-			lat.report(b, start)
 		})
 	}
 }
@@ -231,15 +219,25 @@ func BenchmarkDelete(b *testing.B) {
 			client.Precondition{Generation: res.Metadata.Generation, UID: res.Metadata.UID}}
 	}
 	close(addrs)
+	timedParallel(b, func() error {
+		d := <-addrs
+		_, err := c.Delete(context.Background(), d.addr, d.pre)
+		return err
+	})
+}
+
+// timedParallel runs op b.N times from 32 concurrent clients (16 per
+// GOMAXPROCS on this 2-core box) and reports this process's CPU per op,
+// the p99 latency and the rate.
+func timedParallel(b *testing.B, op func() error) {
 	var lat latencies
 	b.SetParallelism(16)
 	b.ResetTimer()
 	cpu, start := cpuTime(b), time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			d := <-addrs
 			t0 := time.Now()
-			if _, err := c.Delete(context.Background(), d.addr, d.pre); err != nil {
+			if err := op(); err != nil {
 				b.Error(err)
 				return
 			}
