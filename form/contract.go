@@ -48,9 +48,12 @@ type InterfaceDefinition struct {
 
 // ParseInterface strictly decodes and checks an Interface Definition and
 // computes its digest. Errors are *ijson.Error or *ContractError.
-func ParseInterface(data []byte) (*InterfaceDefinition, error) {
+func ParseInterface(data []byte) (*InterfaceDefinition, error) { return parseInterface(data, "") }
+
+// parseInterface is ParseInterface with a recorded digest (parse).
+func parseInterface(data []byte, digest string) (*InterfaceDefinition, error) {
 	d := &InterfaceDefinition{raw: append([]byte(nil), data...)}
-	dg, err := decodeContract(data, &d.doc)
+	dg, err := decodeContract(data, &d.doc, digest)
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +136,12 @@ type BindingDefinition struct {
 
 // ParseBinding strictly decodes and checks a Binding Definition and
 // computes its digest. Errors are *ijson.Error or *ContractError.
-func ParseBinding(data []byte) (*BindingDefinition, error) {
+func ParseBinding(data []byte) (*BindingDefinition, error) { return parseBinding(data, "") }
+
+// parseBinding is ParseBinding with a recorded digest (parse).
+func parseBinding(data []byte, digest string) (*BindingDefinition, error) {
 	d := &BindingDefinition{raw: append([]byte(nil), data...)}
-	dg, err := decodeContract(data, &d.doc)
+	dg, err := decodeContract(data, &d.doc, digest)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +233,18 @@ type contractHead struct {
 
 // decodeContract strictly decodes data into doc (which embeds a
 // contractHead) and returns data's digest. Errors are *ijson.Error.
-func decodeContract(data []byte, doc any) (string, error) {
+func decodeContract(data []byte, doc any, digest string) (string, error) {
 	if err := ijson.Unmarshal(data, doc); err != nil {
 		return "", err
+	}
+	return digestOf(data, digest)
+}
+
+// digestOf is the recorded digest when there is one, else data's digest
+// (spec/host-api-v1alpha3.md §1.3).
+func digestOf(data []byte, recorded string) (string, error) {
+	if recorded != "" {
+		return recorded, nil
 	}
 	return ijson.Digest(data)
 }

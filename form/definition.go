@@ -98,12 +98,16 @@ type Definition struct {
 // structure (spec/host-api-v1alpha3.md §6.1, §5.3, §5.5), compiles its desired schema (Draft
 // 2020-12) and derives its relations. The error is an *ijson.Error for
 // undecodable JSON or a *DefinitionError listing every problem found.
-func Parse(data []byte) (*Definition, error) {
+func Parse(data []byte) (*Definition, error) { return parse(data, "") }
+
+// parse is Parse with the document's recorded digest ("" computes it;
+// LoadFamilyDigested).
+func parse(data []byte, digest string) (*Definition, error) {
 	var doc document
 	if err := ijson.Unmarshal(data, &doc); err != nil {
 		return nil, err
 	}
-	digest, err := ijson.Digest(data)
+	digest, err := digestOf(data, digest)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"path"
 	"sort"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/takoform/takoform/ijson"
 )
 
@@ -59,7 +61,18 @@ func (f Finding) String() string {
 // LoadFamily reads every file named definition.json under fsys and parses
 // it as a Form, Interface or Binding Definition by its kind. It returns
 // what parsed and one Finding per file that did not.
-func LoadFamily(fsys fs.FS) (*Family, []Finding) {
+func LoadFamily(fsys fs.FS) (*Family, []Finding) { return LoadFamilyDigested(fsys, nil) }
+
+// LoadFamilyDigested is LoadFamily for a tree whose documents' digests
+// (JCS + SHA-256, spec/host-api-v1alpha3.md §1.3) were recorded when it was
+// generated, and which a test compares against its bytes: the built-in
+// family a binary embeds (forms/edge's TestFamilyDigestCascade). digests
+// maps a definition's slash path to its digest; a document it lists is
+// given that digest instead of digesting its bytes again, one it does not
+// list is digested. Every other check runs as in LoadFamily. A family read
+// from a file or a URL is loaded with LoadFamily
+// (spec/decisions/0037-provider-start.md).
+func LoadFamilyDigested(fsys fs.FS, digests map[string]string) (*Family, []Finding) {
 	fam := &Family{}
 	var findings []Finding
 	err := fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
@@ -75,7 +88,7 @@ func LoadFamily(fsys fs.FS) (*Family, []Finding) {
 			findings = append(findings, Finding{File: p, Message: err.Error()})
 			return nil
 		}
-		findings = append(findings, fam.add(p, data)...)
+		findings = append(findings, fam.add(p, data, digests[p])...)
 		return nil
 	})
 	if err != nil {
@@ -84,30 +97,32 @@ func LoadFamily(fsys fs.FS) (*Family, []Finding) {
 	return fam, findings
 }
 
-func (fam *Family) add(p string, data []byte) []Finding {
+// add parses one definition by its kind; digest is its recorded digest, ""
+// to compute it. Only the kind is read here (exact member name, other
+// members skipped); the parser it picks checks the whole document (I-JSON,
+// closed members) and reports its errors, the same as for any document.
+func (fam *Family) add(p string, data []byte, digest string) []Finding {
 	var head struct {
 		Kind string `json:"kind"`
 	}
-	if v, err := ijson.Decode(data); err != nil {
-		return errorFindings(p, err)
-	} else if m, ok := v.(map[string]any); ok {
-		head.Kind, _ = m["kind"].(string)
+	if jsonv2.Unmarshal(data, &head) != nil {
+		head.Kind = "" // Parse refuses it with the checker's error
 	}
 	switch head.Kind {
 	case interfaceDefinitionKind:
-		d, err := ParseInterface(data)
+		d, err := parseInterface(data, digest)
 		if err != nil {
 			return errorFindings(p, err)
 		}
 		fam.Interfaces = append(fam.Interfaces, FamilyInterface{Path: p, Definition: d})
 	case bindingDefinitionKind:
-		d, err := ParseBinding(data)
+		d, err := parseBinding(data, digest)
 		if err != nil {
 			return errorFindings(p, err)
 		}
 		fam.Bindings = append(fam.Bindings, FamilyBinding{Path: p, Definition: d})
 	default:
-		d, err := Parse(data)
+		d, err := parse(data, digest)
 		if err != nil {
 			return errorFindings(p, err)
 		}

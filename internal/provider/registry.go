@@ -102,6 +102,7 @@ type Registry struct {
 // declared twice, or a lineage is malformed (Lineage.Validate).
 func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 	r := &Registry{Types: map[string]*TypeSpec{}, Catalog: cat}
+	valid := map[*Lineage]bool{} // types share a lineage; one check each
 	for _, d := range decls {
 		in, ok := cat.Form(d.DefaultCreate)
 		if !ok {
@@ -110,8 +111,11 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 		if d.Lineage == nil {
 			d.Lineage = EdgeLineage
 		}
-		if err := d.Lineage.Validate(); err != nil {
-			return nil, fmt.Errorf("type %s: %w", d.Name, err)
+		if !valid[d.Lineage] {
+			if err := d.Lineage.Validate(); err != nil {
+				return nil, fmt.Errorf("type %s: %w", d.Name, err)
+			}
+			valid[d.Lineage] = true
 		}
 		ex := Exceptions[d.DefaultCreate.Kind]
 		t := &TypeSpec{Name: d.Name, DefaultCreate: d.DefaultCreate, Codecs: map[form.FormRef]*Codec{},
@@ -165,8 +169,14 @@ func DeclareCatalog(cat *form.Catalog) []TypeDecl {
 }
 
 // EdgeRegistry is the registry of this provider build: the 12 Edge types.
+// The embedded family is loaded with the digests its generator recorded in
+// family.json (form.LoadFamilyDigested; spec/decisions/0037-provider-start.md).
 func EdgeRegistry() (*Registry, error) {
-	fam, findings := form.LoadFamily(edge.Family())
+	idx, err := edge.Index()
+	if err != nil {
+		return nil, fmt.Errorf("built-in Edge family: %w", err)
+	}
+	fam, findings := form.LoadFamilyDigested(edge.Family(), edgeDigests(idx))
 	if len(findings) > 0 {
 		return nil, fmt.Errorf("built-in Edge family: %s", findings[0])
 	}
@@ -180,6 +190,24 @@ func EdgeRegistry() (*Registry, error) {
 	}
 	addEquivalents(r)
 	return r, nil
+}
+
+// edgeDigests maps every document's path within edge.Family() to the
+// digest the generator recorded in family.json (forms/edge's
+// TestFamilyDigestCascade compares each with the digest of the embedded
+// bytes).
+func edgeDigests(idx edge.FamilyIndex) map[string]string {
+	out := make(map[string]string, len(idx.Forms)+len(idx.Interfaces)+len(idx.Bindings))
+	for _, f := range idx.Forms {
+		out[f.Path] = f.FormRef.SchemaDigest
+	}
+	for _, e := range idx.Interfaces {
+		out[e.Path] = e.SchemaDigest
+	}
+	for _, e := range idx.Bindings {
+		out[e.Path] = e.SchemaDigest
+	}
+	return out
 }
 
 func snakeDash(kind string) string {
