@@ -32,7 +32,7 @@ const (
 // run and reports the ratio against the budget.
 func BenchmarkReadVsFloor(b *testing.B) {
 	var capture captured
-	h := hosttest.Start(b, benchOptions(func(next http.Handler) http.Handler {
+	h := hosttest.Start(b, benchOptions(b, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodGet || !capture.on.Load() {
 				next.ServeHTTP(w, r)
@@ -122,7 +122,7 @@ type captured struct {
 // allocations per read, steadier than the HTTP figures on a shared box.
 func BenchmarkReadHandler(b *testing.B) {
 	var capture captured
-	h := hosttest.Start(b, benchOptions(func(next http.Handler) http.Handler {
+	h := hosttest.Start(b, benchOptions(b, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet && capture.on.Load() {
 				capture.path, capture.query, capture.hdr = r.URL.Path, r.URL.RawQuery, r.Header.Clone()
@@ -231,7 +231,7 @@ func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // allocations per create (the client's are in the figure too; a profile
 // focused on host.(*Server).ServeHTTP separates them).
 func BenchmarkCreateHandler(b *testing.B) {
-	h := hosttest.Start(b, benchOptions(nil))
+	h := hosttest.Start(b, benchOptions(b, nil))
 	c, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenA1, HTTPClient: &http.Client{Transport: handlerTransport{h.Server}}})
 	if err != nil {
 		b.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // no network: what a storm of client retries costs the host per replay.
 func BenchmarkReplayHandler(b *testing.B) {
 	var capture captured
-	h := hosttest.Start(b, benchOptions(func(next http.Handler) http.Handler {
+	h := hosttest.Start(b, benchOptions(b, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPut && capture.on.Load() {
 				body := new(bytes.Buffer)

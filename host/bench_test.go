@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/internal/cli"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/wire"
 )
@@ -61,14 +63,18 @@ func preload(b *testing.B, h *hosttest.Host, req wire.ResourceRequest, n int) {
 }
 
 func benchHost(b *testing.B, stored int) (*hosttest.Host, *client.Client, wire.ResourceRequest) {
-	h := hosttest.Start(b, benchOptions(nil))
+	h := hosttest.Start(b, benchOptions(b, nil))
 	c, req := benchClient(b, h, stored)
 	return h, c, req
 }
 
 // benchOptions is the host as it ships: request logging (JSON lines,
-// here to io.Discard) and metrics on; wrap, when set, wraps its handler.
-func benchOptions(wrap func(http.Handler) http.Handler) hosttest.Options {
+// here to io.Discard) and metrics on, and the process collecting at the
+// GC percent `host serve` sets (cli.ServeGCPercent) until b ends; wrap,
+// when set, wraps its handler.
+func benchOptions(b *testing.B, wrap func(http.Handler) http.Handler) hosttest.Options {
+	prior := debug.SetGCPercent(cli.ServeGCPercent)
+	b.Cleanup(func() { debug.SetGCPercent(prior) })
 	return hosttest.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Wrap: wrap}
 }
 
