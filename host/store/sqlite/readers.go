@@ -23,6 +23,7 @@ import (
 type reader struct {
 	conn  *sql.Conn
 	stmts *statements
+	exact *rawStmt // qExactResource on the driver connection (ExactResource)
 }
 
 // readers is the View pool: a slot per allowed connection, nil until a
@@ -73,7 +74,11 @@ func (p *readers) dial(ctx context.Context) (*reader, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("prepare read statements: %w", err), conn.Close())
 	}
-	rd := &reader{conn: conn, stmts: st}
+	exact, err := prepareRaw(ctx, conn, queries[qExactResource])
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("prepare the exact read: %w", err), st.close(), conn.Close())
+	}
+	rd := &reader{conn: conn, stmts: st, exact: exact}
 	p.mu.Lock()
 	p.open[rd] = true
 	p.mu.Unlock()
@@ -98,7 +103,7 @@ func (p *readers) end(rd *reader, broken bool) error {
 	p.mu.Lock()
 	delete(p.open, rd)
 	p.mu.Unlock()
-	err := rd.stmts.close()
+	err := errors.Join(rd.stmts.close(), rd.exact.close(rd.conn))
 	if broken {
 		// ErrBadConn is how database/sql is told to discard the connection:
 		// Raw returns it by design.
@@ -169,8 +174,11 @@ func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef
 	if err != nil {
 		return nil, err
 	}
-	r, err := sqlrow.ScanExactResource(rd.stmts[qExactResource].QueryRowContext(context.Background(),
-		k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest), k, ref)
+	row, err := rd.exact.queryRow(rd.conn, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest)
+	var r *store.Resource
+	if err == nil {
+		r, err = sqlrow.ScanExactResource(row, k, ref)
+	}
 	if gerr := s.readers.give(rd, false); gerr != nil { // never for a reader given back whole
 		return nil, gerr
 	}
