@@ -14,7 +14,10 @@ import (
 // context watcher and its per-column conversion, and the driver's fresh
 // copy of a BLOB is kept instead of copied again
 // (spec/decisions/0038-raw-exact-read.md).
-type rawStmt struct{ stmt driver.Stmt }
+type rawStmt struct {
+	stmt  driver.Stmt
+	query driver.StmtQueryContext // stmt, as the driver's statements are
+}
 
 // prepareRaw prepares query on conn's driver connection.
 func prepareRaw(ctx context.Context, conn *sql.Conn, query string) (*rawStmt, error) {
@@ -31,10 +34,11 @@ func prepareRaw(ctx context.Context, conn *sql.Conn, query string) (*rawStmt, er
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := st.(driver.StmtQueryContext); !ok {
+	q, ok := st.(driver.StmtQueryContext)
+	if !ok {
 		return nil, errors.Join(fmt.Errorf("the SQLite driver's statement %T does not query with a context", st), conn.Raw(func(any) error { return st.Close() }))
 	}
-	return &rawStmt{stmt: st}, nil
+	return &rawStmt{stmt: st, query: q}, nil
 }
 
 // queryRow runs the statement with args on conn and reads its first row
@@ -45,7 +49,7 @@ func (s *rawStmt) queryRow(conn *sql.Conn, args ...any) (row valuesRow, err erro
 		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
 	}
 	err = conn.Raw(func(any) (rerr error) {
-		rows, err := s.stmt.(driver.StmtQueryContext).QueryContext(context.Background(), named) // checked in prepareRaw
+		rows, err := s.query.QueryContext(context.Background(), named)
 		if err != nil {
 			return err
 		}
