@@ -185,6 +185,9 @@ func (s *Store) dsn(readOnly bool) string {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
+		// 512 KiB of page cache per reader instead of SQLite's 2 MiB: the
+		// host's RSS budget (spec/decisions/0039-reader-page-cache.md).
+		q.Add("_pragma", "cache_size(-512)")
 	} else {
 		q.Set("_txlock", "immediate")
 	}
