@@ -114,9 +114,14 @@ func (p *readers) end(rd *reader, broken bool) error {
 	return errors.Join(err, rd.conn.Close())
 }
 
-// close ends every open reader; a View still running on one fails at its
-// next statement.
+// close waits until every reader in use is given back, holding every
+// slot so no take succeeds after it (a waiting take ends with ErrClosed,
+// the store's closing channel being closed first), then ends every open
+// reader. A read in flight when the store closes finishes on its reader.
 func (p *readers) close() error {
+	for range cap(p.slots) {
+		<-p.slots
+	}
 	p.mu.Lock()
 	open := make([]*reader, 0, len(p.open))
 	for rd := range p.open {
