@@ -3,14 +3,11 @@ package host_test
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/internal/hosttest"
-	"github.com/takoform/takoform/wire"
 )
 
 // TestReplayDoesNotWaitOutTheProvisioningDelay: with a provisioning delay
@@ -32,29 +29,19 @@ func TestReplayDoesNotWaitOutTheProvisioningDelay(t *testing.T) {
 	if first.status != 201 {
 		t.Fatalf("create: %d %s", first.status, first.body)
 	}
-	shortPut := func(key string) (*http.Response, []byte, error) {
+	shortPut := func(key string) (rawAnswer, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), delay/3)
 		defer cancel()
-		r, _ := http.NewRequestWithContext(ctx, http.MethodPut, h.URL+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(first.sent))
-		r.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
-		r.Header.Set("If-None-Match", "*")
-		r.Header.Set(wire.HeaderIdempotency, key)
-		resp, err := http.DefaultClient.Do(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		return resp, b, err
+		return sendCtx(ctx, h, req, first.sent, key, "")
 	}
-	resp, body, err := shortPut("key-delayed")
+	again, err := shortPut("key-delayed")
 	if err != nil {
 		t.Fatalf("a replay within a deadline of %v (the delay is %v): %v", delay/3, delay, err)
 	}
-	if resp.StatusCode != 201 || !bytes.Equal(body, first.body) {
-		t.Fatalf("replay: %d %s, want the recorded 201 byte for byte", resp.StatusCode, body)
+	if again.status != 201 || !bytes.Equal(again.body, first.body) {
+		t.Fatalf("replay: %d %s, want the recorded 201 byte for byte", again.status, again.body)
 	}
-	if _, _, err := shortPut("key-new"); err == nil {
+	if _, err := shortPut("key-new"); err == nil {
 		t.Fatal("a new key answered within a deadline shorter than the provisioning delay: the delay was not waited out")
 	}
 }

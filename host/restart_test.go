@@ -46,7 +46,20 @@ func put(t *testing.T, h *hosttest.Host, c *client.Client, req wire.ResourceRequ
 }
 
 func send(t *testing.T, h *hosttest.Host, req wire.ResourceRequest, body []byte, key, probe string) rawAnswer {
-	r, _ := http.NewRequest(http.MethodPut, h.URL+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
+	a, err := sendCtx(context.Background(), h, req, body, key, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// sendCtx is send under ctx, returning the transport's error (a deadline
+// passed before the answer) instead of failing the test.
+func sendCtx(ctx context.Context, h *hosttest.Host, req wire.ResourceRequest, body []byte, key, probe string) (rawAnswer, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPut, h.URL+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
+	if err != nil {
+		return rawAnswer{}, err
+	}
 	r.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
 	r.Header.Set("If-None-Match", "*")
 	r.Header.Set(wire.HeaderIdempotency, key)
@@ -55,11 +68,11 @@ func send(t *testing.T, h *hosttest.Host, req wire.ResourceRequest, body []byte,
 	}
 	resp, err := http.DefaultClient.Do(r)
 	if err != nil {
-		t.Fatal(err)
+		return rawAnswer{}, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return rawAnswer{resp.StatusCode, resp.Header.Get("ETag"), b, body}
+	b, err := io.ReadAll(resp.Body)
+	return rawAnswer{resp.StatusCode, resp.Header.Get("ETag"), b, body}, err
 }
 
 // TestRestartKeepsEverythingAcknowledged restarts the host on the same

@@ -44,16 +44,29 @@ var benchResults = struct {
 // g calls op(g, i)) and reports ops/s and, when cpu is not nil, the CPU
 // each party spent per operation; the first error fails b.
 func runConcurrent(b *testing.B, label string, cpu *cpuMeter, op func(g int, i int64) error) {
+	b.ResetTimer()
+	start, used := time.Now(), cpu.sample()
+	fanOut(b, int64(b.N), op)
+	rate := float64(b.N) / time.Since(start).Seconds()
+	b.ReportMetric(rate, "ops/s")
+	cpu.report(b, label, used, b.N)
+	benchResults.Lock()
+	benchResults.rate[label] = rate
+	benchResults.Unlock()
+}
+
+// fanOut calls op(g, i) for i = 1..n from benchClients goroutines
+// (goroutine g), each taking the next i; the first error fails b and
+// stops its goroutine.
+func fanOut(b *testing.B, n int64, op func(g int, i int64) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var once sync.Once
-	b.ResetTimer()
-	start, used := time.Now(), cpu.sample()
 	for g := 0; g < benchClients; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+			for i := next.Add(1); i <= n; i = next.Add(1) {
 				if err := op(g, i); err != nil {
 					once.Do(func() { b.Error(err) })
 					return
@@ -62,12 +75,6 @@ func runConcurrent(b *testing.B, label string, cpu *cpuMeter, op func(g int, i i
 		}(g)
 	}
 	wg.Wait()
-	rate := float64(b.N) / time.Since(start).Seconds()
-	b.ReportMetric(rate, "ops/s")
-	cpu.report(b, label, used, b.N)
-	benchResults.Lock()
-	benchResults.rate[label] = rate
-	benchResults.Unlock()
 }
 
 // benchHost is one measured setup: clients spread over its replicas

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/takoform/takoform/client"
@@ -32,27 +30,8 @@ func BenchmarkServeRSS(b *testing.B) {
 	ctx := context.Background()
 	c, h := startBenchHost(b, 1, filepath.Join(b.TempDir(), "host.db"))
 	defer c.Stop()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	work := func(op func(g int, i int64) error) {
-		next.Store(0)
-		for g := 0; g < benchClients; g++ {
-			wg.Add(1)
-			go func(g int) {
-				defer wg.Done()
-				for i := next.Add(1); i <= rssStored; i = next.Add(1) {
-					if err := op(g, i); err != nil {
-						once.Do(func() { b.Error(err) })
-						return
-					}
-				}
-			}(g)
-		}
-		wg.Wait()
-	}
-	work(func(g int, i int64) error { return h.create(ctx, g, fmt.Sprintf("kv-%d", i)) })
-	work(func(g int, i int64) error {
+	fanOut(b, rssStored, func(g int, i int64) error { return h.create(ctx, g, fmt.Sprintf("kv-%d", i)) })
+	fanOut(b, rssStored, func(g int, i int64) error {
 		_, err := h.clients[0].Read(ctx, client.Address{Space: "bench", Ref: h.req.Form.FormRef, Name: fmt.Sprintf("kv-%d", i)})
 		return err
 	})

@@ -179,6 +179,9 @@ type preparer interface {
 func prepare(ctx context.Context, db preparer) (*statements, error) {
 	var st statements
 	for q, text := range queries {
+		if query(q) == qExactResource {
+			continue // prepared on each reader's driver connection (rawStmt)
+		}
 		s, err := db.PrepareContext(ctx, text)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("prepare statement %d: %w", q, err), st.close())
