@@ -42,7 +42,7 @@ func (s *Server) operatorRoutes() {
 	if !s.cfg.MetricsElsewhere {
 		metricsHandler := s.MetricsHandler()
 		s.mux.HandleFunc(pathMetrics, func(w http.ResponseWriter, r *http.Request) {
-			exchangeOf(r).route = pathMetrics
+			exchangeOf(w).route = pathMetrics
 			metricsHandler.ServeHTTP(w, r)
 		})
 	}
@@ -52,9 +52,9 @@ func (s *Server) operatorRoutes() {
 // check is ok, else 503.
 func (s *Server) operatorRoute(p string, check func(*http.Request) Health) {
 	s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
-		exchangeOf(r).route = p
+		exchangeOf(w).route = p
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			s.writeError(w, &request{Request: r, id: exchangeOf(r).id}, unknownRoute(r))
+			s.writeError(w, requestOf(w, r), unknownRoute(r))
 			return
 		}
 		h := check(r)

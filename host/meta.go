@@ -65,11 +65,7 @@ func (s *Server) discovery(r *request) (answer, error) {
 
 // forms answers GET /forms: exact availability of one FormRef (spec/host-api-v1alpha3.md §3.4 (1)).
 func (s *Server) forms(r *request) (answer, error) {
-	q, err := query(r)
-	if err != nil {
-		return answer{}, err
-	}
-	_, ref, err := exactQuery(q, "", "")
+	_, ref, err := exactQuery(r, "", "")
 	if err != nil {
 		return answer{}, err
 	}
@@ -95,11 +91,7 @@ func (s *Server) formDefinition(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	q, err := query(r)
-	if err != nil {
-		return answer{}, err
-	}
-	_, ref, err := exactQuery(q, apiVersion, kind)
+	_, ref, err := exactQuery(r, apiVersion, kind)
 	if err != nil {
 		return answer{}, err
 	}

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -49,25 +48,68 @@ type exchange struct {
 	replayOf string
 }
 
-type exchangeKey struct{}
-
-// exchangeOf returns the request's exchange; a request that did not pass
-// through ServeHTTP (a route called directly) gets a fresh one.
-func exchangeOf(r *http.Request) *exchange {
-	if x, ok := r.Context().Value(exchangeKey{}).(*exchange); ok {
-		return x
+// exchangeOf returns the exchange of the request w answers: the one
+// ServeHTTP made, or a fresh one for a handler reached another way (the
+// metrics listener's, a route called directly).
+func exchangeOf(w http.ResponseWriter) *exchange {
+	if rec, ok := w.(*recorder); ok {
+		return &rec.x
 	}
 	return &exchange{id: newRequestID(), start: time.Now(), route: routeUnmatched}
+}
+
+// requestOf returns the request a route is handed for r answered on w,
+// with w's exchange; through ServeHTTP it is the recorder's own.
+func requestOf(w http.ResponseWriter, r *http.Request) *request {
+	rec, ok := w.(*recorder)
+	if !ok {
+		x := exchangeOf(w)
+		return &request{Request: r, id: x.id, x: x}
+	}
+	rec.req = request{Request: r, id: rec.x.id, x: &rec.x}
+	return &rec.req
 }
 
 // routeUnmatched is the route label of a request no pattern answered.
 const routeUnmatched = "unmatched"
 
-// recorder remembers the status a handler wrote; Unwrap lets
+// recorder is the writer ServeHTTP hands on: it remembers the status a
+// handler wrote, and holds the request's exchange and the request its
+// route is handed, so a request costs one allocation of the operator
+// layer's (spec/decisions/0042-read-cpu.md). Unwrap lets
 // http.ResponseController reach the connection (blob deadlines).
 type recorder struct {
 	http.ResponseWriter
 	status int
+	x      exchange
+	req    request
+	hv     headerValues
+}
+
+// headerValues hands out one-value header slices from one array, so the
+// headers of an answer cost no allocation each. Keys must be canonical.
+type headerValues struct {
+	buf [5]string // Takoform-Request-Id and the four of Server.write
+	n   int
+}
+
+// set sets h[key] to the one value v.
+func (hv *headerValues) set(h http.Header, key, v string) {
+	if hv.n == len(hv.buf) {
+		h[key] = []string{v}
+		return
+	}
+	hv.buf[hv.n] = v
+	h[key] = hv.buf[hv.n : hv.n+1 : hv.n+1]
+	hv.n++
+}
+
+// headerValuesOf returns w's header values: the recorder's, or fresh ones.
+func headerValuesOf(w http.ResponseWriter) *headerValues {
+	if rec, ok := w.(*recorder); ok {
+		return &rec.hv
+	}
+	return new(headerValues)
 }
 
 func (w *recorder) WriteHeader(code int) {
@@ -90,10 +132,9 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // (Takoform-Request-Id on every answer), admits it (limits.go), serves it,
 // then counts it and writes its one access-log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{id: newRequestID(), start: time.Now(), route: routeUnmatched}
-	w.Header().Set(wire.HeaderRequestID, x.id)
-	rec := &recorder{ResponseWriter: w}
-	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+	rec := &recorder{ResponseWriter: w, x: exchange{id: newRequestID(), start: time.Now(), route: routeUnmatched}}
+	x := &rec.x
+	rec.hv.set(w.Header(), wire.HeaderRequestID, x.id)
 	m := s.ops.metrics
 	m.inFlight.Inc()
 	defer func() {
@@ -105,14 +146,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := checkHeaderSize(r, s.cfg.Limits.MaxHeaderBytes); err != nil {
-		s.writeError(rec, &request{Request: r, id: x.id}, err)
+		s.writeError(rec, requestOf(rec, r), err)
 		return
 	}
 	select {
 	case s.ops.inFlight <- struct{}{}:
 		defer func() { <-s.ops.inFlight }()
 	default:
-		s.writeError(rec, &request{Request: r, id: x.id}, wire.Errorf(wire.RateLimited,
+		s.writeError(rec, requestOf(rec, r), wire.Errorf(wire.RateLimited,
 			"the host is answering its limit of %d requests at once; retry after the Retry-After interval", cap(s.ops.inFlight)).WithHostCode("in_flight_limit"))
 		return
 	}
@@ -160,8 +201,7 @@ func noteReplay(r *request, body []byte) {
 	if len(body) == 0 || json.Unmarshal(body, &env) != nil || env.Error.RequestID == "" {
 		return
 	}
-	x := exchangeOf(r.Request)
-	x.code, x.replayOf = env.Error.Code, env.Error.RequestID
+	r.x.code, r.x.replayOf = env.Error.Code, env.Error.RequestID
 }
 
 // BeginShutdown makes /readyz answer 503 from now on, so a load balancer

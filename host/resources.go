@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,43 +15,21 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// exactQueryKeys is the closed query vocabulary of exact reads (spec/host-api-v1alpha3.md §3.3).
-var exactQueryKeys = []string{"space", "group", "kind", "definitionVersion", "schemaDigest"}
+// exactQueryKeys is the closed query vocabulary of exact reads
+// (spec/host-api-v1alpha3.md §3.3), in the order of exactValues' values.
+var exactQueryKeys = [...]string{"space", "group", "kind", "definitionVersion", "schemaDigest"}
 
-// query parses the raw query string, refusing one that is not valid URL
-// encoding (url.Values would silently drop the broken pair).
-func query(r *request) (url.Values, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return nil, wire.Errorf(wire.InvalidArgument, "the query string is not valid URL encoding: %v; percent-encode each value", err).WithHostCode("query_encoding")
-	}
-	return q, nil
-}
-
-// exactQuery reads the exact-FormRef query: each key exactly once, no
+// exactQuery reads r's exact-FormRef query: each key exactly once, no
 // other key; group and kind must equal the path's when one is given.
-func exactQuery(q url.Values, pathAPIVersion, pathKind string) (space string, ref form.FormRef, err error) {
-	var unknown []string
-	for k := range q {
-		known := false
-		for _, e := range exactQueryKeys {
-			known = known || k == e
-		}
-		if !known {
-			unknown = append(unknown, k)
+func exactQuery(r *request, pathAPIVersion, pathKind string) (space string, ref form.FormRef, err error) {
+	v, ok := exactValues(r.URL.RawQuery)
+	if !ok {
+		if v, err = parsedExactValues(r.URL.RawQuery); err != nil {
+			return "", ref, err
 		}
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return "", ref, wire.Errorf(wire.InvalidArgument, "query key(s) %s are not part of the exact query (space, group, kind, definitionVersion, schemaDigest)", strings.Join(unknown, ", ")).WithHostCode("query_unknown_key")
-	}
-	for _, k := range exactQueryKeys {
-		if len(q[k]) != 1 {
-			return "", ref, wire.Errorf(wire.InvalidArgument, "query key %s must appear exactly once", k).WithHostCode("query_key_count")
-		}
-	}
-	space = q.Get("space")
-	ref = form.FormRef{APIVersion: q.Get("group"), Kind: q.Get("kind"), DefinitionVersion: q.Get("definitionVersion"), SchemaDigest: q.Get("schemaDigest")}
+	space = v[0]
+	ref = form.FormRef{APIVersion: v[1], Kind: v[2], DefinitionVersion: v[3], SchemaDigest: v[4]}
 	if err := checkSpace(space, "query space"); err != nil {
 		return "", ref, err
 	}
@@ -60,6 +39,74 @@ func exactQuery(q url.Values, pathAPIVersion, pathKind string) (space string, re
 	return space, ref, nil
 }
 
+// exactValues reads the values of an exact query written plainly: five
+// pairs, the five keys once each and unescaped, no ';', each value one
+// url.QueryUnescape decodes — what url.ParseQuery reads the same way
+// without building its map. It only accepts: any other query string is
+// read by parsedExactValues, which alone refuses and says why
+// (TestExactValuesAgree, FuzzExactValues; spec/decisions/0042-read-cpu.md).
+func exactValues(raw string) (v [len(exactQueryKeys)]string, ok bool) {
+	if strings.IndexByte(raw, ';') >= 0 {
+		return v, false
+	}
+	var seen [len(exactQueryKeys)]bool
+	for i := range exactQueryKeys {
+		pair, rest, more := strings.Cut(raw, "&")
+		if more != (i < len(exactQueryKeys)-1) {
+			return v, false
+		}
+		raw = rest
+		key, value, _ := strings.Cut(pair, "=")
+		j := slices.Index(exactQueryKeys[:], key)
+		if j < 0 || seen[j] {
+			return v, false
+		}
+		seen[j] = true
+		if v[j], ok = queryUnescape(value); !ok {
+			return v, false
+		}
+	}
+	return v, true
+}
+
+// queryUnescape is url.QueryUnescape, without its call for a value with
+// nothing to decode.
+func queryUnescape(s string) (string, bool) {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s, true
+	}
+	u, err := url.QueryUnescape(s)
+	return u, err == nil
+}
+
+// parsedExactValues reads an exact query through url.ParseQuery, refusing
+// one that is not valid URL encoding (url.Values would silently drop the
+// broken pair), a key outside the vocabulary and a key not sent exactly
+// once.
+func parsedExactValues(raw string) (v [len(exactQueryKeys)]string, err error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return v, wire.Errorf(wire.InvalidArgument, "the query string is not valid URL encoding: %v; percent-encode each value", err).WithHostCode("query_encoding")
+	}
+	var unknown []string
+	for k := range q {
+		if !slices.Contains(exactQueryKeys[:], k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return v, wire.Errorf(wire.InvalidArgument, "query key(s) %s are not part of the exact query (space, group, kind, definitionVersion, schemaDigest)", strings.Join(unknown, ", ")).WithHostCode("query_unknown_key")
+	}
+	for i, k := range exactQueryKeys {
+		if len(q[k]) != 1 {
+			return v, wire.Errorf(wire.InvalidArgument, "query key %s must appear exactly once", k).WithHostCode("query_key_count")
+		}
+		v[i] = q[k][0]
+	}
+	return v, nil
+}
+
 // addressed resolves a name-addressed route: path + exact query, the Form
 // installed, the key in the caller's tenant.
 func (s *Server) addressed(r *request) (store.Key, form.FormRef, error) {
@@ -67,11 +114,7 @@ func (s *Server) addressed(r *request) (store.Key, form.FormRef, error) {
 	if err != nil {
 		return store.Key{}, form.FormRef{}, err
 	}
-	q, err := query(r)
-	if err != nil {
-		return store.Key{}, form.FormRef{}, err
-	}
-	space, ref, err := exactQuery(q, apiVersion, kind)
+	space, ref, err := exactQuery(r, apiVersion, kind)
 	if err != nil {
 		return store.Key{}, ref, err
 	}

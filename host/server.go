@@ -136,7 +136,7 @@ func (s *Server) Close() error {
 // the mux's HTML redirect.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
-		s.writeError(w, &request{Request: r, id: exchangeOf(r).id}, unknownRoute(r))
+		s.writeError(w, requestOf(w, r), unknownRoute(r))
 		return
 	}
 	s.mux.ServeHTTP(w, r)
@@ -156,6 +156,7 @@ type request struct {
 	*http.Request
 	caller Caller
 	id     string
+	x      *exchange // what the access log and metrics are told (operator.go)
 	body   []byte
 	idem   *idemContext // set on idempotent routes
 	// bodyChecked: body passed ijson.Check (bodySpace), so decodeRequest
@@ -169,8 +170,8 @@ type route func(r *request) (answer, error)
 // method on the path is an unknown route.
 func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, hr *http.Request) {
-		x := exchangeOf(hr)
-		req := &request{Request: hr, id: x.id}
+		req := requestOf(w, hr)
+		x := req.x
 		h, ok := methods[hr.Method]
 		if !ok {
 			s.writeError(w, req, unknownRoute(hr))
@@ -227,17 +228,25 @@ func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 	})
 }
 
+// The headers write sets, in canonical form (TestHeaderKeysCanonical).
+const (
+	headerETag          = "Etag"
+	headerRetryAfter    = "Retry-After"
+	headerContentType   = "Content-Type"
+	headerContentLength = "Content-Length"
+)
+
 func (s *Server) write(w http.ResponseWriter, a answer) {
-	h := w.Header()
+	h, hv := w.Header(), headerValuesOf(w)
 	if a.etag != "" {
-		h.Set("ETag", a.etag)
+		hv.set(h, headerETag, a.etag)
 	}
 	if a.retryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(a.retryAfter))
+		hv.set(h, headerRetryAfter, strconv.Itoa(a.retryAfter))
 	}
 	if a.body != nil {
-		h.Set("Content-Type", wire.ContentTypeJSON)
-		h.Set("Content-Length", strconv.Itoa(len(a.body)))
+		hv.set(h, headerContentType, wire.ContentTypeJSON)
+		hv.set(h, headerContentLength, strconv.Itoa(len(a.body)))
 	}
 	w.WriteHeader(a.status)
 	if a.body != nil {
@@ -268,7 +277,7 @@ func (s *Server) errorAnswer(req *request, err error) answer {
 		we = wire.Errorf(wire.InternalError, "the host failed while answering; report request %s to the host operator", req.id)
 	}
 	we.RequestID = req.id
-	exchangeOf(req.Request).code = we.Code
+	req.x.code = we.Code
 	body := mustJSON(we.Envelope())
 	a := answer{status: we.Status(), body: body}
 	if wire.Taxonomy[we.Code].Retryable {
@@ -288,7 +297,9 @@ func (s *Server) writeError(w http.ResponseWriter, req *request, err error) {
 func newRequestID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return "req-" + hex.EncodeToString(b[:])
+	id := [4 + 2*len(b)]byte{'r', 'e', 'q', '-'}
+	hex.Encode(id[4:], b[:])
+	return string(id[:])
 }
 
 func mustJSON(v any) []byte {
