@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,4 +157,32 @@ func BenchmarkReadParallel(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+}
+
+// BenchmarkExactResource is one exact read (Store.ExactResource) at a
+// time: the store's own CPU and allocations per read, without HTTP.
+func BenchmarkExactResource(b *testing.B) {
+	s := openTest(b, filepath.Join(b.TempDir(), "host.db"), Options{})
+	r := testResource("exact", "uid-exact")
+	if err := s.Update(b.Context(), func(tx store.Tx) error { return tx.CreateResource(r) }); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu := cpuTime(b)
+	for b.Loop() {
+		if _, err := s.ExactResource(b.Context(), r.Key, r.FormRef); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// cpuTime is the CPU time (user + system, every thread) this process has
+// used; per operation it is steadier than wall time on a shared box.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

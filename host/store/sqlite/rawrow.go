@@ -13,10 +13,14 @@ import (
 // under (*sql.Conn).Raw: a read of one row skips database/sql's Rows, its
 // context watcher and its per-column conversion, and the driver's fresh
 // copy of a BLOB is kept instead of copied again
-// (spec/decisions/0038-raw-exact-read.md).
+// (spec/decisions/0038-raw-exact-read.md). Its argument and row slices
+// are kept from run to run: a reader runs one statement at a time
+// (spec/decisions/0042-read-cpu.md).
 type rawStmt struct {
 	stmt  driver.Stmt
 	query driver.StmtQueryContext // stmt, as the driver's statements are
+	named []driver.NamedValue     // the arguments of the run in progress
+	row   valuesRow               // the row of the last run
 }
 
 // prepareRaw prepares query on conn's driver connection.
@@ -42,19 +46,24 @@ func prepareRaw(ctx context.Context, conn *sql.Conn, query string) (*rawStmt, er
 }
 
 // queryRow runs the statement with args on conn and reads its first row
-// into a valuesRow; no row is sql.ErrNoRows, as (*sql.Row).Scan reports it.
+// into a valuesRow, which is the statement's own until its next run; no
+// row is sql.ErrNoRows, as (*sql.Row).Scan reports it.
 func (s *rawStmt) queryRow(conn *sql.Conn, args ...any) (row valuesRow, err error) {
-	named := make([]driver.NamedValue, len(args))
 	for i, a := range args {
-		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		s.named = append(s.named, driver.NamedValue{Ordinal: i + 1, Value: a})
 	}
+	defer func() { clear(s.named); s.named = s.named[:0] }() // hold no argument between runs
 	err = conn.Raw(func(any) (rerr error) {
-		rows, err := s.query.QueryContext(context.Background(), named)
+		rows, err := s.query.QueryContext(context.Background(), s.named)
 		if err != nil {
 			return err
 		}
 		defer func() { rerr = errors.Join(rerr, rows.Close()) }()
-		row = make(valuesRow, len(rows.Columns()))
+		n := len(rows.Columns())
+		if cap(s.row) < n {
+			s.row = make(valuesRow, n)
+		}
+		row = s.row[:n]
 		if err := rows.Next(row); errors.Is(err, io.EOF) {
 			return sql.ErrNoRows
 		} else if err != nil {

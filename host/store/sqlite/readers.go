@@ -168,8 +168,14 @@ var _ store.ExactReader = (*Store)(nil)
 
 // ExactResource implements store.ExactReader: one SELECT in autocommit
 // mode on a reader, its own snapshot, with no BEGIN and ROLLBACK around
-// it (decision spec/decisions/0022-exact-read-path.md).
+// it (decision spec/decisions/0022-exact-read-path.md). A FormRef whose
+// group or kind is not the key's, which no Host API request names (the
+// exact query's must be the path's), is read through View instead
+// (spec/decisions/0042-read-cpu.md).
 func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+	if ref.APIVersion != k.APIVersion || ref.Kind != k.Kind {
+		return s.exactByView(ctx, k, ref)
+	}
 	select {
 	case <-s.closing:
 		return nil, ErrClosed
@@ -179,16 +185,35 @@ func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef
 	if err != nil {
 		return nil, err
 	}
-	row, err := rd.exact.queryRow(rd.conn, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest)
+	row, err := rd.exact.queryRow(rd.conn, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.DefinitionVersion, ref.SchemaDigest)
 	var r *store.Resource
 	if err == nil {
 		r, err = sqlrow.ScanExactResource(row, k, ref)
+		clear(row) // the reader holds no resource's bytes while it waits
 	}
 	if gerr := s.readers.give(rd, false); gerr != nil { // never for a reader given back whole
 		return nil, gerr
 	}
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k)+" under "+ref.String())
+	}
+	return r, nil
+}
+
+// exactByView is ExactResource through View: the resource at k, if it
+// was created under exactly ref.
+func (s *Store) exactByView(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+	var r *store.Resource
+	err := s.View(ctx, func(tx store.Tx) error {
+		var err error
+		r, err = tx.Resource(k)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.FormRef != ref {
+		return nil, fmt.Errorf("read resource %s under %s: it is held under %s: %w", sqlrow.KeyString(k), ref, r.FormRef, store.ErrNotFound)
 	}
 	return r, nil
 }

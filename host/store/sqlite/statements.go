@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
@@ -162,10 +163,28 @@ var queries = [numQueries]string{
 	// A View's read transaction on its reader (readers.go).
 	qBegin:    `BEGIN`,
 	qRollback: `ROLLBACK`,
-	// Store.ExactResource, outside any transaction (readers.go).
-	qExactResource: `SELECT uid, ` + sqlrow.ExactResourceCols + ` FROM resources
+	// Store.ExactResource, outside any transaction (readers.go), of a
+	// FormRef whose group and kind are the key's: they are bound once.
+	qExactResource: `SELECT ` + unnamed("uid, "+sqlrow.ExactResourceCols) + ` FROM resources
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?
-		AND form_api_version = ? AND form_kind = ? AND form_definition_version = ? AND form_schema_digest = ?`,
+		AND form_api_version = api_version AND form_kind = kind
+		AND form_definition_version = ? AND form_schema_digest = ?`,
+}
+
+// unnamed writes the column list cols as a select list of unnamed
+// expressions, each the column's own value: +col AS "". The driver copies
+// each result column's name and declared type into a Go string on every
+// query it runs; an expression has no declared type, and "" no name to
+// copy (spec/decisions/0042-read-cpu.md).
+func unnamed(cols string) string {
+	var b strings.Builder
+	for i, c := range strings.Split(cols, ",") {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("+" + strings.TrimSpace(c) + ` AS ""`)
+	}
+	return b.String()
 }
 
 // statements are the queries prepared on one *sql.DB or *sql.Conn.
