@@ -88,3 +88,18 @@ func checkExactValues(t *testing.T, raw string) {
 		t.Fatalf("exactValues accepts %q, which is not five pairs", raw)
 	}
 }
+
+// FuzzQueryUnescape: queryUnescape decodes as url.QueryUnescape does and
+// refuses what it refuses.
+func FuzzQueryUnescape(f *testing.F) {
+	for _, s := range []string{"", "a", "a+b", "%2F", "%2f%3A", "%", "%4", "%zz", "%%41", "x%E2%9C%93+y", "++%2B"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := url.QueryUnescape(s)
+		got, ok := queryUnescape(s)
+		if ok != (err == nil) || got != want && ok {
+			t.Fatalf("queryUnescape(%q) = %q, %v; url.QueryUnescape = %q, %v", s, got, ok, want, err)
+		}
+	})
+}

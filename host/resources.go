@@ -69,14 +69,53 @@ func exactValues(raw string) (v [len(exactQueryKeys)]string, ok bool) {
 	return v, true
 }
 
-// queryUnescape is url.QueryUnescape, without its call for a value with
-// nothing to decode.
+// queryUnescape decodes a query value as url.QueryUnescape does ('+' is
+// a space, %XX a byte), in one pass over a value with something to
+// decode; false for a broken escape, which url.QueryUnescape refuses.
 func queryUnescape(s string) (string, bool) {
-	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+	n, plus := 0, false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '%':
+			if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+				return "", false
+			}
+			n++
+			i += 2
+		case '+':
+			plus = true
+		}
+	}
+	if n == 0 && !plus {
 		return s, true
 	}
-	u, err := url.QueryUnescape(s)
-	return u, err == nil
+	var b strings.Builder
+	b.Grow(len(s) - 2*n)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%':
+			b.WriteByte(byte(unhex(s[i+1])<<4 | unhex(s[i+2])))
+			i += 2
+		case '+':
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
+}
+
+// unhex is the value of the hex digit c, or -1.
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
 }
 
 // parsedExactValues reads an exact query through url.ParseQuery, refusing
