@@ -68,7 +68,14 @@ func ScanExactResource(row Scanner, k store.Key, ref form.FormRef) (*store.Resou
 // FormRef columns when it has them, then ExactResourceCols.
 func scanResource(row Scanner, r *store.Resource, key, ref bool) (*store.Resource, error) {
 	var created, updated int64
-	dest := make([]any, 0, 19)
+	n := 10 // UID and ExactResourceCols
+	if key {
+		n += 5
+	}
+	if ref {
+		n += 4
+	}
+	dest := make([]any, 0, n)
 	dest = append(dest, &r.UID)
 	if key {
 		dest = append(dest, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name)
