@@ -59,15 +59,14 @@ func exchangeOf(w http.ResponseWriter) *exchange {
 }
 
 // requestOf returns the request a route is handed for r answered on w,
-// with w's exchange; through ServeHTTP it is the recorder's own.
+// with w's exchange; through ServeHTTP the first is the recorder's own.
 func requestOf(w http.ResponseWriter, r *http.Request) *request {
-	rec, ok := w.(*recorder)
-	if !ok {
-		x := exchangeOf(w)
-		return &request{Request: r, id: x.id, x: x}
+	x := exchangeOf(w)
+	if rec, ok := w.(*recorder); ok && rec.req.Request == nil {
+		rec.req = request{Request: r, id: x.id, x: x}
+		return &rec.req
 	}
-	rec.req = request{Request: r, id: rec.x.id, x: &rec.x}
-	return &rec.req
+	return &request{Request: r, id: x.id, x: x}
 }
 
 // routeUnmatched is the route label of a request no pattern answered.

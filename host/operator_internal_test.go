@@ -38,3 +38,23 @@ func TestHeaderValuesOverflow(t *testing.T) {
 		t.Errorf("after Add to A, B = %q", got)
 	}
 }
+
+// TestRequestOfShares: the recorder's request is handed out once; a
+// second request on the same writer is its own and does not clobber the
+// first, and both carry the writer's exchange.
+func TestRequestOfShares(t *testing.T) {
+	rec := &recorder{ResponseWriter: httptest.NewRecorder(), x: exchange{id: "req-1"}}
+	hr := httptest.NewRequest(http.MethodGet, "/", nil)
+	first := requestOf(rec, hr)
+	first.caller = Caller{Tenant: "t"}
+	second := requestOf(rec, hr)
+	if first != &rec.req || second == first || first.caller.Tenant != "t" {
+		t.Fatalf("first %p (recorder's %p), second %p, first caller %+v", first, &rec.req, second, first.caller)
+	}
+	if first.x != &rec.x || second.x != &rec.x || second.id != "req-1" {
+		t.Fatalf("exchanges %p %p, want %p; id %q", first.x, second.x, &rec.x, second.id)
+	}
+	if r := requestOf(httptest.NewRecorder(), hr); r.x == nil || r.id == "" || r.id != r.x.id {
+		t.Fatalf("a request off ServeHTTP has exchange %+v and id %q", r.x, r.id)
+	}
+}
