@@ -13,8 +13,8 @@ import (
 )
 
 // gooseAt is a goose provider on the database at url, for moving its
-// schema to a chosen version.
-func gooseAt(t *testing.T, url string) (*goose.Provider, *sql.DB) {
+// schema to a chosen version, after migrating it up to version.
+func gooseAt(t *testing.T, url string, version int64) (*goose.Provider, *sql.DB) {
 	t.Helper()
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
@@ -27,6 +27,9 @@ func gooseAt(t *testing.T, url string) (*goose.Provider, *sql.DB) {
 	t.Cleanup(func() { db.Close() })
 	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
 		t.Fatal(err)
 	}
 	return p, db
@@ -63,11 +66,8 @@ func createIn(t *testing.T, s *Store, tenant string, names ...string) {
 // the shard rows back into one row per tenant.
 func TestUsageShardsMigrateFromOneRow(t *testing.T) {
 	url := pgtest.URL(t)
-	p, db := gooseAt(t, url)
+	p, db := gooseAt(t, url, 2)
 	ctx := context.Background()
-	if _, err := p.UpTo(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := db.Exec(`INSERT INTO resources (uid, tenant, space, api_version, kind, name, form_api_version, form_kind,
 		form_definition_version, form_schema_digest, package_digest, generation, revision, spec, spec_digest, status,
 		native_id, created_at, updated_at) VALUES ('old-1', 'acme', 'prod', 'a/v1', 'K', 'old', '', '', '', '', '', 1, 1, '{}', '', '{}', '', 0, 0)`); err != nil {
@@ -174,11 +174,8 @@ func TestUsageDoesNotSerializeATenant(t *testing.T) {
 // functions, which count on again.
 func TestUsageInlineMigratesFromVersion3(t *testing.T) {
 	url := pgtest.URL(t)
-	p, db := gooseAt(t, url)
+	p, db := gooseAt(t, url, 3)
 	ctx := context.Background()
-	if _, err := p.UpTo(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
 	insertResource := func(uid string) {
 		t.Helper()
 		if _, err := db.Exec(`INSERT INTO resources (uid, tenant, space, api_version, kind, name, form_api_version, form_kind,
