@@ -13,8 +13,8 @@ import (
 )
 
 // gooseAt is a goose provider on the database at url, for moving its
-// schema to a chosen version.
-func gooseAt(t *testing.T, url string) (*goose.Provider, *sql.DB) {
+// schema to a chosen version, after migrating it up to version.
+func gooseAt(t *testing.T, url string, version int64) (*goose.Provider, *sql.DB) {
 	t.Helper()
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
@@ -27,6 +27,9 @@ func gooseAt(t *testing.T, url string) (*goose.Provider, *sql.DB) {
 	t.Cleanup(func() { db.Close() })
 	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
 		t.Fatal(err)
 	}
 	return p, db
@@ -63,11 +66,8 @@ func createIn(t *testing.T, s *Store, tenant string, names ...string) {
 // the shard rows back into one row per tenant.
 func TestUsageShardsMigrateFromOneRow(t *testing.T) {
 	url := pgtest.URL(t)
-	p, db := gooseAt(t, url)
+	p, db := gooseAt(t, url, 2)
 	ctx := context.Background()
-	if _, err := p.UpTo(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := db.Exec(`INSERT INTO resources (uid, tenant, space, api_version, kind, name, form_api_version, form_kind,
 		form_definition_version, form_schema_digest, package_digest, generation, revision, spec, spec_digest, status,
 		native_id, created_at, updated_at) VALUES ('old-1', 'acme', 'prod', 'a/v1', 'K', 'old', '', '', '', '', '', 1, 1, '{}', '', '{}', '', 0, 0)`); err != nil {
@@ -165,4 +165,53 @@ func TestUsageDoesNotSerializeATenant(t *testing.T) {
 	if u := usageOf(t, s, "acme"); u.Resources != 2 {
 		t.Errorf("acme holds %d resources, want 2", u.Resources)
 	}
+}
+
+// A database at schema version 3 (usage added through takoform_usage_add)
+// opens and migrates to the inlined trigger functions of 00004, which
+// count on from what 00003's counted — resources created and deleted,
+// artifact bytes held and let go — and 00004's Down restores 00003's
+// functions, which count on again.
+func TestUsageInlineMigratesFromVersion3(t *testing.T) {
+	url := pgtest.URL(t)
+	p, db := gooseAt(t, url, 3)
+	ctx := context.Background()
+	insertResource := func(uid string) {
+		t.Helper()
+		if _, err := db.Exec(`INSERT INTO resources (uid, tenant, space, api_version, kind, name, form_api_version, form_kind,
+			form_definition_version, form_schema_digest, package_digest, generation, revision, spec, spec_digest, status,
+			native_id, created_at, updated_at) VALUES ($1, 'acme', 'prod', 'a/v1', 'K', $1, '', '', '', '', '', 1, 1, '{}', '', '{}', '', 0, 0)`, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := db.Exec(sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insertResource("v3-1")
+	exec(`INSERT INTO blobs (digest, size, data, created_at) VALUES ('d1', 100, '', 0), ('d2', 20, '', 0)`)
+	exec(`INSERT INTO holdings (tenant, digest) VALUES ('acme', 'd1')`)
+	s := openTest(t, url)
+	want := func(when string, resources, bytes int64) {
+		t.Helper()
+		if u := usageOf(t, s, "acme"); u.Resources != resources || u.ArtifactBytes != bytes {
+			t.Errorf("%s: acme uses %d resources and %d artifact bytes, want %d and %d", when, u.Resources, u.ArtifactBytes, resources, bytes)
+		}
+	}
+	want("after migrating", 1, 100)
+	createIn(t, s, "acme", "a", "b")
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.DeleteResource("acme-a") }); err != nil {
+		t.Fatal(err)
+	}
+	exec(`INSERT INTO holdings (tenant, digest) VALUES ('acme', 'd2')`)
+	exec(`DELETE FROM holdings WHERE tenant = 'acme' AND digest = 'd1'`)
+	want("at version 4", 2, 20)
+	if _, err := p.DownTo(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	insertResource("v3-2")
+	exec(`DELETE FROM holdings WHERE tenant = 'acme' AND digest = 'd2'`)
+	want("back at version 3", 3, 0)
 }

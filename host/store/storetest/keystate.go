@@ -119,3 +119,38 @@ func testKeyStateCreateConflict(t *testing.T, s store.Store) {
 		return nil
 	})
 }
+
+// KeyState returns every pin naming the key, from several sources and
+// several of one source, ordered as PinsToName: by source UID, then the
+// source's pin order; the key's other parts are read beside them.
+func testKeyStatePins(t *testing.T, s store.Store) {
+	kv1 := kv("acme", "prod", "kv1", "uid-1")
+	w1, w2 := kv("acme", "prod", "w1", "uid-5"), kv("acme", "prod", "w2", "uid-3")
+	create(t, s, kv1, w1, w2)
+	rec := idem("alice", "prod", "takoform-abc", at(0))
+	update(t, s, func(tx store.Tx) error {
+		wantNoErr(t, "ReplacePins of w1", tx.ReplacePins("uid-5", []store.Pin{pin("uid-5", "/kvBindings/0/resource", kv1)}))
+		wantNoErr(t, "ReplacePins of w2", tx.ReplacePins("uid-3", []store.Pin{
+			pin("uid-3", "/kvBindings/1/resource", kv1), pin("uid-3", "/kvBindings/0/resource", kv1),
+		}))
+		return tx.ClaimIdempotency(rec)
+	})
+	want := []store.Pin{
+		pin("uid-3", "/kvBindings/1/resource", kv1), pin("uid-3", "/kvBindings/0/resource", kv1),
+		pin("uid-5", "/kvBindings/0/resource", kv1),
+	}
+	replay := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
+	check := func(tx store.Tx, in string) {
+		st, err := tx.KeyState(kv1.Key, replay)
+		wantNoErr(t, in+": KeyState", err)
+		equal(t, in+": pins naming kv1", st.PinsTo, want)
+		byName, err := tx.PinsToName("acme", "prod", kv1.APIVersion, kv1.Kind, "kv1")
+		wantNoErr(t, in+": PinsToName", err)
+		equal(t, in+": PinsToName", st.PinsTo, byName)
+		equal(t, in+": replay record", st.Replay, rec)
+		equal(t, in+": resource", st.Resource, kv1)
+		equal(t, in+": pending operation", st.Pending, (*store.Operation)(nil))
+	}
+	view(t, s, func(tx store.Tx) error { check(tx, "View"); return nil })
+	update(t, s, func(tx store.Tx) error { check(tx, "Update"); return nil })
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DueOperations", testDueOperations},
 		{"PendingOperationFor", testPendingOperationFor},
 		{"KeyState", testKeyState},
+		{"KeyStatePins", testKeyStatePins},
 		{"KeyStateClaimsOnce", testKeyStateClaimsOnce},
 		{"KeyStateCreateConflict", testKeyStateCreateConflict},
 		{"BlobsAndHoldings", testBlobs},
