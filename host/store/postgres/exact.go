@@ -21,33 +21,44 @@ const qExactResource = `SELECT uid, ` + sqlrow.ExactResourceCols + ` FROM resour
 	WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5
 	AND form_api_version = $6 AND form_kind = $7 AND form_definition_version = $8 AND form_schema_digest = $9`
 
-// ExactResource implements store.ExactReader: one SELECT on a pooled
-// connection outside any transaction, its own snapshot, in one round trip
-// (decision spec/decisions/0032-postgres-exact-read.md). It returns an
+// ExactResource implements store.ExactReader: one SELECT outside any
+// transaction, its own snapshot taken after the call began; the reads
+// waiting at one moment share one round trip (exactBatched, decisions
+// spec/decisions/0032-postgres-exact-read.md and
+// spec/decisions/0045-postgres-exact-read-batches.md). It returns an
 // error wrapping store.ErrNotFound when k holds no resource or one under
-// another FormRef, ErrClosed on a closed Store, and one wrapping
-// store.ErrUnavailable for a lost or refused connection; a pooled
-// connection found dead is replaced and the read sent again (it wrote
-// nothing), up to Options.MaxConns times.
+// another FormRef, ErrClosed on a closed Store, the context's error when
+// ctx ends first, and one wrapping store.ErrUnavailable for a lost or
+// refused connection.
 func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
-	what := func() string { return "read resource " + sqlrow.KeyString(k) + " under " + ref.String() } // on failure only
+	select {
+	case <-s.closed:
+		return nil, ErrClosed
+	default:
+	}
+	return s.exactBatched(ctx, k, ref)
+}
+
+// exactAlone is one exact read in a round trip of its own, on a pooled
+// connection; a pooled connection found dead is replaced and the read
+// sent again (it wrote nothing), up to Options.MaxConns times.
+func (s *Store) exactAlone(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
 	for attempt := 0; ; attempt++ {
 		select {
 		case <-s.closed:
 			return nil, ErrClosed
 		default:
 		}
-		r, err := sqlrow.ScanExactResource(s.pool.QueryRow(ctx, qExactResource,
-			k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest), k, ref)
+		r, err := sqlrow.ScanExactResource(s.pool.QueryRow(ctx, qExactResource, exactArgs(k, ref)...), k, ref)
 		var dial *pgconn.ConnectError
 		switch {
 		case err == nil:
 			return r, nil
 		case errors.Is(err, pgx.ErrNoRows):
-			return nil, notFound(err, what())
+			return nil, notFound(err, exactWhat(k, ref))
 		case attempt < int(s.opts.MaxConns) && isUnavailable(err) && !errors.As(err, &dial) && ctx.Err() == nil:
 			continue // a stale pooled connection (noteFirst): another one
 		}
-		return nil, fmt.Errorf("%s on %s: %w", what(), s.url, classify(err))
+		return nil, fmt.Errorf("%s on %s: %w", exactWhat(k, ref), s.url, classify(err))
 	}
 }

@@ -94,6 +94,7 @@ type Store struct {
 	// oneRead maps the code pointer of each View function seen to
 	// whether it sent at most one statement the last time (View).
 	oneRead sync.Map
+	exact   exactBatcher // ExactResource's round trips (exactbatch.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -156,6 +157,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		s.closePools()
 		return nil, err
 	}
+	s.startExactLoops()
 	return s, nil
 }
 
@@ -311,6 +313,7 @@ func (s *Store) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
 		s.closePools()
+		s.exact.loops.Wait()
 	})
 	return nil
 }

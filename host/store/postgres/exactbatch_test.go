@@ -1,0 +1,119 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
+)
+
+// Exact reads asked for at the same moment share round trips, and each
+// answers what it would alone: its own resource, not found for an absent
+// name or another FormRef, the context's error for a caller that gave up
+// (decision 0045).
+func TestExactReadsInBatches(t *testing.T) {
+	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
+	s, err := Open(context.Background(), via, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	ctx := context.Background()
+	ref := form.FormRef{APIVersion: "a/v1", Kind: "K", DefinitionVersion: "1.0.0", SchemaDigest: "sha256:" + fmt.Sprintf("%064d", 1)}
+	other := ref
+	other.DefinitionVersion = "2.0.0"
+	key := func(name string) store.Key {
+		return store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: name}
+	}
+	const stored = 16
+	for i := range stored {
+		err := s.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateResource(&store.Resource{Key: key(fmt.Sprintf("r%d", i)), FormRef: ref, UID: fmt.Sprintf("u%d", i),
+				Generation: int64(i + 1), Spec: []byte(`{}`), Status: []byte(`{}`)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	const readers, rounds = 48, 40
+	before := proxy.RoundTrips()
+	var wg sync.WaitGroup
+	errs := make(chan error, readers*rounds)
+	for g := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				n := (g + i) % (stored + 2) // two names past the stored ones are absent
+				name := fmt.Sprintf("r%d", n)
+				switch (g + i) % 5 {
+				case 0: // another FormRef
+					if _, err := s.ExactResource(ctx, key(name), other); !errors.Is(err, store.ErrNotFound) {
+						errs <- fmt.Errorf("%s under another FormRef: %v, want not found", name, err)
+					}
+				case 1: // a caller that gave up
+					if _, err := s.ExactResource(cancelled, key(name), ref); !errors.Is(err, context.Canceled) {
+						errs <- fmt.Errorf("%s with a cancelled context: %v, want context.Canceled", name, err)
+					}
+				default:
+					r, err := s.ExactResource(ctx, key(name), ref)
+					switch {
+					case n >= stored && !errors.Is(err, store.ErrNotFound):
+						errs <- fmt.Errorf("absent %s: %v, want not found", name, err)
+					case n < stored && err != nil:
+						errs <- fmt.Errorf("%s: %v", name, err)
+					case n < stored && (r.UID != fmt.Sprintf("u%d", n) || r.Generation != int64(n+1) || r.Key != key(name) || r.FormRef != ref):
+						errs <- fmt.Errorf("%s read uid %s generation %d key %v form %v, want u%d, %d, its own", name, r.UID, r.Generation, r.Key, r.FormRef, n, n+1)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	sent := readers * rounds * 4 / 5 // the cancelled ones send nothing
+	if trips := proxy.RoundTrips() - before; trips >= int64(sent) {
+		t.Errorf("%d exact reads from %d goroutines took %d round trips: none shared one", sent, readers, trips)
+	} else {
+		t.Logf("%d exact reads from %d goroutines in %d round trips", sent, readers, trips)
+	}
+}
+
+// A Store closed while exact reads wait answers them ErrClosed or their
+// answer, and Close returns once its loops have ended.
+func TestExactReadsDuringClose(t *testing.T) {
+	s := openTest(t, pgtest.URL(t))
+	ctx := context.Background()
+	ref := form.FormRef{APIVersion: "a/v1", Kind: "K"}
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				_, err := s.ExactResource(ctx, store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "x"}, ref)
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrUnavailable) {
+					t.Errorf("exact read while closing: %v, want not found, unavailable or ErrClosed", err)
+					return
+				}
+			}
+		}()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+}
