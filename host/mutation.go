@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"time"
 
@@ -387,11 +388,45 @@ func randomHex(n int) string {
 // name, exact FormRef, spec digest, uid and generation (create markers ""
 // and 0). The construction is host-private (spec/host-api-v1alpha3.md §3.4 (4): only equality
 // matters): HMAC-SHA-256 over the JSON array of those strings, which is
-// unambiguous. No row is stored for it (DESIGN "Storage").
+// unambiguous. No row is stored for it (DESIGN "Storage"). The keyed MACs
+// are reused (s.macs) and the array is assembled by appendStrings, which
+// writes what json.Marshal writes.
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
-	doc := mustJSON([]string{"takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
-		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation)})
-	mac := hmac.New(sha256.New, s.secret)
+	var buf [512]byte
+	doc := appendStrings(buf[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
+		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation))
+	mac, _ := s.macs.Get().(hash.Hash)
+	if mac == nil {
+		mac = hmac.New(sha256.New, s.secret)
+	} else {
+		mac.Reset()
+	}
 	mac.Write(doc)
-	return ijson.DigestPrefix + hex.EncodeToString(mac.Sum(nil))
+	var sum [sha256.Size]byte
+	var out [len(ijson.DigestPrefix) + 2*sha256.Size]byte
+	copy(out[:], ijson.DigestPrefix)
+	hex.Encode(out[len(ijson.DigestPrefix):], mac.Sum(sum[:0]))
+	s.macs.Put(mac)
+	return string(out[:])
+}
+
+// appendStrings appends the JSON array of strs to b, byte for byte what
+// json.Marshal makes of a []string: verbatim when every string is
+// (verbatimString), else through json.Marshal.
+func appendStrings(b []byte, strs ...string) []byte {
+	for _, s := range strs {
+		if !verbatimString(s) {
+			return append(b, mustJSON(strs)...)
+		}
+	}
+	b = append(b, '[')
+	for i, s := range strs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, s...)
+		b = append(b, '"')
+	}
+	return append(b, ']')
 }
