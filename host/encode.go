@@ -15,47 +15,73 @@ import (
 // an escape, a document with a character encoding/json escapes as HTML,
 // an empty document) takes json.Marshal, so the bytes never differ.
 func encodeResource(res *store.Resource) []byte {
-	if !verbatimDoc(res.Spec) || !verbatimDoc(res.Status) {
+	md := wire.Metadata{Name: res.Name, Space: res.Space, UID: res.UID, Generation: formatCounter(res.Generation), Revision: formatCounter(res.Revision)}
+	b := make([]byte, 0, len(res.Spec)+len(res.Status)+512)
+	b, ok := appendCore(b, res.APIVersion, res.Kind, wire.FormReference{FormRef: res.FormRef, PackageDigest: res.PackageDigest}, md, res.Spec)
+	if !ok || !verbatimDoc(res.Status) {
 		return mustJSON(wireResourceOf(res))
 	}
-	gen, rev := formatCounter(res.Generation), formatCounter(res.Revision)
-	strs := [...]string{res.APIVersion, res.Kind, res.FormRef.APIVersion, res.FormRef.Kind, res.FormRef.DefinitionVersion,
-		res.FormRef.SchemaDigest, res.PackageDigest, res.Name, res.Space, res.UID, gen, rev}
-	n := len(res.Spec) + len(res.Status) + 256
-	for _, s := range strs {
-		if !verbatimString(s) {
-			return mustJSON(wireResourceOf(res))
-		}
-		n += len(s)
-	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"apiVersion":"`...)
-	b = append(b, res.APIVersion...)
-	b = append(b, `","kind":"`...)
-	b = append(b, res.Kind...)
-	b = append(b, `","form":{"formRef":{"apiVersion":"`...)
-	b = append(b, res.FormRef.APIVersion...)
-	b = append(b, `","kind":"`...)
-	b = append(b, res.FormRef.Kind...)
-	b = append(b, `","definitionVersion":"`...)
-	b = append(b, res.FormRef.DefinitionVersion...)
-	b = append(b, `","schemaDigest":"`...)
-	b = append(b, res.FormRef.SchemaDigest...)
-	b = append(b, `"}`...)
-	b = appendOmitEmpty(b, "packageDigest", res.PackageDigest)
-	b = append(b, `},"metadata":{"name":"`...)
-	b = append(b, res.Name...)
-	b = append(b, `","space":"`...)
-	b = append(b, res.Space...)
-	b = append(b, '"')
-	b = appendOmitEmpty(b, "uid", res.UID)
-	b = appendOmitEmpty(b, "generation", gen)
-	b = appendOmitEmpty(b, "revision", rev)
-	b = append(b, `},"spec":`...)
-	b = append(b, res.Spec...)
 	b = append(b, `,"status":`...)
 	b = append(b, res.Status...)
 	return append(b, '}')
+}
+
+// encodePrepare is the body of a prepare answer (spec/host-api-v1alpha3.md
+// §3.4 (4)): byte for byte json.Marshal of the wire.PrepareResponse, on
+// encodeResource's fast path and fallback.
+func encodePrepare(p *wire.PrepareResponse) []byte {
+	e := &p.Resource
+	b := make([]byte, 0, len(e.Spec)+640)
+	b = append(b, `{"resource":`...)
+	b, ok := appendCore(b, e.APIVersion, e.Kind, e.Form, e.Metadata, e.Spec)
+	if !ok || !verbatimString(p.Review.PrepareDigest) || !verbatimString(p.Review.SpecDigest) {
+		return mustJSON(p)
+	}
+	b = append(b, `},"review":{"prepareDigest":"`...)
+	b = append(b, p.Review.PrepareDigest...)
+	b = append(b, `","specDigest":"`...)
+	b = append(b, p.Review.SpecDigest...)
+	return append(b, `"}}`...)
+}
+
+// appendCore appends the resource core every resource body starts with —
+// apiVersion, kind, form, metadata and spec, the object left open — as
+// json.Marshal writes it; false when a member is not verbatim
+// (verbatimString, verbatimDoc), for the caller to take json.Marshal.
+func appendCore(b []byte, apiVersion, kind string, fr wire.FormReference, md wire.Metadata, spec []byte) ([]byte, bool) {
+	if !verbatimDoc(spec) {
+		return nil, false
+	}
+	for _, s := range [...]string{apiVersion, kind, fr.FormRef.APIVersion, fr.FormRef.Kind, fr.FormRef.DefinitionVersion,
+		fr.FormRef.SchemaDigest, fr.PackageDigest, md.Name, md.Space, md.UID, md.Generation, md.Revision} {
+		if !verbatimString(s) {
+			return nil, false
+		}
+	}
+	b = append(b, `{"apiVersion":"`...)
+	b = append(b, apiVersion...)
+	b = append(b, `","kind":"`...)
+	b = append(b, kind...)
+	b = append(b, `","form":{"formRef":{"apiVersion":"`...)
+	b = append(b, fr.FormRef.APIVersion...)
+	b = append(b, `","kind":"`...)
+	b = append(b, fr.FormRef.Kind...)
+	b = append(b, `","definitionVersion":"`...)
+	b = append(b, fr.FormRef.DefinitionVersion...)
+	b = append(b, `","schemaDigest":"`...)
+	b = append(b, fr.FormRef.SchemaDigest...)
+	b = append(b, `"}`...)
+	b = appendOmitEmpty(b, "packageDigest", fr.PackageDigest)
+	b = append(b, `},"metadata":{"name":"`...)
+	b = append(b, md.Name...)
+	b = append(b, `","space":"`...)
+	b = append(b, md.Space...)
+	b = append(b, '"')
+	b = appendOmitEmpty(b, "uid", md.UID)
+	b = appendOmitEmpty(b, "generation", md.Generation)
+	b = appendOmitEmpty(b, "revision", md.Revision)
+	b = append(b, `},"spec":`...)
+	return append(b, spec...), true
 }
 
 func wireResourceOf(res *store.Resource) wireResource {

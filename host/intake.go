@@ -178,7 +178,7 @@ func (s *Server) intake(r *request, c core, pathAPIVersion, pathKind, pathName s
 	spec = s.cfg.Family.Canonicalize(it.def, spec)
 	it.spec = spec
 	it.diags = form.MergeDiagnostics(s.cfg.Family.CheckSpec(it.def, spec), it.def.ValidateSpec(spec))
-	if it.canonical, err = ijson.Canonical(mustJSON(spec)); err != nil {
+	if it.canonical, err = ijson.CanonicalValue(spec); err != nil {
 		return nil, fmt.Errorf("canonicalise spec: %w", err)
 	}
 	it.specDigest = ijson.SumDigest(it.canonical)

@@ -15,10 +15,16 @@ const DigestPrefix = "sha256:"
 
 // Canonical returns the RFC 8785 (JCS) canonical bytes of the I-JSON
 // document data. Errors are *Error (the document is not strict I-JSON) or a
-// canonicalisation error.
+// canonicalisation error. A document the Reader decodes is written by
+// appendCanonical; anything else by the library (jcs.Transform).
 func Canonical(data []byte) ([]byte, error) {
 	if err := Check(data); err != nil {
 		return nil, err
+	}
+	if v, ok := decodeFast(data); ok {
+		if out, ok := appendCanonical(nil, v); ok {
+			return out, nil
+		}
 	}
 	out, err := jcs.Transform(data)
 	if err != nil {

@@ -187,6 +187,15 @@ func Decode(data []byte) (any, error) {
 	if err := Check(data); err != nil {
 		return nil, err
 	}
+	if v, ok := decodeFast(data); ok {
+		return v, nil
+	}
+	return decodeLibrary(data)
+}
+
+// decodeLibrary is Decode's library path (encoding/json with UseNumber)
+// for checked data: what decodeFast declines, and its test oracle.
+func decodeLibrary(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
