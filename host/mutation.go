@@ -392,30 +392,36 @@ func randomHex(n int) string {
 // are reused (s.macs) and the array is assembled by appendStrings, which
 // writes what json.Marshal writes.
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
-	var buf [512]byte
-	doc := appendStrings(buf[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
-		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation))
-	mac, _ := s.macs.Get().(hash.Hash)
-	if mac == nil {
-		mac = hmac.New(sha256.New, s.secret)
+	m, _ := s.macs.Get().(*macState)
+	if m == nil {
+		m = &macState{mac: hmac.New(sha256.New, s.secret)}
 	} else {
-		mac.Reset()
+		m.mac.Reset()
 	}
-	mac.Write(doc)
-	var sum [sha256.Size]byte
+	m.doc = appendStrings(m.doc[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
+		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation))
+	m.mac.Write(m.doc)
 	var out [len(ijson.DigestPrefix) + 2*sha256.Size]byte
 	copy(out[:], ijson.DigestPrefix)
-	hex.Encode(out[len(ijson.DigestPrefix):], mac.Sum(sum[:0]))
-	s.macs.Put(mac)
+	hex.Encode(out[len(ijson.DigestPrefix):], m.mac.Sum(m.sum[:0]))
+	s.macs.Put(m)
 	return string(out[:])
+}
+
+// macState is one reusable prepareDigest computation: the keyed MAC and
+// the buffers it writes from and into.
+type macState struct {
+	mac hash.Hash
+	doc []byte
+	sum [sha256.Size]byte
 }
 
 // appendStrings appends the JSON array of strs to b, byte for byte what
 // json.Marshal makes of a []string: verbatim when every string is
-// (verbatimString), else through json.Marshal.
+// (wire.VerbatimString), else through json.Marshal.
 func appendStrings(b []byte, strs ...string) []byte {
 	for _, s := range strs {
-		if !verbatimString(s) {
+		if !wire.VerbatimString(s) {
 			return append(b, mustJSON(strs)...)
 		}
 	}

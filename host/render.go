@@ -76,6 +76,9 @@ func (s *Server) renderStatus(tx store.Tx, def *form.Definition, res *store.Reso
 			}
 		}
 	}
+	if b, ok := st.AppendWire(make([]byte, 0, 160)); ok {
+		return b, nil
+	}
 	return mustJSON(st), nil
 }
 

@@ -58,7 +58,10 @@ func DigestValue(v any) (string, error) {
 // bytes already canonical, and for artifact blobs.
 func SumDigest(b []byte) string {
 	sum := sha256.Sum256(b)
-	return DigestPrefix + hex.EncodeToString(sum[:])
+	var out [len(DigestPrefix) + 2*sha256.Size]byte
+	copy(out[:], DigestPrefix)
+	hex.Encode(out[len(DigestPrefix):], sum[:])
+	return string(out[:])
 }
 
 // ValidDigest reports whether s has the digest grammar ^sha256:[0-9a-f]{64}$,

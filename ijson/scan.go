@@ -163,6 +163,10 @@ func (v *validator) string() (raw []byte, ok bool) {
 	start, escaped := v.i, false
 	for v.i < len(v.data) {
 		c := v.data[v.i]
+		for c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && v.i+1 < len(v.data) {
+			v.i++
+			c = v.data[v.i]
+		}
 		switch {
 		case c == '"':
 			v.i++
