@@ -2,7 +2,10 @@ package host
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
@@ -112,5 +115,23 @@ func compareBodySpace(t *testing.T, body []byte) {
 		if want := unmarshalBodySpace(body); got != want {
 			t.Fatalf("%q: readBodySpace %q, encoding/json %q", body, got, want)
 		}
+	}
+}
+
+// TestNewUIDFormat: a UID is "u-", the creation time in Unix milliseconds
+// as 12 hex digits, and 16 hex digits of randomness.
+func TestNewUIDFormat(t *testing.T) {
+	before := time.Now().UnixMilli()
+	uid := newUID()
+	after := time.Now().UnixMilli()
+	if !regexp.MustCompile(`^u-[0-9a-f]{28}$`).MatchString(uid) || !wire.UIDPattern.MatchString(uid) {
+		t.Fatalf("newUID() = %q", uid)
+	}
+	ms, err := strconv.ParseInt(uid[2:14], 16, 64)
+	if err != nil || ms < before || ms > after {
+		t.Errorf("newUID() = %q: time %d (%v), want %d..%d", uid, ms, err, before, after)
+	}
+	if newUID() == uid {
+		t.Error("two UIDs are equal")
 	}
 }

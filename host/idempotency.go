@@ -103,13 +103,16 @@ func querySpace(r *request) string { return r.URL.Query().Get("space") }
 func noSpace(*request) string { return "" }
 
 func fingerprint(r *request) string {
-	h := sha256.New()
-	for _, part := range []string{r.Method, r.URL.RequestURI(), r.Header.Get("If-Match"), r.Header.Get("If-None-Match"), r.Header.Get(wire.HeaderGeneration)} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
+	var buf [1024]byte
+	b := buf[:0]
+	for _, part := range [...]string{r.Method, r.URL.RequestURI(), r.Header.Get("If-Match"), r.Header.Get("If-None-Match"), r.Header.Get(wire.HeaderGeneration)} {
+		b = append(b, part...)
+		b = append(b, 0)
 	}
-	h.Write(r.body)
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(append(b, r.body...))
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
 // idempotent wraps a mutating route: the Idempotency-Key header is

@@ -375,7 +375,12 @@ func numberSpec(b []byte) (map[string]any, error) {
 // batch of creates on a few pages instead of one random page each
 // (spec/decisions/0031-create-work-off-the-writer.md).
 func newUID() string {
-	return "u-" + strconv.FormatInt(time.Now().UnixMilli()|1<<48, 16)[1:] + randomHex(8)
+	var b [2 + 13 + 16]byte
+	u := strconv.AppendInt(append(b[:0], "u-"...), time.Now().UnixMilli()|1<<48, 16)
+	u = append(u[:2], u[3:]...) // drop the leading 1 of 1<<48, which fixes the width at 12 digits
+	var random [8]byte
+	_, _ = rand.Read(random[:])
+	return string(hex.AppendEncode(u, random[:]))
 }
 
 func randomHex(n int) string {
