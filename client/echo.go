@@ -60,7 +60,7 @@ func checkResource(res *wire.Resource, a Address, expectedUID string) error {
 		return fmt.Errorf("metadata.space %q is not the %q asked for", m.Space, a.Space)
 	case res.Form.PackageDigest != "" && !ijson.ValidDigest(res.Form.PackageDigest):
 		return fmt.Errorf("form.packageDigest %q is not a digest", res.Form.PackageDigest)
-	case !wire.UIDPattern.MatchString(m.UID):
+	case !wire.ValidUID(m.UID):
 		return fmt.Errorf("metadata.uid %q is absent or not a UID", m.UID)
 	case !CanonicalPositive(m.Generation):
 		return fmt.Errorf("metadata.generation %q is absent or not a canonical positive decimal", m.Generation)

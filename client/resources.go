@@ -48,7 +48,7 @@ func (p Precondition) fence(op string, createAllowed, revisionAllowed bool) (boo
 	switch {
 	case !CanonicalPositive(p.Generation):
 		return false, fmt.Errorf("takoform: %s: generation %q is not a canonical positive decimal", op, p.Generation)
-	case !wire.UIDPattern.MatchString(p.UID):
+	case !wire.ValidUID(p.UID):
 		return false, fmt.Errorf("takoform: %s: a generation fence needs the recorded UID (Precondition.UID), got %q", op, p.UID)
 	case p.Revision != "" && !revisionAllowed:
 		return false, fmt.Errorf("takoform: %s: If-Match (Precondition.Revision) is sent only on delete", op)

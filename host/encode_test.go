@@ -124,7 +124,7 @@ func TestNewUIDFormat(t *testing.T) {
 	before := time.Now().UnixMilli()
 	uid := newUID()
 	after := time.Now().UnixMilli()
-	if !regexp.MustCompile(`^u-[0-9a-f]{28}$`).MatchString(uid) || !wire.UIDPattern.MatchString(uid) {
+	if !regexp.MustCompile(`^u-[0-9a-f]{28}$`).MatchString(uid) || !wire.ValidUID(uid) {
 		t.Fatalf("newUID() = %q", uid)
 	}
 	ms, err := strconv.ParseInt(uid[2:14], 16, 64)

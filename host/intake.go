@@ -198,7 +198,7 @@ func specError(diags []form.Diagnostic) error {
 }
 
 func checkMetadataCounters(m wire.Metadata) error {
-	if m.UID != "" && !wire.UIDPattern.MatchString(m.UID) {
+	if m.UID != "" && !wire.ValidUID(m.UID) {
 		return wire.Errorf(wire.InvalidArgument, "/metadata/uid %q is not a UID", m.UID)
 	}
 	for _, c := range []struct{ at, v string }{{"/metadata/generation", m.Generation}, {"/metadata/revision", m.Revision}} {

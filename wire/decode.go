@@ -15,7 +15,8 @@ import (
 // target.
 
 // ReadIJSON decodes a ResourceRequest (ijson.FastDecoder).
-func (v *ResourceRequest) ReadIJSON(r *ijson.Reader) {
+func (v *ResourceRequest) ReadIJSON(data []byte) bool {
+	r := ijson.NewReader(data)
 	var out ResourceRequest
 	r.Object()
 	for name, ok := r.Member(); ok; name, ok = r.Member() {
@@ -23,13 +24,16 @@ func (v *ResourceRequest) ReadIJSON(r *ijson.Reader) {
 			r.Fail()
 		}
 	}
-	if r.OK() {
-		*v = out
+	if !r.OK() {
+		return false
 	}
+	*v = out
+	return true
 }
 
 // ReadIJSON decodes an ApplyRequest (ijson.FastDecoder).
-func (v *ApplyRequest) ReadIJSON(r *ijson.Reader) {
+func (v *ApplyRequest) ReadIJSON(data []byte) bool {
+	r := ijson.NewReader(data)
 	var out ApplyRequest
 	r.Object()
 	for name, ok := r.Member(); ok; name, ok = r.Member() {
@@ -53,13 +57,16 @@ func (v *ApplyRequest) ReadIJSON(r *ijson.Reader) {
 			r.Fail()
 		}
 	}
-	if r.OK() {
-		*v = out
+	if !r.OK() {
+		return false
 	}
+	*v = out
+	return true
 }
 
 // ReadIJSON decodes a PrepareResponse (ijson.FastDecoder).
-func (v *PrepareResponse) ReadIJSON(r *ijson.Reader) {
+func (v *PrepareResponse) ReadIJSON(data []byte) bool {
+	r := ijson.NewReader(data)
 	var out PrepareResponse
 	r.Object()
 	for name, ok := r.Member(); ok; name, ok = r.Member() {
@@ -88,13 +95,16 @@ func (v *PrepareResponse) ReadIJSON(r *ijson.Reader) {
 			r.Fail()
 		}
 	}
-	if r.OK() {
-		*v = out
+	if !r.OK() {
+		return false
 	}
+	*v = out
+	return true
 }
 
 // ReadIJSON decodes a Resource (ijson.FastDecoder).
-func (v *Resource) ReadIJSON(r *ijson.Reader) {
+func (v *Resource) ReadIJSON(data []byte) bool {
+	r := ijson.NewReader(data)
 	var out Resource
 	r.Object()
 	for name, ok := r.Member(); ok; name, ok = r.Member() {
@@ -107,9 +117,11 @@ func (v *Resource) ReadIJSON(r *ijson.Reader) {
 		}
 		readStatus(r, &out.Status)
 	}
-	if r.OK() {
-		*v = out
+	if !r.OK() {
+		return false
 	}
+	*v = out
+	return true
 }
 
 func readStatus(r *ijson.Reader, st *Status) {

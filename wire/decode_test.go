@@ -33,9 +33,7 @@ func TestDecodeAgreement(t *testing.T) {
 	plain := map[string]bool{}
 	for _, in := range decodeCorpus[:4] {
 		for _, v := range decoders() {
-			r := ijson.NewReader([]byte(in))
-			v.ReadIJSON(r)
-			if r.OK() {
+			if v.ReadIJSON([]byte(in)) {
 				plain[reflect.TypeOf(v).String()] = true
 			}
 		}
@@ -63,9 +61,7 @@ func compareDecoders(t *testing.T, data []byte) {
 	for _, fast := range decoders() {
 		lib := reflect.New(reflect.TypeOf(fast).Elem()).Interface()
 		libErr := jsonv2.Unmarshal(data, lib, jsonv2.RejectUnknownMembers(true))
-		r := ijson.NewReader(data)
-		fast.ReadIJSON(r)
-		if !r.OK() {
+		if !fast.ReadIJSON(data) {
 			if !reflect.DeepEqual(fast, reflect.New(reflect.TypeOf(fast).Elem()).Interface()) {
 				t.Fatalf("%T declined %q but changed its value: %#v", fast, data, fast)
 			}

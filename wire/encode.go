@@ -86,12 +86,20 @@ func appendOmitEmpty(b []byte, name, v string) []byte {
 // unchanged: printable ASCII other than `"`, `\`, `<`, `>` and `&`.
 func VerbatimString(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !verbatimByte[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// verbatimByte is VerbatimString's table of the bytes it passes.
+var verbatimByte = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // VerbatimDoc reports whether a stored document (compact JSON the host
 // wrote) passes through json.Marshal of a json.RawMessage unchanged: not

@@ -78,3 +78,17 @@ func TestStatusAppendWireIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestVerbatimStringIsJSONMarshal: a byte VerbatimString passes is one
+// json.Marshal writes as it is, and every printable ASCII byte it refuses
+// is one json.Marshal escapes.
+func TestVerbatimStringIsJSONMarshal(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		s := string([]byte{byte(c)})
+		b, _ := json.Marshal(s)
+		unchanged := string(b) == `"`+s+`"`
+		if VerbatimString(s) && !unchanged || !VerbatimString(s) && unchanged && c >= 0x20 && c < 0x7f {
+			t.Errorf("byte %#x: VerbatimString %v, json.Marshal %s", c, VerbatimString(s), b)
+		}
+	}
+}
