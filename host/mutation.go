@@ -397,8 +397,8 @@ func randomHex(n int) string {
 // are reused (s.macs) and the array is assembled by appendStrings, which
 // writes what json.Marshal writes.
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
-	m, _ := s.macs.Get().(*macState)
-	if m == nil {
+	m, ok := s.macs.Get().(*macState)
+	if !ok {
 		m = &macState{mac: hmac.New(sha256.New, s.secret)}
 	} else {
 		m.mac.Reset()

@@ -21,12 +21,13 @@ type Reader struct {
 func NewReader(data []byte) *Reader { return &Reader{data: data} }
 
 // FastDecoder is a type with a hand-written decoder (ReadIJSON) that
-// UnmarshalChecked tries before the library: it reads the whole value
-// from r, and only when r.OK() at the end may it have changed the
-// receiver. The result must equal the library's for every document it
-// accepts (each implementation's tests compare the two).
+// UnmarshalChecked tries before the library: it reads the whole checked
+// document data with a Reader and reports whether every read was exact
+// (Reader.OK); only then may it have changed the receiver. The result
+// must equal the library's for every document it accepts (each
+// implementation's tests compare the two).
 type FastDecoder interface {
-	ReadIJSON(r *Reader)
+	ReadIJSON(data []byte) bool
 }
 
 // OK reports whether every read so far was exact and the document is
@@ -42,16 +43,7 @@ func (r *Reader) Fail() { r.bad = true }
 // Failed reports whether a read failed.
 func (r *Reader) Failed() bool { return r.bad }
 
-func (r *Reader) ws() {
-	for r.i < len(r.data) {
-		switch r.data[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
-	}
-}
+func (r *Reader) ws() { r.i = skipSpace(r.data, r.i) }
 
 // Kind is the first byte of the next value ('{', '[', '"', 'n', 't',
 // 'f', or '0' for a number), 0 after a failure.

@@ -55,16 +55,22 @@ func compareDecode(t *testing.T, data []byte) {
 	if got, err := Canonical(data); err != nil || !bytes.Equal(got, wantC) {
 		t.Fatalf("%q: Canonical %s (%v), jcs %s", data, got, err, wantC)
 	}
-	marshalled, err := json.Marshal(want)
+	compareCanonicalValue(t, want)
+}
+
+// compareCanonicalValue fails t unless CanonicalValue(v) is jcs.Transform
+// of json.Marshal(v).
+func compareCanonicalValue(t *testing.T, v any) {
+	marshalled, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantV, err := jcs.Transform(marshalled)
+	want, err := jcs.Transform(marshalled)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := CanonicalValue(want); err != nil || !bytes.Equal(got, wantV) {
-		t.Fatalf("%q: CanonicalValue %s (%v), jcs of json.Marshal %s", data, got, err, wantV)
+	if got, err := CanonicalValue(v); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%#v: CanonicalValue %s (%v), jcs of json.Marshal %s", v, got, err, want)
 	}
 }
 
@@ -75,16 +81,6 @@ func TestCanonicalValueAgreement(t *testing.T) {
 		map[string]any{"a": "\xff", "b": 1.5}, map[string]any{"x": []string{"<", ">"}}, json.Number("1.0"), json.Number("-0"),
 		[]any{float64(3), int64(4), "\u2029&"}, map[string]any{"\U0001F600": 1, "\uFFFD": 2},
 	} {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := jcs.Transform(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := CanonicalValue(v); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%#v: CanonicalValue %s (%v), want %s", v, got, err, want)
-		}
+		compareCanonicalValue(t, v)
 	}
 }

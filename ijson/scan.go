@@ -34,15 +34,15 @@ type validator struct {
 	n     int                                    // names in use
 }
 
-func (v *validator) ws() {
-	for v.i < len(v.data) {
-		switch v.data[v.i] {
-		case ' ', '\t', '\n', '\r':
-			v.i++
-		default:
-			return
-		}
+func (v *validator) ws() { v.i = skipSpace(v.data, v.i) }
+
+// skipSpace returns the offset of the first byte at or after i in data
+// that is not JSON whitespace.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
 	}
+	return i
 }
 
 func (v *validator) value(depth int) bool {
@@ -111,21 +111,29 @@ func (v *validator) object(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.ws()
-		if v.i >= len(v.data) {
-			return false
-		}
-		switch v.data[v.i] {
-		case ',':
-			v.i++
-			v.ws()
-		case '}':
-			v.i++
-			return true
-		default:
-			return false
+		if more, ok := v.more('}'); !more {
+			return ok
 		}
 	}
+}
+
+// more reads what follows a member or element: a ',' (more, true), the
+// container's end close (false, true) or anything else (false, false).
+func (v *validator) more(close byte) (more, ok bool) {
+	v.ws()
+	if v.i >= len(v.data) {
+		return false, false
+	}
+	switch v.data[v.i] {
+	case ',':
+		v.i++
+		v.ws()
+		return true, true
+	case close:
+		v.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (v *validator) array(depth int) bool {
@@ -139,19 +147,8 @@ func (v *validator) array(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.ws()
-		if v.i >= len(v.data) {
-			return false
-		}
-		switch v.data[v.i] {
-		case ',':
-			v.i++
-			v.ws()
-		case ']':
-			v.i++
-			return true
-		default:
-			return false
+		if more, ok := v.more(']'); !more {
+			return ok
 		}
 	}
 }

@@ -24,11 +24,8 @@ func Unmarshal(data []byte, v any) error {
 // that is a FastDecoder reads data itself first; what it declines takes
 // the library.
 func UnmarshalChecked(data []byte, v any) error {
-	if f, ok := v.(FastDecoder); ok {
-		r := Reader{data: data}
-		if f.ReadIJSON(&r); r.OK() {
-			return nil
-		}
+	if f, ok := v.(FastDecoder); ok && f.ReadIJSON(data) {
+		return nil
 	}
 	return unmarshalLibrary(data, v)
 }

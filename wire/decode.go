@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/ijson"
@@ -18,50 +19,28 @@ import (
 func (v *ResourceRequest) ReadIJSON(data []byte) bool {
 	r := ijson.NewReader(data)
 	var out ResourceRequest
-	r.Object()
-	for name, ok := r.Member(); ok; name, ok = r.Member() {
-		if !readCore(r, name, &out.APIVersion, &out.Kind, &out.Form, &out.Metadata, &out.Spec) {
-			r.Fail()
-		}
-	}
-	if !r.OK() {
-		return false
-	}
-	*v = out
-	return true
+	readResource(r, requestCore(&out), nil)
+	return assign(r, v, out)
 }
 
 // ReadIJSON decodes an ApplyRequest (ijson.FastDecoder).
 func (v *ApplyRequest) ReadIJSON(data []byte) bool {
 	r := ijson.NewReader(data)
 	var out ApplyRequest
-	r.Object()
-	for name, ok := r.Member(); ok; name, ok = r.Member() {
-		if readCore(r, name, &out.APIVersion, &out.Kind, &out.Form, &out.Metadata, &out.Spec) {
-			continue
-		}
+	readResource(r, core{&out.APIVersion, &out.Kind, &out.Form, &out.Metadata, &out.Spec}, func(name string) bool {
 		switch name {
 		case "review":
-			r.Object()
-			for name, ok := r.Member(); ok; name, ok = r.Member() {
-				if name != "prepareDigest" {
-					r.Fail()
-				}
-				out.Review.PrepareDigest = r.String()
-			}
+			readStrings(r, []string{"prepareDigest"}, []*string{&out.Review.PrepareDigest})
 		case "expectedUid":
 			out.ExpectedUID = r.String()
 		case "expectedGeneration":
 			out.ExpectedGeneration = r.String()
 		default:
-			r.Fail()
+			return false
 		}
-	}
-	if !r.OK() {
-		return false
-	}
-	*v = out
-	return true
+		return true
+	})
+	return assign(r, v, out)
 }
 
 // ReadIJSON decodes a PrepareResponse (ijson.FastDecoder).
@@ -72,51 +51,56 @@ func (v *PrepareResponse) ReadIJSON(data []byte) bool {
 	for name, ok := r.Member(); ok; name, ok = r.Member() {
 		switch name {
 		case "resource":
-			res := &out.Resource
-			r.Object()
-			for name, ok := r.Member(); ok; name, ok = r.Member() {
-				if !readCore(r, name, &res.APIVersion, &res.Kind, &res.Form, &res.Metadata, &res.Spec) {
-					r.Fail()
-				}
-			}
+			readResource(r, requestCore(&out.Resource), nil)
 		case "review":
-			r.Object()
-			for name, ok := r.Member(); ok; name, ok = r.Member() {
-				switch name {
-				case "prepareDigest":
-					out.Review.PrepareDigest = r.String()
-				case "specDigest":
-					out.Review.SpecDigest = r.String()
-				default:
-					r.Fail()
-				}
-			}
+			readStrings(r, []string{"prepareDigest", "specDigest"}, []*string{&out.Review.PrepareDigest, &out.Review.SpecDigest})
 		default:
 			r.Fail()
 		}
 	}
-	if !r.OK() {
-		return false
-	}
-	*v = out
-	return true
+	return assign(r, v, out)
 }
 
 // ReadIJSON decodes a Resource (ijson.FastDecoder).
 func (v *Resource) ReadIJSON(data []byte) bool {
 	r := ijson.NewReader(data)
 	var out Resource
-	r.Object()
-	for name, ok := r.Member(); ok; name, ok = r.Member() {
-		if readCore(r, name, &out.APIVersion, &out.Kind, &out.Form, &out.Metadata, &out.Spec) {
-			continue
-		}
+	readResource(r, core{&out.APIVersion, &out.Kind, &out.Form, &out.Metadata, &out.Spec}, func(name string) bool {
 		if name != "status" {
-			r.Fail()
-			break
+			return false
 		}
 		readStatus(r, &out.Status)
+		return true
+	})
+	return assign(r, v, out)
+}
+
+// core is where the members of the resource core every request and
+// answer shares are read to.
+type core struct {
+	apiVersion, kind *string
+	form             *FormReference
+	metadata         *Metadata
+	spec             *json.RawMessage
+}
+
+func requestCore(v *ResourceRequest) core {
+	return core{&v.APIVersion, &v.Kind, &v.Form, &v.Metadata, &v.Spec}
+}
+
+// readResource reads an object of the resource core's members and, for
+// any other name, extra's (nil or false: a name neither reads fails).
+func readResource(r *ijson.Reader, c core, extra func(name string) bool) {
+	r.Object()
+	for name, ok := r.Member(); ok; name, ok = r.Member() {
+		if !readCore(r, name, c) && (extra == nil || !extra(name)) {
+			r.Fail()
+		}
 	}
+}
+
+// assign sets *v to out when the read was exact (ijson.Reader.OK).
+func assign[T any](r *ijson.Reader, v *T, out T) bool {
 	if !r.OK() {
 		return false
 	}
@@ -135,25 +119,8 @@ func readStatus(r *ijson.Reader, st *Status) {
 			r.Array()
 			for r.Next() {
 				var c Condition
-				r.Object()
-				for name, ok := r.Member(); ok; name, ok = r.Member() {
-					switch name {
-					case "type":
-						c.Type = r.String()
-					case "status":
-						c.Status = r.String()
-					case "reason":
-						c.Reason = r.String()
-					case "lastTransitionTime":
-						c.LastTransitionTime = r.String()
-					case "hostReason":
-						c.HostReason = r.String()
-					case "message":
-						c.Message = r.String()
-					default:
-						r.Fail()
-					}
-				}
+				readStrings(r, []string{"type", "status", "reason", "lastTransitionTime", "hostReason", "message"},
+					[]*string{&c.Type, &c.Status, &c.Reason, &c.LastTransitionTime, &c.HostReason, &c.Message})
 				st.Conditions = append(st.Conditions, c)
 			}
 		case "observed":
@@ -166,46 +133,30 @@ func readStatus(r *ijson.Reader, st *Status) {
 	}
 }
 
-// readCore reads member name of the resource core every request and
-// answer shares, reporting false for a name outside it.
-func readCore(r *ijson.Reader, name string, apiVersion, kind *string, fr *FormReference, md *Metadata, spec *json.RawMessage) bool {
+// readCore reads member name of the resource core into c, reporting
+// false for a name outside it.
+func readCore(r *ijson.Reader, name string, c core) bool {
 	switch name {
 	case "apiVersion":
-		*apiVersion = r.String()
+		*c.apiVersion = r.String()
 	case "kind":
-		*kind = r.String()
+		*c.kind = r.String()
 	case "form":
 		r.Object()
 		for name, ok := r.Member(); ok; name, ok = r.Member() {
 			switch name {
 			case "formRef":
-				readFormRef(r, &fr.FormRef)
+				readFormRef(r, &c.form.FormRef)
 			case "packageDigest":
-				fr.PackageDigest = r.String()
+				c.form.PackageDigest = r.String()
 			default:
 				r.Fail()
 			}
 		}
 	case "metadata":
-		r.Object()
-		for name, ok := r.Member(); ok; name, ok = r.Member() {
-			switch name {
-			case "name":
-				md.Name = r.String()
-			case "space":
-				md.Space = r.String()
-			case "uid":
-				md.UID = r.String()
-			case "generation":
-				md.Generation = r.String()
-			case "revision":
-				md.Revision = r.String()
-			default:
-				r.Fail()
-			}
-		}
+		readStrings(r, []string{"name", "space", "uid", "generation", "revision"}, []*string{&c.metadata.Name, &c.metadata.Space, &c.metadata.UID, &c.metadata.Generation, &c.metadata.Revision})
 	case "spec":
-		*spec = r.Raw()
+		*c.spec = r.Raw()
 	default:
 		return false
 	}
@@ -213,19 +164,19 @@ func readCore(r *ijson.Reader, name string, apiVersion, kind *string, fr *FormRe
 }
 
 func readFormRef(r *ijson.Reader, ref *form.FormRef) {
+	readStrings(r, []string{"apiVersion", "kind", "definitionVersion", "schemaDigest"}, []*string{&ref.APIVersion, &ref.Kind, &ref.DefinitionVersion, &ref.SchemaDigest})
+}
+
+// readStrings reads an object whose members are all strings, each into
+// to[i] for its name names[i]; another name fails.
+func readStrings(r *ijson.Reader, names []string, to []*string) {
 	r.Object()
 	for name, ok := r.Member(); ok; name, ok = r.Member() {
-		switch name {
-		case "apiVersion":
-			ref.APIVersion = r.String()
-		case "kind":
-			ref.Kind = r.String()
-		case "definitionVersion":
-			ref.DefinitionVersion = r.String()
-		case "schemaDigest":
-			ref.SchemaDigest = r.String()
-		default:
+		i := slices.Index(names, name)
+		if i < 0 {
 			r.Fail()
+			return
 		}
+		*to[i] = r.String()
 	}
 }

@@ -45,25 +45,11 @@ func AppendCore(b []byte, apiVersion, kind string, fr FormReference, md Metadata
 			return nil, false
 		}
 	}
-	b = append(b, `{"apiVersion":"`...)
-	b = append(b, apiVersion...)
-	b = append(b, `","kind":"`...)
-	b = append(b, kind...)
-	b = append(b, `","form":{"formRef":{"apiVersion":"`...)
-	b = append(b, fr.FormRef.APIVersion...)
-	b = append(b, `","kind":"`...)
-	b = append(b, fr.FormRef.Kind...)
-	b = append(b, `","definitionVersion":"`...)
-	b = append(b, fr.FormRef.DefinitionVersion...)
-	b = append(b, `","schemaDigest":"`...)
-	b = append(b, fr.FormRef.SchemaDigest...)
-	b = append(b, `"}`...)
-	b = appendOmitEmpty(b, "packageDigest", fr.PackageDigest)
-	b = append(b, `},"metadata":{"name":"`...)
-	b = append(b, md.Name...)
-	b = append(b, `","space":"`...)
-	b = append(b, md.Space...)
-	b = append(b, '"')
+	b = appendPairs(append(b, '{'), "apiVersion", apiVersion, "kind", kind)
+	b = appendPairs(append(b, `,"form":{"formRef":{`...), "apiVersion", fr.FormRef.APIVersion, "kind", fr.FormRef.Kind,
+		"definitionVersion", fr.FormRef.DefinitionVersion, "schemaDigest", fr.FormRef.SchemaDigest)
+	b = appendOmitEmpty(append(b, '}'), "packageDigest", fr.PackageDigest)
+	b = appendPairs(append(b, `},"metadata":{`...), "name", md.Name, "space", md.Space)
 	b = appendOmitEmpty(b, "uid", md.UID)
 	b = appendOmitEmpty(b, "generation", md.Generation)
 	b = appendOmitEmpty(b, "revision", md.Revision)
@@ -71,15 +57,28 @@ func AppendCore(b []byte, apiVersion, kind string, fr FormReference, md Metadata
 	return append(b, spec...), true
 }
 
+// appendPairs appends the members `"name":"value"` of the name, value
+// pairs in kv, comma-separated; every value is verbatim.
+func appendPairs(b []byte, kv ...string) []byte {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, kv[i]...)
+		b = append(b, `":"`...)
+		b = append(b, kv[i+1]...)
+		b = append(b, '"')
+	}
+	return b
+}
+
+// appendOmitEmpty appends `,"name":"v"` unless v is empty (omitempty).
 func appendOmitEmpty(b []byte, name, v string) []byte {
 	if v == "" {
 		return b
 	}
-	b = append(b, `,"`...)
-	b = append(b, name...)
-	b = append(b, `":"`...)
-	b = append(b, v...)
-	return append(b, '"')
+	return appendPairs(append(b, ','), name, v)
 }
 
 // VerbatimString reports whether encoding/json writes s between quotes
@@ -148,15 +147,7 @@ func (v Status) AppendWire(b []byte) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"type":"`...)
-			b = append(b, c.Type...)
-			b = append(b, `","status":"`...)
-			b = append(b, c.Status...)
-			b = append(b, `","reason":"`...)
-			b = append(b, c.Reason...)
-			b = append(b, `","lastTransitionTime":"`...)
-			b = append(b, c.LastTransitionTime...)
-			b = append(b, '"')
+			b = appendPairs(append(b, '{'), "type", c.Type, "status", c.Status, "reason", c.Reason, "lastTransitionTime", c.LastTransitionTime)
 			b = appendOmitEmpty(b, "hostReason", c.HostReason)
 			b = appendOmitEmpty(b, "message", c.Message)
 			b = append(b, '}')
