@@ -30,8 +30,9 @@ func CanonicalValue(v any) ([]byte, error) {
 // ECMAScript form (jcs.NumberToJSON). It declines (false) a type other
 // than Decode's, a member name outside ASCII (JCS sorts by UTF-16 code
 // units, which only for ASCII is byte order), a string that is not UTF-8
-// and a number that does not parse (TestCanonicalAgreement and
-// FuzzCanonicalAgreement compare it with the library).
+// and a number that does not parse (TestDecodeAgreement and
+// FuzzDecodeAgreement compare it with the library;
+// spec/decisions/0040-create-path-fast-paths.md).
 func appendCanonical(b []byte, v any) ([]byte, bool) {
 	switch x := v.(type) {
 	case nil:

@@ -9,7 +9,7 @@ import "encoding/json"
 // returns zero values and OK reports false, so the caller takes the
 // library's path, which alone decides the result and its errors.
 // Strings it returns share one copy of the document; Raw values alias
-// the document itself.
+// the document itself (spec/decisions/0040-create-path-fast-paths.md).
 type Reader struct {
 	data []byte
 	s    string // data as a string, made on the first String

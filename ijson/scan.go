@@ -10,7 +10,7 @@ import "unicode/utf8"
 // checkTokens, on anything it does not read itself — a \u escape of a
 // surrogate, an escaped member name, more than maxScanNames member names
 // open at once (FuzzScanAgreement checks it never accepts what they
-// refuse).
+// refuse; spec/decisions/0040-create-path-fast-paths.md).
 func scanValid(data []byte) bool {
 	var v validator
 	v.data = data

@@ -13,7 +13,7 @@ import (
 // library, which reads whatever they decline — an escaped string, a null,
 // a member of another type or name — and alone words every refusal.
 // decode_test.go compares them with the library on a table and a fuzz
-// target.
+// target (spec/decisions/0040-create-path-fast-paths.md).
 
 // ReadIJSON decodes a ResourceRequest (ijson.FastDecoder).
 func (v *ResourceRequest) ReadIJSON(data []byte) bool {

@@ -6,7 +6,7 @@ import "encoding/json"
 // byte what json.Marshal writes — and, since they only take strings and
 // documents neither escapes, what a json.Encoder with SetEscapeHTML(false)
 // writes — or false for the caller to take the library (encode_test.go
-// compares them).
+// compares them; spec/decisions/0040-create-path-fast-paths.md).
 
 // AppendWire appends v's JSON to b, false when a member is not verbatim.
 func (v ResourceRequest) AppendWire(b []byte) ([]byte, bool) {
