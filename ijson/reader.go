@@ -52,11 +52,14 @@ func (r *Reader) Kind() byte {
 	if r.bad || r.i >= len(r.data) {
 		return 0
 	}
-	switch c := r.data[r.i]; c {
-	case '{', '[', '"', 'n', 't', 'f':
+	switch c := r.data[r.i]; {
+	case c == '{' || c == '[' || c == '"' || c == 'n' || c == 't' || c == 'f':
 		return c
+	case c == '-' || ('0' <= c && c <= '9'):
+		return '0'
 	}
-	return '0'
+	r.bad = true // not the start of a value: a document that was not checked
+	return 0
 }
 
 // Object starts reading an object; anything else fails.
@@ -162,13 +165,19 @@ func (r *Reader) Skip() {
 	r.skip()
 }
 
-// skip passes one value of the checked document.
+// skip passes one value of the checked document (bounded, so a document
+// that was not checked fails the read instead of ending the program).
 func (r *Reader) skip() {
+	defer func() {
+		if r.i > len(r.data) {
+			r.i, r.bad = len(r.data), true
+		}
+	}()
 	depth := 0
 	for r.i < len(r.data) {
 		switch c := r.data[r.i]; c {
 		case '"':
-			for r.i++; r.data[r.i] != '"'; r.i++ {
+			for r.i++; r.i < len(r.data) && r.data[r.i] != '"'; r.i++ {
 				if r.data[r.i] == '\\' {
 					r.i++
 				}
@@ -176,7 +185,10 @@ func (r *Reader) skip() {
 		case '{', '[':
 			depth++
 		case '}', ']':
-			depth--
+			if depth--; depth < 0 {
+				r.bad = true
+				return
+			}
 		default:
 			if depth == 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 				// a scalar at the top: a number or literal ends at a delimiter

@@ -84,3 +84,20 @@ func TestCanonicalValueAgreement(t *testing.T) {
 		compareCanonicalValue(t, v)
 	}
 }
+
+// FuzzReaderUnchecked: on a document that was never checked the Reader
+// may fail, but never panics.
+func FuzzReaderUnchecked(f *testing.F) {
+	for _, in := range append(readerCorpus, quickCorpus...) {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decodeFast(data)
+		r := NewReader(data)
+		r.Object()
+		for _, ok := r.Member(); ok; _, ok = r.Member() {
+			r.Skip()
+		}
+		_ = r.Raw()
+	})
+}
