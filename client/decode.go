@@ -91,10 +91,10 @@ func firstMissing(data jsontext.Value, required []string) (string, bool) {
 func membersSet(data []byte, required []string, set *[8]bool) bool {
 	r := ijson.NewReader(data)
 	r.Object()
-	for name, ok := r.Member(); ok; name, ok = r.Member() {
+	for name, ok := r.MemberName(); ok; name, ok = r.MemberName() {
 		null := r.Kind() == 'n'
 		for i, p := range required {
-			set[i] = set[i] || (!null && p[1:] == name)
+			set[i] = set[i] || (!null && p[1:] == string(name))
 		}
 		r.Skip()
 	}

@@ -64,14 +64,14 @@ func readBodySpace(body []byte) (string, bool) {
 	rd := ijson.NewReader(body)
 	space := ""
 	rd.Object()
-	for name, ok := rd.Member(); ok; name, ok = rd.Member() {
+	for name, ok := rd.MemberName(); ok; name, ok = rd.MemberName() {
 		switch {
-		case name == "metadata":
+		case string(name) == "metadata":
 			rd.Object()
-			for name, ok := rd.Member(); ok; name, ok = rd.Member() {
+			for name, ok := rd.MemberName(); ok; name, ok = rd.MemberName() {
 				switch {
-				case name == "space":
-					space = rd.String()
+				case string(name) == "space":
+					space = rd.StringCopy()
 				case !plainOther(name, "space"):
 					rd.Fail()
 				default:
@@ -89,13 +89,13 @@ func readBodySpace(body []byte) (string, bool) {
 
 // plainOther reports whether name is ASCII and not want in any case (a
 // name encoding/json surely does not match to want's field).
-func plainOther(name, want string) bool {
-	for i := 0; i < len(name); i++ {
-		if name[i] >= 0x80 {
+func plainOther(name []byte, want string) bool {
+	for _, c := range name {
+		if c >= 0x80 {
 			return false
 		}
 	}
-	return !strings.EqualFold(name, want)
+	return !strings.EqualFold(string(name), want)
 }
 
 func querySpace(r *request) string { return r.URL.Query().Get("space") }

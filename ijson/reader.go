@@ -75,23 +75,41 @@ func (r *Reader) Object() {
 // (its value is read next), or false at the object's end, which it
 // consumes, or after a failure. A name with an escape fails.
 func (r *Reader) Member() (string, bool) {
+	start, end, ok := r.member()
+	if !ok {
+		return "", false
+	}
+	return r.str(start, end), true
+}
+
+// MemberName is Member for a name that is only compared, never kept: its
+// bytes alias the document, of which no copy is made.
+func (r *Reader) MemberName() ([]byte, bool) {
+	start, end, ok := r.member()
+	if !ok {
+		return nil, false
+	}
+	return r.data[start:end], true
+}
+
+func (r *Reader) member() (start, end int, ok bool) {
 	r.ws()
 	if r.bad || r.i >= len(r.data) {
 		r.bad = true
-		return "", false
+		return 0, 0, false
 	}
 	switch r.data[r.i] {
 	case '}':
 		r.i++
-		return "", false
+		return 0, 0, false
 	case ',':
 		r.i++
 		r.ws()
 	}
-	name := r.String()
+	start, end = r.span()
 	r.ws()
 	r.i++ // ':'
-	return name, !r.bad
+	return start, end, !r.bad
 }
 
 // Array starts reading an array; anything else fails.
@@ -123,20 +141,46 @@ func (r *Reader) Next() bool {
 
 // String reads a string without escapes; anything else fails.
 func (r *Reader) String() string {
-	if r.Kind() != '"' {
-		r.bad = true
+	start, end := r.span()
+	if r.bad {
 		return ""
 	}
-	start := r.i + 1
-	end := start
+	return r.str(start, end)
+}
+
+// StringCopy is String for the one string a read keeps: a copy of it
+// alone, not of the whole document.
+func (r *Reader) StringCopy() string {
+	start, end := r.span()
+	if r.bad {
+		return ""
+	}
+	return string(r.data[start:end])
+}
+
+// span reads a string without escapes and returns where its content
+// lies in the document; anything else fails.
+func (r *Reader) span() (start, end int) {
+	if r.Kind() != '"' {
+		r.bad = true
+		return 0, 0
+	}
+	start = r.i + 1
+	end = start
 	for end < len(r.data) && r.data[end] != '"' && r.data[end] != '\\' {
 		end++
 	}
 	if end >= len(r.data) || r.data[end] != '"' {
 		r.bad = true
-		return ""
+		return 0, 0
 	}
 	r.i = end + 1
+	return start, end
+}
+
+// str is the document's bytes start:end as a string, sharing the one
+// copy of the document the Reader makes.
+func (r *Reader) str(start, end int) string {
 	if r.s == "" {
 		r.s = string(r.data)
 	}
@@ -247,10 +291,7 @@ func (r *Reader) value() any {
 	case '0':
 		start := r.i
 		r.skip()
-		if r.s == "" {
-			r.s = string(r.data)
-		}
-		return json.Number(r.s[start:r.i])
+		return json.Number(r.str(start, r.i))
 	}
 	r.bad = true
 	return nil
