@@ -343,7 +343,7 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 		return nil, &TransportError{Op: r.op, Method: r.method, URL: u, Mutation: r.mutation, IdempotencyKey: r.key, Err: err}
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	data, err := readAll(io.LimitReader(resp.Body, c.maxBody+1), resp.ContentLength, c.maxBody)
 	if err != nil {
 		return nil, &TransportError{Op: r.op, Method: r.method, URL: u, Mutation: r.mutation, IdempotencyKey: r.key, Err: fmt.Errorf("read the answer: %w", err)}
 	}
@@ -351,6 +351,30 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 		return nil, c.protocolError(r, resp.StatusCode, fmt.Sprintf("the answer body exceeds the %d-byte limit", c.maxBody), nil)
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// readAll is io.ReadAll of r into a buffer first sized for the declared
+// Content-Length n (when 0 <= n <= limit; one byte more, for the read
+// that finds the end), so an answer is read without regrowing the buffer.
+func readAll(r io.Reader, n, limit int64) ([]byte, error) {
+	size := int64(512) // io.ReadAll's start
+	if n >= 0 && n <= limit {
+		size = n + 1
+	}
+	b := make([]byte, 0, size)
+	for {
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // more capacity, as io.ReadAll adds it
+		}
+	}
 }
 
 // expectStatus refuses a 2xx status the route never answers.
