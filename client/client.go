@@ -354,11 +354,12 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 }
 
 // readAll is io.ReadAll of r into a buffer first sized for the declared
-// Content-Length n (when 0 <= n <= limit; one byte more, for the read
+// Content-Length n (when 0 < n <= limit; one byte more, for the read
 // that finds the end), so an answer is read without regrowing the buffer.
+// 0 is taken for unknown, as a hand-built http.Response leaves it.
 func readAll(r io.Reader, n, limit int64) ([]byte, error) {
 	size := int64(512) // io.ReadAll's start
-	if n >= 0 && n <= limit {
+	if n > 0 && n <= limit {
 		size = n + 1
 	}
 	b := make([]byte, 0, size)
