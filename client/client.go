@@ -99,6 +99,8 @@ type Options struct {
 // concurrent use.
 type Client struct {
 	origin    origin
+	base      string // origin.String(), what every request URL starts with
+	bearer    string // the Authorization value, "" without a token
 	discovery wire.Discovery
 	hc        *http.Client
 	token     string
@@ -147,6 +149,10 @@ func newClient(endpoint string, opts Options) (*Client, error) {
 		retry:     opts.Retry.withDefaults(),
 		poll:      opts.Poll.withDefaults(),
 		jitter:    rand.Float64,
+	}
+	c.base = o.String()
+	if c.token != "" {
+		c.bearer = "Bearer " + c.token
 	}
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
@@ -241,8 +247,12 @@ type request struct {
 	key      string // Idempotency-Key, "" for none
 }
 
-func (r *request) url(o origin) string {
-	u := o.String() + r.path
+// idempotencyHeader is the Idempotency-Key header's lowercase name
+// (roundTrip).
+var idempotencyHeader = strings.ToLower(wire.HeaderIdempotency)
+
+func (r *request) url(base string) string {
+	u := base + r.path
 	if r.query != "" {
 		u += "?" + r.query
 	}
@@ -294,7 +304,7 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	u := r.url(c.origin)
+	u := r.url(c.base)
 	req, err := http.NewRequestWithContext(ctx, r.method, u, body)
 	if err != nil {
 		return nil, fmt.Errorf("takoform: %s: build request: %w", r.op, err)
@@ -302,13 +312,18 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 	for k, v := range r.header {
 		req.Header[k] = v
 	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	// The fixed headers share one backing array (one allocation, not one
+	// per header); each value is its own one-element slice.
+	vals := [...]string{c.bearer, c.userAgent, wire.ContentTypeJSON, r.ctype, r.key}
+	h := vals[:]
+	set := func(name string, i int) { req.Header[name] = h[i : i+1 : i+1] }
+	if c.bearer != "" {
+		set("Authorization", 0)
 	}
-	req.Header.Set("User-Agent", c.userAgent)
-	req.Header.Set("Accept", wire.ContentTypeJSON)
+	set("User-Agent", 1)
+	set("Accept", 2)
 	if r.ctype != "" {
-		req.Header.Set("Content-Type", r.ctype)
+		set("Content-Type", 3)
 	}
 	if r.key != "" {
 		// Stored under the lowercase name on purpose: net/http treats a
@@ -317,7 +332,7 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 		// connection fails after the request was written. A mutation
 		// whose answer was lost must surface as an unknown outcome instead
 		// (spec/host-api-v1alpha3.md §3.5). Header names are case-insensitive on the wire.
-		req.Header[strings.ToLower(wire.HeaderIdempotency)] = []string{r.key}
+		set(idempotencyHeader, 4)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -328,7 +343,7 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 		return nil, &TransportError{Op: r.op, Method: r.method, URL: u, Mutation: r.mutation, IdempotencyKey: r.key, Err: err}
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	data, err := readAll(io.LimitReader(resp.Body, c.maxBody+1), resp.ContentLength, c.maxBody)
 	if err != nil {
 		return nil, &TransportError{Op: r.op, Method: r.method, URL: u, Mutation: r.mutation, IdempotencyKey: r.key, Err: fmt.Errorf("read the answer: %w", err)}
 	}
@@ -336,6 +351,31 @@ func (c *Client) roundTrip(ctx context.Context, r *request) (*response, error) {
 		return nil, c.protocolError(r, resp.StatusCode, fmt.Sprintf("the answer body exceeds the %d-byte limit", c.maxBody), nil)
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// readAll is io.ReadAll of r into a buffer first sized for the declared
+// Content-Length n (when 0 < n <= limit; one byte more, for the read
+// that finds the end), so an answer is read without regrowing the buffer.
+// 0 is taken for unknown, as a hand-built http.Response leaves it.
+func readAll(r io.Reader, n, limit int64) ([]byte, error) {
+	size := int64(512) // io.ReadAll's start
+	if n > 0 && n <= limit {
+		size = n + 1
+	}
+	b := make([]byte, 0, size)
+	for {
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // more capacity, as io.ReadAll adds it
+		}
+	}
 }
 
 // expectStatus refuses a 2xx status the route never answers.

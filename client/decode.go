@@ -57,7 +57,8 @@ func firstMissing(data jsontext.Value, required []string) (string, bool) {
 		}
 		return "", false
 	}
-	if len(required) > 0 {
+	if len(required) > 0 && !membersSet(data, required, &set) {
+		set = [8]bool{}
 		d := jsontext.NewDecoder(bytes.NewReader(data))
 		if _, err := d.ReadToken(); err == nil {
 			for d.PeekKind() == '"' {
@@ -82,6 +83,22 @@ func firstMissing(data jsontext.Value, required []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// membersSet is firstMissing's pass over the top-level members by an
+// ijson.Reader, false when it cannot read them (an escaped name) and the
+// token reader must.
+func membersSet(data []byte, required []string, set *[8]bool) bool {
+	r := ijson.NewReader(data)
+	r.Object()
+	for name, ok := r.MemberName(); ok; name, ok = r.MemberName() {
+		null := r.Kind() == 'n'
+		for i, p := range required {
+			set[i] = set[i] || (!null && p[1:] == string(name))
+		}
+		r.Skip()
+	}
+	return r.OK()
 }
 
 // rawMember walks a JSON pointer through checked JSON, as lookup does

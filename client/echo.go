@@ -60,7 +60,7 @@ func checkResource(res *wire.Resource, a Address, expectedUID string) error {
 		return fmt.Errorf("metadata.space %q is not the %q asked for", m.Space, a.Space)
 	case res.Form.PackageDigest != "" && !ijson.ValidDigest(res.Form.PackageDigest):
 		return fmt.Errorf("form.packageDigest %q is not a digest", res.Form.PackageDigest)
-	case !wire.UIDPattern.MatchString(m.UID):
+	case !wire.ValidUID(m.UID):
 		return fmt.Errorf("metadata.uid %q is absent or not a UID", m.UID)
 	case !CanonicalPositive(m.Generation):
 		return fmt.Errorf("metadata.generation %q is absent or not a canonical positive decimal", m.Generation)
@@ -88,20 +88,20 @@ func checkStatus(s *wire.Status) error {
 		return errors.New("status.outputs is not an object")
 	}
 	for i, c := range s.Conditions {
-		at := fmt.Sprintf("status.conditions[%d]", i)
+		at := func() string { return fmt.Sprintf("status.conditions[%d]", i) } // only for a refusal
 		switch {
 		case !slices.Contains(wire.ConditionTypes, c.Type):
-			return fmt.Errorf("%s.type %q is not in the closed vocabulary", at, c.Type)
+			return fmt.Errorf("%s.type %q is not in the closed vocabulary", at(), c.Type)
 		case !slices.Contains(wire.ConditionStatuses, c.Status):
-			return fmt.Errorf("%s.status %q is not True, False or Unknown", at, c.Status)
+			return fmt.Errorf("%s.status %q is not True, False or Unknown", at(), c.Status)
 		case !slices.Contains(wire.ConditionReasons, c.Reason):
-			return fmt.Errorf("%s.reason %q is not in the closed portable vocabulary", at, c.Reason)
+			return fmt.Errorf("%s.reason %q is not in the closed portable vocabulary", at(), c.Reason)
 		case !rfc3339(c.LastTransitionTime):
-			return fmt.Errorf("%s.lastTransitionTime %q is not an RFC 3339 date-time", at, c.LastTransitionTime)
+			return fmt.Errorf("%s.lastTransitionTime %q is not an RFC 3339 date-time", at(), c.LastTransitionTime)
 		case utf8.RuneCountInString(c.HostReason) > 256:
-			return fmt.Errorf("%s.hostReason is longer than 256 characters", at)
+			return fmt.Errorf("%s.hostReason is longer than 256 characters", at())
 		case utf8.RuneCountInString(c.Message) > 4096:
-			return fmt.Errorf("%s.message is longer than 4096 characters", at)
+			return fmt.Errorf("%s.message is longer than 4096 characters", at())
 		}
 	}
 	return nil

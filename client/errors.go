@@ -130,7 +130,7 @@ func IsNotFound(err error) bool {
 }
 
 func (c *Client) protocolError(r *request, status int, reason string, err error) *ProtocolError {
-	e := &ProtocolError{Op: r.op, Method: r.method, URL: r.url(c.origin), Status: status, Reason: reason, Err: err}
+	e := &ProtocolError{Op: r.op, Method: r.method, URL: r.url(c.base), Status: status, Reason: reason, Err: err}
 	if r.mutation {
 		e.IdempotencyKey = r.key
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -119,5 +120,19 @@ func TestErrorTexts(t *testing.T) {
 	pe := &ProtocolError{Op: "read", Status: 404, Reason: "HTTP 404 carries no error envelope"}
 	if !strings.Contains(pe.Error(), "protocol-invalid") || !strings.Contains(pe.Error(), "404") {
 		t.Errorf("protocol error text: %s", pe)
+	}
+}
+
+// TestReadAllIsIOReadAll: readAll reads what io.ReadAll reads, whatever
+// length the answer declares.
+func TestReadAllIsIOReadAll(t *testing.T) {
+	for _, body := range []string{"", "x", strings.Repeat("a", 511), strings.Repeat("b", 513), strings.Repeat("c", 5000)} {
+		for _, declared := range []int64{-1, 0, 1, int64(len(body)), int64(len(body)) + 7, 1 << 40} {
+			want, _ := io.ReadAll(io.LimitReader(strings.NewReader(body), 4097))
+			got, err := readAll(io.LimitReader(strings.NewReader(body), 4097), declared, 4096)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%d bytes declared %d: got %d bytes (%v), want %d", len(body), declared, len(got), err, len(want))
+			}
+		}
 	}
 }

@@ -31,7 +31,8 @@ const KeyPrefix = "takoform-"
 // expected to be valid UTF-8 (every identity the client sends is); invalid
 // bytes are replaced by U+FFFD as encoding/json does.
 func DeriveKey(parts ...string) string {
-	canon := make([]byte, 0, 64*len(parts)+2)
+	var buf [512]byte
+	canon := buf[:0]
 	canon = append(canon, '[')
 	for i, p := range parts {
 		if i > 0 {
@@ -43,7 +44,10 @@ func DeriveKey(parts ...string) string {
 	}
 	canon = append(canon, ']')
 	sum := sha256.Sum256(canon)
-	return KeyPrefix + hex.EncodeToString(sum[:])
+	var out [len(KeyPrefix) + 2*sha256.Size]byte
+	copy(out[:], KeyPrefix)
+	hex.Encode(out[len(KeyPrefix):], sum[:])
+	return string(out[:])
 }
 
 // IdempotencyKey is the deterministic key of a resource mutation (spec/host-api-v1alpha3.md

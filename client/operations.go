@@ -42,7 +42,7 @@ func checkOperation(op *wire.Operation, body []byte, at, wantID string) error {
 		return fmt.Errorf("id %q is not the operation %q asked for", op.ID, wantID)
 	}
 	if t := op.Target; t != nil {
-		if (t.UID != "" && !wire.UIDPattern.MatchString(t.UID)) || (t.ManifestDigest != "" && !ijson.ValidDigest(t.ManifestDigest)) {
+		if (t.UID != "" && !wire.ValidUID(t.UID)) || (t.ManifestDigest != "" && !ijson.ValidDigest(t.ManifestDigest)) {
 			return errors.New("target.uid or target.manifestDigest breaks its grammar")
 		}
 	}

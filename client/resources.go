@@ -48,7 +48,7 @@ func (p Precondition) fence(op string, createAllowed, revisionAllowed bool) (boo
 	switch {
 	case !CanonicalPositive(p.Generation):
 		return false, fmt.Errorf("takoform: %s: generation %q is not a canonical positive decimal", op, p.Generation)
-	case !wire.UIDPattern.MatchString(p.UID):
+	case !wire.ValidUID(p.UID):
 		return false, fmt.Errorf("takoform: %s: a generation fence needs the recorded UID (Precondition.UID), got %q", op, p.UID)
 	case p.Revision != "" && !revisionAllowed:
 		return false, fmt.Errorf("takoform: %s: If-Match (Precondition.Revision) is sent only on delete", op)
@@ -102,15 +102,24 @@ func checkCore(op, apiVersion, kind string, fr wire.FormReference, md wire.Metad
 }
 
 // encodeBody renders a request body as compact JSON (no HTML escaping)
-// and checks it is strict I-JSON before it is sent.
+// and checks it is strict I-JSON before it is sent. A request with a
+// hand-written encoder (wire's AppendWire) is written by it when it can.
 func encodeBody(op string, v any) ([]byte, error) {
+	if a, ok := v.(interface{ AppendWire([]byte) ([]byte, bool) }); ok {
+		if body, ok := a.AppendWire(make([]byte, 0, 512)); ok {
+			return checkedBody(op, body)
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, fmt.Errorf("takoform: %s: encode the request: %w", op, err)
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return checkedBody(op, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+func checkedBody(op string, body []byte) ([]byte, error) {
 	if err := ijson.Check(body); err != nil {
 		return nil, fmt.Errorf("takoform: %s: the request is not strict I-JSON: %w", op, err)
 	}

@@ -175,9 +175,24 @@ func (w *waits) NextBackOff() time.Duration {
 // (backoff.Permanent), at most attempts times in all (0: until ctx ends or
 // w stops). It returns attempt's result, or false when it stopped short
 // of a success: the caller answers with what its last attempt saw, never
-// with the loop's own error.
+// with the loop's own error. The first attempt runs before the library's
+// loop, which builds its options and timer for every call, as most calls
+// succeed at once; a first attempt that fails is handed to the loop as
+// the result of its own first try, so the loop decides exactly as if it
+// had run it.
 func repeat[T any](ctx context.Context, w *waits, attempts int, attempt func() (T, error)) (T, bool) {
-	v, err := backoff.Retry(ctx, attempt, backoff.WithBackOff(w),
-		backoff.WithMaxTries(uint(max(attempts, 0))), backoff.WithMaxElapsedTime(0))
+	w.Reset()
+	v, err := attempt()
+	if err == nil {
+		return v, true
+	}
+	first := true
+	v, err = backoff.Retry(ctx, func() (T, error) {
+		if first {
+			first = false
+			return v, err
+		}
+		return attempt()
+	}, backoff.WithBackOff(w), backoff.WithMaxTries(uint(max(attempts, 0))), backoff.WithMaxElapsedTime(0))
 	return v, err == nil
 }

@@ -15,47 +15,33 @@ import (
 // an escape, a document with a character encoding/json escapes as HTML,
 // an empty document) takes json.Marshal, so the bytes never differ.
 func encodeResource(res *store.Resource) []byte {
-	if !verbatimDoc(res.Spec) || !verbatimDoc(res.Status) {
+	md := wire.Metadata{Name: res.Name, Space: res.Space, UID: res.UID, Generation: formatCounter(res.Generation), Revision: formatCounter(res.Revision)}
+	b := make([]byte, 0, len(res.Spec)+len(res.Status)+512)
+	b, ok := wire.AppendCore(b, res.APIVersion, res.Kind, wire.FormReference{FormRef: res.FormRef, PackageDigest: res.PackageDigest}, md, res.Spec)
+	if !ok || !wire.VerbatimDoc(res.Status) {
 		return mustJSON(wireResourceOf(res))
 	}
-	gen, rev := formatCounter(res.Generation), formatCounter(res.Revision)
-	strs := [...]string{res.APIVersion, res.Kind, res.FormRef.APIVersion, res.FormRef.Kind, res.FormRef.DefinitionVersion,
-		res.FormRef.SchemaDigest, res.PackageDigest, res.Name, res.Space, res.UID, gen, rev}
-	n := len(res.Spec) + len(res.Status) + 256
-	for _, s := range strs {
-		if !verbatimString(s) {
-			return mustJSON(wireResourceOf(res))
-		}
-		n += len(s)
-	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"apiVersion":"`...)
-	b = append(b, res.APIVersion...)
-	b = append(b, `","kind":"`...)
-	b = append(b, res.Kind...)
-	b = append(b, `","form":{"formRef":{"apiVersion":"`...)
-	b = append(b, res.FormRef.APIVersion...)
-	b = append(b, `","kind":"`...)
-	b = append(b, res.FormRef.Kind...)
-	b = append(b, `","definitionVersion":"`...)
-	b = append(b, res.FormRef.DefinitionVersion...)
-	b = append(b, `","schemaDigest":"`...)
-	b = append(b, res.FormRef.SchemaDigest...)
-	b = append(b, `"}`...)
-	b = appendOmitEmpty(b, "packageDigest", res.PackageDigest)
-	b = append(b, `},"metadata":{"name":"`...)
-	b = append(b, res.Name...)
-	b = append(b, `","space":"`...)
-	b = append(b, res.Space...)
-	b = append(b, '"')
-	b = appendOmitEmpty(b, "uid", res.UID)
-	b = appendOmitEmpty(b, "generation", gen)
-	b = appendOmitEmpty(b, "revision", rev)
-	b = append(b, `},"spec":`...)
-	b = append(b, res.Spec...)
 	b = append(b, `,"status":`...)
 	b = append(b, res.Status...)
 	return append(b, '}')
+}
+
+// encodePrepare is the body of a prepare answer (spec/host-api-v1alpha3.md
+// §3.4 (4)): byte for byte json.Marshal of the wire.PrepareResponse, on
+// encodeResource's fast path and fallback.
+func encodePrepare(p *wire.PrepareResponse) []byte {
+	e := &p.Resource
+	b := make([]byte, 0, len(e.Spec)+640)
+	b = append(b, `{"resource":`...)
+	b, ok := wire.AppendCore(b, e.APIVersion, e.Kind, e.Form, e.Metadata, e.Spec)
+	if !ok || !wire.VerbatimString(p.Review.PrepareDigest) || !wire.VerbatimString(p.Review.SpecDigest) {
+		return mustJSON(p)
+	}
+	b = append(b, `},"review":{"prepareDigest":"`...)
+	b = append(b, p.Review.PrepareDigest...)
+	b = append(b, `","specDigest":"`...)
+	b = append(b, p.Review.SpecDigest...)
+	return append(b, `"}}`...)
 }
 
 func wireResourceOf(res *store.Resource) wireResource {
@@ -65,52 +51,4 @@ func wireResourceOf(res *store.Resource) wireResource {
 		Metadata: wire.Metadata{Name: res.Name, Space: res.Space, UID: res.UID, Generation: formatCounter(res.Generation), Revision: formatCounter(res.Revision)},
 		Spec:     json.RawMessage(res.Spec), Status: json.RawMessage(res.Status),
 	}
-}
-
-func appendOmitEmpty(b []byte, name, v string) []byte {
-	if v == "" {
-		return b
-	}
-	b = append(b, `,"`...)
-	b = append(b, name...)
-	b = append(b, `":"`...)
-	b = append(b, v...)
-	return append(b, '"')
-}
-
-// verbatimString reports whether encoding/json writes s between quotes
-// unchanged: printable ASCII other than `"`, `\`, `<`, `>` and `&`.
-func verbatimString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
-}
-
-// verbatimDoc reports whether a stored document (compact JSON the host
-// wrote) passes through json.Marshal of a json.RawMessage unchanged: not
-// empty, no whitespace outside strings, and none of the characters it
-// escapes as HTML (`<`, `>`, `&`, U+2028, U+2029, all of which would
-// appear literally). Checking for whitespace keeps a document some other
-// writer indented on the json.Marshal path.
-func verbatimDoc(d []byte) bool {
-	if len(d) == 0 {
-		return false
-	}
-	in := false
-	for i := 0; i < len(d); i++ {
-		switch c := d[i]; {
-		case c == '<' || c == '>' || c == '&' || c == 0xE2:
-			return false // 0xE2 leads U+2028 and U+2029 (and other marks: the slow path is still exact)
-		case in && c == '\\':
-			i++
-		case c == '"':
-			in = !in
-		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
-		}
-	}
-	return true
 }

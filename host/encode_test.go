@@ -2,10 +2,15 @@ package host
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/wire"
 )
 
 // TestEncodeResourceIsJSONMarshal: the hand-assembled resource body is
@@ -36,5 +41,97 @@ func TestEncodeResourceIsJSONMarshal(t *testing.T) {
 		if got := encodeResource(&r); !bytes.Equal(got, want) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
 		}
+	}
+}
+
+// TestEncodePrepareIsJSONMarshal: the hand-assembled prepare answer is
+// byte for byte json.Marshal's, on the fast path and every fallback.
+func TestEncodePrepareIsJSONMarshal(t *testing.T) {
+	base := wire.PrepareResponse{
+		Resource: wire.ResourceRequest{APIVersion: "edge.forms.takoform.com/v1alpha1", Kind: "EdgeKVNamespace",
+			Form:     wire.FormReference{FormRef: form.FormRef{APIVersion: "edge.forms.takoform.com/v1alpha1", Kind: "EdgeKVNamespace", DefinitionVersion: "1.0.0", SchemaDigest: "sha256:ab"}},
+			Metadata: wire.Metadata{Name: "kv", Space: "bench"}, Spec: []byte(`{"a":[1,"b"]}`)},
+		Review: wire.PrepareReview{PrepareDigest: "sha256:01", SpecDigest: "sha256:02"},
+	}
+	cases := map[string]func(p *wire.PrepareResponse){
+		"fast path":         func(p *wire.PrepareResponse) {},
+		"package digest":    func(p *wire.PrepareResponse) { p.Resource.Form.PackageDigest = "sha256:cd" },
+		"echoed counters":   func(p *wire.PrepareResponse) { p.Resource.Metadata.UID, p.Resource.Metadata.Generation = "u-1", "4" },
+		"HTML in spec":      func(p *wire.PrepareResponse) { p.Resource.Spec = []byte(`{"a":"<&>"}`) },
+		"no spec":           func(p *wire.PrepareResponse) { p.Resource.Spec = nil },
+		"quote in a digest": func(p *wire.PrepareResponse) { p.Review.SpecDigest = `"` },
+		"non-ASCII space":   func(p *wire.PrepareResponse) { p.Resource.Metadata.Space = "é" },
+	}
+	for name, change := range cases {
+		p := base
+		change(&p)
+		if got, want := encodePrepare(&p), mustJSON(p); !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+}
+
+// TestAppendStringsIsJSONMarshal: the prepare binding's array is
+// json.Marshal's, verbatim or not.
+func TestAppendStringsIsJSONMarshal(t *testing.T) {
+	for _, strs := range [][]string{{}, {""}, {"a", "b"}, {"t<", "x"}, {"é"}, {"a\"b", "\n"}, {"takoform-host/v1", "tenant-a", "space one", "0"}} {
+		if got, want := appendStrings(nil, strs...), mustJSON(strs); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %s, want %s", strs, got, want)
+		}
+	}
+}
+
+var bodySpaceCorpus = []string{
+	`{"metadata":{"name":"n","space":"s"},"spec":{"metadata":{"space":"x"}}}`, `{"metadata":{"space":"a b"}}`, `{}`, `[]`, `"x"`, `1`,
+	`{"metadata":null}`, `{"metadata":{"space":null}}`, `{"metadata":{"space":1}}`, `{"metadata":[]}`, `{"Metadata":{"space":"s"}}`,
+	`{"metadata":{"Space":"s"}}`, `{"metadata":{"SPACE":"s","space":"t"}}`, `{"metadata":{"ſpace":"s"}}`, `{"metadata":{"space":"\u0041"}}`,
+	`{"metadata":{"space":"s"},"METADATA":{"space":"t"}}`, `{"a":null,"b":[1,{"c":"d"}],"metadata":{"x":null,"space":"s"}}`,
+	`{"metadata":{"space":"é"}}`, `{"méta":1,"metadata":{"space":"s"}}`,
+}
+
+// TestBodySpaceAgreement: the Reader's metadata.space is encoding/json's
+// wherever it answers, and it answers the plain body.
+func TestBodySpaceAgreement(t *testing.T) {
+	for _, in := range bodySpaceCorpus {
+		compareBodySpace(t, []byte(in))
+	}
+	if _, ok := readBodySpace([]byte(bodySpaceCorpus[0])); !ok {
+		t.Error("readBodySpace declines a plain body")
+	}
+}
+
+func FuzzBodySpaceAgreement(f *testing.F) {
+	for _, in := range bodySpaceCorpus {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(compareBodySpace)
+}
+
+func compareBodySpace(t *testing.T, body []byte) {
+	if ijson.Check(body) != nil {
+		return
+	}
+	if got, ok := readBodySpace(body); ok {
+		if want := unmarshalBodySpace(body); got != want {
+			t.Fatalf("%q: readBodySpace %q, encoding/json %q", body, got, want)
+		}
+	}
+}
+
+// TestNewUIDFormat: a UID is "u-", the creation time in Unix milliseconds
+// as 12 hex digits, and 16 hex digits of randomness.
+func TestNewUIDFormat(t *testing.T) {
+	before := time.Now().UnixMilli()
+	uid := newUID()
+	after := time.Now().UnixMilli()
+	if !regexp.MustCompile(`^u-[0-9a-f]{28}$`).MatchString(uid) || !wire.ValidUID(uid) {
+		t.Fatalf("newUID() = %q", uid)
+	}
+	ms, err := strconv.ParseInt(uid[2:14], 16, 64)
+	if err != nil || ms < before || ms > after {
+		t.Errorf("newUID() = %q: time %d (%v), want %d..%d", uid, ms, err, before, after)
+	}
+	if newUID() == uid {
+		t.Error("two UIDs are equal")
 	}
 }

@@ -178,7 +178,7 @@ func (s *Server) intake(r *request, c core, pathAPIVersion, pathKind, pathName s
 	spec = s.cfg.Family.Canonicalize(it.def, spec)
 	it.spec = spec
 	it.diags = form.MergeDiagnostics(s.cfg.Family.CheckSpec(it.def, spec), it.def.ValidateSpec(spec))
-	if it.canonical, err = ijson.Canonical(mustJSON(spec)); err != nil {
+	if it.canonical, err = ijson.CanonicalValue(spec); err != nil {
 		return nil, fmt.Errorf("canonicalise spec: %w", err)
 	}
 	it.specDigest = ijson.SumDigest(it.canonical)
@@ -198,7 +198,7 @@ func specError(diags []form.Diagnostic) error {
 }
 
 func checkMetadataCounters(m wire.Metadata) error {
-	if m.UID != "" && !wire.UIDPattern.MatchString(m.UID) {
+	if m.UID != "" && !wire.ValidUID(m.UID) {
 		return wire.Errorf(wire.InvalidArgument, "/metadata/uid %q is not a UID", m.UID)
 	}
 	for _, c := range []struct{ at, v string }{{"/metadata/generation", m.Generation}, {"/metadata/revision", m.Revision}} {

@@ -23,7 +23,7 @@ func (s *Server) apply(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	if req.ExpectedUID != "" && !wire.UIDPattern.MatchString(req.ExpectedUID) {
+	if req.ExpectedUID != "" && !wire.ValidUID(req.ExpectedUID) {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "/expectedUid %q is not a UID", req.ExpectedUID)
 	}
 	switch {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"time"
 
@@ -374,7 +375,12 @@ func numberSpec(b []byte) (map[string]any, error) {
 // batch of creates on a few pages instead of one random page each
 // (spec/decisions/0031-create-work-off-the-writer.md).
 func newUID() string {
-	return "u-" + strconv.FormatInt(time.Now().UnixMilli()|1<<48, 16)[1:] + randomHex(8)
+	var b [2 + 13 + 16]byte
+	u := strconv.AppendInt(append(b[:0], "u-"...), time.Now().UnixMilli()|1<<48, 16)
+	u = append(u[:2], u[3:]...) // drop the leading 1 of 1<<48, which fixes the width at 12 digits
+	var random [8]byte
+	_, _ = rand.Read(random[:])
+	return string(hex.AppendEncode(u, random[:]))
 }
 
 func randomHex(n int) string {
@@ -387,11 +393,51 @@ func randomHex(n int) string {
 // name, exact FormRef, spec digest, uid and generation (create markers ""
 // and 0). The construction is host-private (spec/host-api-v1alpha3.md §3.4 (4): only equality
 // matters): HMAC-SHA-256 over the JSON array of those strings, which is
-// unambiguous. No row is stored for it (DESIGN "Storage").
+// unambiguous. No row is stored for it (DESIGN "Storage"). The keyed MACs
+// are reused (s.macs) and the array is assembled by appendStrings, which
+// writes what json.Marshal writes.
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
-	doc := mustJSON([]string{"takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
-		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation)})
-	mac := hmac.New(sha256.New, s.secret)
-	mac.Write(doc)
-	return ijson.DigestPrefix + hex.EncodeToString(mac.Sum(nil))
+	m, ok := s.macs.Get().(*macState)
+	if !ok {
+		m = &macState{mac: hmac.New(sha256.New, s.secret)}
+	} else {
+		m.mac.Reset()
+	}
+	m.doc = appendStrings(m.doc[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
+		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation))
+	m.mac.Write(m.doc)
+	var out [len(ijson.DigestPrefix) + 2*sha256.Size]byte
+	copy(out[:], ijson.DigestPrefix)
+	hex.Encode(out[len(ijson.DigestPrefix):], m.mac.Sum(m.sum[:0]))
+	s.macs.Put(m)
+	return string(out[:])
+}
+
+// macState is one reusable prepareDigest computation: the keyed MAC and
+// the buffers it writes from and into.
+type macState struct {
+	mac hash.Hash
+	doc []byte
+	sum [sha256.Size]byte
+}
+
+// appendStrings appends the JSON array of strs to b, byte for byte what
+// json.Marshal makes of a []string: verbatim when every string is
+// (wire.VerbatimString), else through json.Marshal.
+func appendStrings(b []byte, strs ...string) []byte {
+	for _, s := range strs {
+		if !wire.VerbatimString(s) {
+			return append(b, mustJSON(strs)...)
+		}
+	}
+	b = append(b, '[')
+	for i, s := range strs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, s...)
+		b = append(b, '"')
+	}
+	return append(b, ']')
 }

@@ -76,6 +76,9 @@ func (s *Server) renderStatus(tx store.Tx, def *form.Definition, res *store.Reso
 			}
 		}
 	}
+	if b, ok := st.AppendWire(make([]byte, 0, 160)); ok {
+		return b, nil
+	}
 	return mustJSON(st), nil
 }
 
@@ -121,6 +124,9 @@ func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool
 // family's dependents (spec/host-api-v1alpha3.md §5.4). A mutation of subject changes only
 // subject's own pins, so byName may be read before its writes.
 func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, byName []store.Pin, extra []store.Key, now time.Time) error {
+	if len(byName) == 0 && len(extra) == 0 {
+		return nil // no holder and no dependent: nothing to re-render (most creates)
+	}
 	seen := map[string]bool{subjectUID: true}
 	var uids []string
 	add := func(pins []store.Pin) {

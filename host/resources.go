@@ -264,9 +264,9 @@ func (s *Server) prepare(r *request) (answer, error) {
 		uid, gen = existing.UID, existing.Generation
 	}
 	req.Spec = it.canonical
-	return jsonAnswer(200, wire.PrepareResponse{Resource: req, Review: wire.PrepareReview{
+	return answer{status: 200, body: encodePrepare(&wire.PrepareResponse{Resource: req, Review: wire.PrepareReview{
 		PrepareDigest: s.prepareDigest(it.key, it.ref, it.specDigest, uid, gen), SpecDigest: it.specDigest,
-	}}), nil
+	}})}, nil
 }
 
 // generationFence reads Takoform-Expected-Generation and an optional body

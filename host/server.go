@@ -69,6 +69,7 @@ type Server struct {
 	auth    *authenticator
 	mux     *http.ServeMux
 	secret  []byte
+	macs    sync.Pool // *macState: HMAC-SHA-256 keyed with secret, for reuse (prepareDigest)
 	log     *slog.Logger
 	wake    chan struct{}
 	stop    chan struct{}

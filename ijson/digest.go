@@ -15,10 +15,16 @@ const DigestPrefix = "sha256:"
 
 // Canonical returns the RFC 8785 (JCS) canonical bytes of the I-JSON
 // document data. Errors are *Error (the document is not strict I-JSON) or a
-// canonicalisation error.
+// canonicalisation error. A document the Reader decodes is written by
+// appendCanonical; anything else by the library (jcs.Transform).
 func Canonical(data []byte) ([]byte, error) {
 	if err := Check(data); err != nil {
 		return nil, err
+	}
+	if v, ok := decodeFast(data); ok {
+		if out, ok := appendCanonical(nil, v); ok {
+			return out, nil
+		}
 	}
 	out, err := jcs.Transform(data)
 	if err != nil {
@@ -52,7 +58,10 @@ func DigestValue(v any) (string, error) {
 // bytes already canonical, and for artifact blobs.
 func SumDigest(b []byte) string {
 	sum := sha256.Sum256(b)
-	return DigestPrefix + hex.EncodeToString(sum[:])
+	var out [len(DigestPrefix) + 2*sha256.Size]byte
+	copy(out[:], DigestPrefix)
+	hex.Encode(out[len(DigestPrefix):], sum[:])
+	return string(out[:])
 }
 
 // ValidDigest reports whether s has the digest grammar ^sha256:[0-9a-f]{64}$,

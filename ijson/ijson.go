@@ -63,11 +63,12 @@ func (e *Error) Error() string {
 }
 
 // Check reports whether data is exactly one strict I-JSON document; it
-// returns nil or an *Error. A valid document is accepted by quickValid in
-// one pass; anything it does not accept is read again token by token
-// (checkTokens), which alone decides the refusal and its *Error.
+// returns nil or an *Error. A valid document is accepted by scanValid
+// (or, for what that declines, quickValid) in one pass; anything they do
+// not accept is read again token by token (checkTokens), which alone
+// decides the refusal and its *Error.
 func Check(data []byte) error {
-	if quickValid(data) {
+	if scanValid(data) || quickValid(data) {
 		return nil
 	}
 	return checkTokens(data)
@@ -186,6 +187,15 @@ func Decode(data []byte) (any, error) {
 	if err := Check(data); err != nil {
 		return nil, err
 	}
+	if v, ok := decodeFast(data); ok {
+		return v, nil
+	}
+	return decodeLibrary(data)
+}
+
+// decodeLibrary is Decode's library path (encoding/json with UseNumber)
+// for checked data: what decodeFast declines, and its test oracle.
+func decodeLibrary(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

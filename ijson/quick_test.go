@@ -74,3 +74,43 @@ func FuzzValidDigestAgreement(f *testing.F) {
 		}
 	})
 }
+
+// TestScanAgreement: the hand-written check never accepts what the token
+// reader refuses, and accepts the plain valid documents of the table.
+func TestScanAgreement(t *testing.T) {
+	for _, in := range append(quickCorpus, scanCorpus...) {
+		s, e := scanValid([]byte(in)), checkTokens([]byte(in))
+		if s && e != nil {
+			t.Errorf("%.80q: scanValid accepts, checkTokens %v", in, e)
+		}
+		if !s && e == nil && !strings.Contains(in, `\u`) && !strings.Contains(in, `{"\`) {
+			t.Errorf("%.80q: scanValid declines a valid document without surrogates or escaped names", in)
+		}
+	}
+	doc := []byte(scanCorpus[0])
+	if n := testing.AllocsPerRun(100, func() { scanValid(doc) }); n != 0 {
+		t.Errorf("scanValid allocates %v times", n)
+	}
+}
+
+// scanCorpus adds documents near scanValid's own edges.
+var scanCorpus = []string{
+	`{"apiVersion":"a/v1","kind":"K","form":{"formRef":{"apiVersion":"a/v1"}},"metadata":{"name":"n","space":"s"},"spec":{"a":[1,-2.5e-3,true,false,null,"x\n\"y"]}}`,
+	`{"a":{"a":{"a":1}},"b":{"a":2}}`, `{"a":1,"b":{"a":1,"b":2},"c":3,"a ":4}`, `[01]`, `[1.]`, `[.5]`, `[1e]`, `[1e+]`, `[-]`, `[--1]`,
+	`[tru]`, `[nul]`, `[falsey]`, "[\"\x1f\"]", `["\u00zz"]`, `["\u0041\/\b\f\n\r\t"]`, `{"a" : 1 , "b" : [ ] }`, "\t[\r\n]\n",
+	`{"a":1,}`, `{,}`, `{"a"}`, `{"a":}`, `{1:2}`, `[1 2]`, `["a" "b"]`, `{"a":1 "b":2}`, `"é"`, `"\u00e9"`, `0.5e-2`, `-0.1`, `1E400`, `-0E0`, `00`,
+}
+
+// FuzzScanAgreement: scanValid never accepts a document checkTokens refuses.
+func FuzzScanAgreement(f *testing.F) {
+	for _, in := range append(quickCorpus, scanCorpus...) {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if scanValid(data) {
+			if e := checkTokens(data); e != nil {
+				t.Fatalf("%q: scanValid accepts, checkTokens %v", data, e)
+			}
+		}
+	})
+}

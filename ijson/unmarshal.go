@@ -20,8 +20,20 @@ func Unmarshal(data []byte, v any) error {
 
 // UnmarshalChecked is Unmarshal for data that already passed Check (the
 // host checks a mutating body once, when it reads its replay namespace):
-// the same closed decoding and errors, without checking data again.
+// the same closed decoding and errors, without checking data again. A v
+// that is a FastDecoder reads data itself first; what it declines takes
+// the library.
 func UnmarshalChecked(data []byte, v any) error {
+	if f, ok := v.(FastDecoder); ok && f.ReadIJSON(data) {
+		return nil
+	}
+	return unmarshalLibrary(data, v)
+}
+
+// unmarshalLibrary is UnmarshalChecked's library path
+// (go-json-experiment/json, unknown members refused): what a FastDecoder
+// declines, and its test oracle.
+func unmarshalLibrary(data []byte, v any) error {
 	err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true))
 	if err == nil {
 		return nil

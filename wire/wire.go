@@ -6,7 +6,6 @@ package wire
 
 import (
 	"encoding/json"
-	"regexp"
 
 	"github.com/takoform/takoform/form"
 )
@@ -136,9 +135,24 @@ type Condition struct {
 	Message            string `json:"message,omitempty"`
 }
 
-// UIDPattern is the grammar of metadata.uid (spec/host-api-v1alpha3.md §1.4),
-// checked by the host on what it is sent and by the client on what it reads.
-var UIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// ValidUID reports whether s has the grammar of metadata.uid
+// (spec/host-api-v1alpha3.md §1.4), ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$,
+// checked by the host on what it is sent and by the client on what it
+// reads; matched by hand, as it runs on every answer
+// (spec/decisions/0036-hand-written-grammars.md; TestValidUIDAgreement).
+func ValidUID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // Closed condition vocabularies (spec/host-api-v1alpha3.md §5.2).
 var (
