@@ -27,12 +27,14 @@ func exactLoops(maxConns int32) int {
 // exactCall is one exact read waiting for a round trip: its key and
 // FormRef in, its resource or error out once done is closed.
 type exactCall struct {
-	ctx  context.Context
-	k    store.Key
-	ref  form.FormRef
-	res  *store.Resource
-	err  error
-	done chan struct{}
+	ctx context.Context
+	k   store.Key
+	ref form.FormRef
+	res *store.Resource
+	err error
+	// answered: the batch read a row or none for it (exactRoundTrip)
+	answered bool
+	done     chan struct{}
 }
 
 // exactBatcher sends the exact reads that wait at one moment in one
@@ -106,8 +108,9 @@ func (s *Store) exactBatched(ctx context.Context, k store.Key, ref form.FormRef)
 // one pgx.Batch on one pooled connection, every SELECT its own statement
 // sent after every read of the batch was asked for. A read the batch did
 // not answer with a row or none (a lost connection, a statement aborted
-// by an earlier one's failure) is sent again alone, which decides its
-// error and its retry. The round trip's context ends once every caller's
+// by an earlier one's failure), and every read of a round trip that did
+// not end cleanly, is sent again alone, which decides its error and its
+// retry. The round trip's context ends once every caller's
 // has.
 func (s *Store) exactRoundTrip(batch []*exactCall) {
 	if len(batch) == 1 {
@@ -133,23 +136,24 @@ func (s *Store) exactRoundTrip(batch []*exactCall) {
 		b.Queue(qExactResource, exactArgs(c.k, c.ref)...)
 	}
 	br := s.pool.SendBatch(ctx, b)
-	var again []*exactCall
 	for _, c := range batch {
 		r, err := sqlrow.ScanExactResource(br.QueryRow(), c.k, c.ref)
 		switch {
 		case err == nil:
-			c.res = r
+			c.res, c.answered = r, true
 		case errors.Is(err, pgx.ErrNoRows):
-			c.err = notFound(err, exactWhat(c.k, c.ref))
-		default:
-			again = append(again, c)
-			continue
+			c.err, c.answered = notFound(err, exactWhat(c.k, c.ref)), true
 		}
-		close(c.done)
 	}
-	_ = br.Close() // every result was read above; a failure was one of theirs
-	for _, c := range again {
-		c.res, c.err = s.exactAlone(c.ctx, c.k, c.ref)
+	if err := br.Close(); err != nil { // a round trip that did not end cleanly: none of its answers is kept
+		for _, c := range batch {
+			c.res, c.err, c.answered = nil, nil, false
+		}
+	}
+	for _, c := range batch {
+		if !c.answered {
+			c.res, c.err = s.exactAlone(c.ctx, c.k, c.ref)
+		}
 		close(c.done)
 	}
 }

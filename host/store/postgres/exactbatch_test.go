@@ -117,3 +117,54 @@ func TestExactReadsDuringClose(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Exact reads in flight when the database goes away answer, each with its
+// resource or an error wrapping store.ErrUnavailable (the read sent again
+// alone decides it), and read again once it is back.
+func TestExactReadsLoseTheDatabase(t *testing.T) {
+	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
+	s := openTest(t, via)
+	ctx := context.Background()
+	k := store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "x"}
+	ref := form.FormRef{APIVersion: "a/v1", Kind: "K", DefinitionVersion: "1.0.0", SchemaDigest: "sha256:" + fmt.Sprintf("%064d", 1)}
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		return tx.CreateResource(&store.Resource{Key: k, FormRef: ref, UID: "u1", Spec: []byte(`{}`), Status: []byte(`{}`)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	readAll := func(down func()) (lost int) {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for g := range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 30 {
+					if g == 0 && i == 10 && down != nil {
+						down()
+					}
+					r, err := s.ExactResource(ctx, k, ref)
+					switch {
+					case errors.Is(err, store.ErrUnavailable):
+						mu.Lock()
+						lost++
+						mu.Unlock()
+					case err != nil:
+						t.Errorf("exact read as the database goes: %v, want the resource or store.ErrUnavailable", err)
+					case r.UID != "u1":
+						t.Errorf("exact read read uid %s, want u1", r.UID)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return lost
+	}
+	if lost := readAll(proxy.Down); lost == 0 {
+		t.Fatal("no read saw the database go: the test did not take it away")
+	}
+	proxy.Up()
+	if lost := readAll(nil); lost != 0 {
+		t.Errorf("%d reads failed after the database came back, want none", lost)
+	}
+}
