@@ -125,6 +125,9 @@ func appendCanonicalNumber(b []byte, lit string) ([]byte, bool) {
 	if plainInteger(lit) {
 		return append(b, lit...), true
 	}
+	if !numberLiteral(lit) { // ParseFloat reads more (+1, .5, 0x1p4, 1_0) than JSON writes
+		return nil, false
+	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		return nil, false
@@ -154,4 +157,44 @@ func plainInteger(lit string) bool {
 		}
 	}
 	return true
+}
+
+// numberLiteral reports whether lit is an RFC 8259 number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberLiteral(lit string) bool {
+	i := 0
+	digits := func() bool {
+		start := i
+		for i < len(lit) && lit[i] >= '0' && lit[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(lit) && lit[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(lit) && lit[i] == '0':
+		i++
+	case i < len(lit) && lit[i] >= '1' && lit[i] <= '9':
+		digits()
+	default:
+		return false
+	}
+	if i < len(lit) && lit[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(lit) && (lit[i] == 'e' || lit[i] == 'E') {
+		i++
+		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(lit)
 }

@@ -23,7 +23,9 @@ func NewReader(data []byte) *Reader { return &Reader{data: data} }
 // FastDecoder is a type with a hand-written decoder (ReadIJSON) that
 // UnmarshalChecked tries before the library: it reads the whole checked
 // document data with a Reader and reports whether every read was exact
-// (Reader.OK); only then may it have changed the receiver. The result
+// (Reader.OK); only then may it have changed the receiver, which
+// UnmarshalChecked hands it only when it is zero (it replaces what it
+// reads into, where the library merges). The result
 // must equal the library's for every document it accepts (each
 // implementation's tests compare the two).
 type FastDecoder interface {

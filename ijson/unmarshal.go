@@ -3,6 +3,7 @@ package ijson
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	jsonv2 "github.com/go-json-experiment/json"
 )
@@ -21,10 +22,11 @@ func Unmarshal(data []byte, v any) error {
 // UnmarshalChecked is Unmarshal for data that already passed Check (the
 // host checks a mutating body once, when it reads its replay namespace):
 // the same closed decoding and errors, without checking data again. A v
-// that is a FastDecoder reads data itself first; what it declines takes
-// the library.
+// that is a FastDecoder pointing at a zero value reads data itself first;
+// what it declines, and every v holding values already (which the library
+// merges into), takes the library.
 func UnmarshalChecked(data []byte, v any) error {
-	if f, ok := v.(FastDecoder); ok && f.ReadIJSON(data) {
+	if f, ok := v.(FastDecoder); ok && zeroTarget(v) && f.ReadIJSON(data) {
 		return nil
 	}
 	return unmarshalLibrary(data, v)
@@ -73,4 +75,10 @@ func kindName(k byte) string {
 		return "array"
 	}
 	return "value"
+}
+
+// zeroTarget reports whether v is a non-nil pointer to a zero value.
+func zeroTarget(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().IsZero()
 }

@@ -1,6 +1,10 @@
 package wire
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/takoform/takoform/ijson"
+)
 
 // The hand-written encoders of the bodies every create carries: byte for
 // byte what json.Marshal writes — and, since they only take strings and
@@ -102,12 +106,14 @@ var verbatimByte = func() (t [256]bool) {
 
 // VerbatimDoc reports whether a stored document (compact JSON the host
 // wrote) passes through json.Marshal of a json.RawMessage unchanged: not
-// empty, no whitespace outside strings, and none of the characters it
-// escapes as HTML (`<`, `>`, `&`, U+2028, U+2029, all of which would
-// appear literally). Checking for whitespace keeps a document some other
-// writer indented on the json.Marshal path.
+// empty, strict I-JSON (ijson.Check: a document that is not JSON, as a
+// damaged row could hold, takes json.Marshal, which refuses it), no
+// whitespace outside strings, and none of the characters it escapes as
+// HTML (`<`, `>`, `&`, U+2028, U+2029, all of which would appear
+// literally). Checking for whitespace keeps a document some other writer
+// indented on the json.Marshal path.
 func VerbatimDoc(d []byte) bool {
-	if len(d) == 0 {
+	if len(d) == 0 || ijson.Check(d) != nil {
 		return false
 	}
 	in := false
