@@ -109,8 +109,8 @@ func (s *Store) exactBatched(ctx context.Context, k store.Key, ref form.FormRef)
 // sent after every read of the batch was asked for. A read the batch did
 // not answer with a row or none (a lost connection, a statement aborted
 // by an earlier one's failure), and every read of a round trip that did
-// not end cleanly, is sent again alone, which decides its error and its
-// retry. The round trip's context ends once every caller's
+// not end cleanly, is sent again alone (each in its own goroutine), which
+// decides its error and its retry. The round trip's context ends once every caller's
 // has.
 func (s *Store) exactRoundTrip(batch []*exactCall) {
 	if len(batch) == 1 {
@@ -151,10 +151,16 @@ func (s *Store) exactRoundTrip(batch []*exactCall) {
 		}
 	}
 	for _, c := range batch {
-		if !c.answered {
-			c.res, c.err = s.exactAlone(c.ctx, c.k, c.ref)
+		if c.answered {
+			close(c.done)
+			continue
 		}
-		close(c.done)
+		s.exact.loops.Add(1)
+		go func() { // each on its own, so none waits out another's failure
+			defer s.exact.loops.Done()
+			c.res, c.err = s.exactAlone(c.ctx, c.k, c.ref)
+			close(c.done)
+		}()
 	}
 }
 
