@@ -4,20 +4,18 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/takoform/takoform/internal/grammartest"
 )
 
 // grammars pairs each hand-written matcher with the regular expression of
 // spec/host-api-v1alpha3.md §1.2, §1.3 (and SemVer 2.0.0's) it replaces.
-var grammars = []struct {
-	name  string
-	re    *regexp.Regexp
-	match func(string) bool
-}{
-	{"apiVersion", regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$`), matchAPIVersion},
-	{"kind", regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`), matchKind},
-	{"name", regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`), matchResourceName},
-	{"semver", regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-((0|[1-9][0-9]*|[0-9A-Za-z-]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9A-Za-z-]*[A-Za-z-][0-9A-Za-z-]*))*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$`), matchSemver},
-	{"strictVersion", regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`), matchStrictVersion},
+var grammars = []grammartest.Grammar{
+	{Name: "apiVersion", Re: regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+/v[0-9]+(?:(?:alpha|beta)[0-9]+)?$`), Match: matchAPIVersion},
+	{Name: "kind", Re: regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`), Match: matchKind},
+	{Name: "name", Re: regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`), Match: matchResourceName},
+	{Name: "semver", Re: regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-((0|[1-9][0-9]*|[0-9A-Za-z-]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9A-Za-z-]*[A-Za-z-][0-9A-Za-z-]*))*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$`), Match: matchSemver},
+	{Name: "strictVersion", Re: regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`), Match: matchStrictVersion},
 }
 
 // grammarCorpus is values on and just off every edge of the grammars.
@@ -36,26 +34,7 @@ var grammarCorpus = []string{
 
 // TestGrammarAgreement: each matcher accepts exactly what its regexp
 // accepts, on a table near every edge.
-func TestGrammarAgreement(t *testing.T) {
-	for _, g := range grammars {
-		for _, s := range grammarCorpus {
-			if got, want := g.match(s), g.re.MatchString(s); got != want {
-				t.Errorf("%s(%q) = %v, regexp %v", g.name, s, got, want)
-			}
-		}
-	}
-}
+func TestGrammarAgreement(t *testing.T) { grammartest.Table(t, grammars, grammarCorpus) }
 
 // FuzzGrammarAgreement: each matcher agrees with its regexp on any value.
-func FuzzGrammarAgreement(f *testing.F) {
-	for _, s := range grammarCorpus {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, g := range grammars {
-			if got, want := g.match(s), g.re.MatchString(s); got != want {
-				t.Fatalf("%s(%q) = %v, regexp %v", g.name, s, got, want)
-			}
-		}
-	})
-}
+func FuzzGrammarAgreement(f *testing.F) { grammartest.Fuzz(f, grammars, grammarCorpus) }

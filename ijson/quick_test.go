@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/takoform/takoform/internal/grammartest"
 )
 
 // quickCorpus is valid and invalid documents near every rule of Check.
@@ -54,26 +56,13 @@ var digestCorpus = []string{
 	"sha256:" + strings.Repeat("9", 32) + strings.Repeat("e", 32), "sha256:" + strings.Repeat("a", 62) + "é",
 }
 
+var digestGrammar = []grammartest.Grammar{{Name: "ValidDigest", Re: digestPattern, Match: ValidDigest}}
+
 // TestValidDigestAgreement: ValidDigest accepts exactly what the regexp does.
-func TestValidDigestAgreement(t *testing.T) {
-	for _, s := range digestCorpus {
-		if got, want := ValidDigest(s), digestPattern.MatchString(s); got != want {
-			t.Errorf("ValidDigest(%q) = %v, regexp %v", s, got, want)
-		}
-	}
-}
+func TestValidDigestAgreement(t *testing.T) { grammartest.Table(t, digestGrammar, digestCorpus) }
 
 // FuzzValidDigestAgreement: the same on any value.
-func FuzzValidDigestAgreement(f *testing.F) {
-	for _, s := range digestCorpus {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := ValidDigest(s), digestPattern.MatchString(s); got != want {
-			t.Fatalf("ValidDigest(%q) = %v, regexp %v", s, got, want)
-		}
-	})
-}
+func FuzzValidDigestAgreement(f *testing.F) { grammartest.Fuzz(f, digestGrammar, digestCorpus) }
 
 // TestScanAgreement: the hand-written check never accepts what the token
 // reader refuses, and accepts the plain valid documents of the table.

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/takoform/takoform/internal/grammartest"
 )
 
 func TestTaxonomyIsTheClosedSet(t *testing.T) {
@@ -69,23 +71,10 @@ var uidPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 var uidCorpus = []string{"", "a", "A", "0", ".", "-a", "_a", "a.b_c-D9", "u-019a2b3c4d5e" + strings.Repeat("f", 16), strings.Repeat("a", 128),
 	strings.Repeat("a", 129), "a b", "a/b", "é", "a\n", "aé", "a~", "Z" + strings.Repeat("-", 127), "a\x00"}
 
+var uidGrammar = []grammartest.Grammar{{Name: "ValidUID", Re: uidPattern, Match: ValidUID}}
+
 // TestValidUIDAgreement: ValidUID accepts exactly what the regexp does.
-func TestValidUIDAgreement(t *testing.T) {
-	for _, s := range uidCorpus {
-		if got, want := ValidUID(s), uidPattern.MatchString(s); got != want {
-			t.Errorf("ValidUID(%q) = %v, regexp %v", s, got, want)
-		}
-	}
-}
+func TestValidUIDAgreement(t *testing.T) { grammartest.Table(t, uidGrammar, uidCorpus) }
 
 // FuzzValidUIDAgreement: the same on any value.
-func FuzzValidUIDAgreement(f *testing.F) {
-	for _, s := range uidCorpus {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := ValidUID(s), uidPattern.MatchString(s); got != want {
-			t.Fatalf("ValidUID(%q) = %v, regexp %v", s, got, want)
-		}
-	})
-}
+func FuzzValidUIDAgreement(f *testing.F) { grammartest.Fuzz(f, uidGrammar, uidCorpus) }
