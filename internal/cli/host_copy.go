@@ -29,13 +29,13 @@ func newHostCopyCommand() *cobra.Command {
 			if from == "" || to == "" {
 				return usage("give both --from (the SQLite file) and --to (a postgres:// URL)")
 			}
-			if k, _, err := storeurl.Parse(from); err != nil || k != storeurl.SQLite {
-				return usage("--from must be a SQLite file path (or sqlite:///PATH), got %s", storeurl.Redact(from))
+			path, err := copyLocation("--from", from, storeurl.SQLite, "a SQLite file path (or sqlite:///PATH)")
+			if err != nil {
+				return err
 			}
-			if k, _, err := storeurl.Parse(to); err != nil || k != storeurl.Postgres {
-				return usage("--to must be a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL, got %s", storeurl.Redact(to))
+			if _, err := copyLocation("--to", to, storeurl.Postgres, "a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL"); err != nil {
+				return err
 			}
-			_, path, _ := storeurl.Parse(from)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			tables, err := storecopy.Copy(ctx, path, to)
@@ -43,9 +43,13 @@ func newHostCopyCommand() *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			width := 0
+			for _, t := range tables {
+				width = max(width, len(t.Name))
+			}
 			var rows int64
 			for _, t := range tables {
-				fmt.Fprintf(out, "%-12s %8d rows  %s\n", t.Name, t.Rows, t.Digest)
+				fmt.Fprintf(out, "%-*s %8d rows  %s\n", width, t.Name, t.Rows, t.Digest)
 				rows += t.Rows
 			}
 			fmt.Fprintf(out, "copied %d tables (%d rows) from %s to %s; counts and digests match\n", len(tables), rows, path, postgres.Redact(to))
@@ -55,4 +59,19 @@ func newHostCopyCommand() *cobra.Command {
 	cmd.Flags().StringVar(&from, "from", "", "the host's SQLite data file")
 	cmd.Flags().StringVar(&to, "to", "", "an empty PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
 	return cmd
+}
+
+// copyLocation checks one side of host copy: a location storeurl cannot
+// parse is refused with its diagnosis (a postgres URL missing its "://"
+// names the URL it meant), one of the other kind names what the flag takes;
+// both show value redacted. It returns the SQLite path of a SQLite location.
+func copyLocation(flag, value string, want storeurl.Kind, takes string) (string, error) {
+	kind, path, err := storeurl.Parse(value)
+	if err != nil {
+		return "", usage("%s: %v", flag, err)
+	}
+	if kind != want {
+		return "", usage("%s must be %s, got %s", flag, takes, storeurl.Redact(value))
+	}
+	return path, nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,8 +69,14 @@ func TestHostCopyCommand(t *testing.T) {
 	st.Close()
 
 	code, out, errOut := run("host", "copy", "--from", path, "--to", dbURL)
-	if code != 0 || !strings.Contains(out, "counts and digests match") || !strings.Contains(out, "resources           1 rows") {
+	if code != 0 || !strings.Contains(out, "counts and digests match") || !regexp.MustCompile(`(?m)^resources +1 rows`).MatchString(out) {
 		t.Fatalf("host copy: exit %d\n%s%s", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, line := range lines[:len(lines)-1] { // one line per table, then the summary
+		if got, want := strings.Index(line, " rows "), strings.Index(lines[0], " rows "); got != want {
+			t.Errorf("the tables' row counts do not line up: %q has \"rows\" at %d, the first line at %d", line, got, want)
+		}
 	}
 	pgtest.NoPassword(t, dbURL, "host copy's output", out+errOut)
 	code, _, errOut = run("host", "copy", "--from", path, "--to", dbURL)
@@ -80,6 +87,23 @@ func TestHostCopyCommand(t *testing.T) {
 	code, _, errOut = run("host", "copy", "--from", path, "--to", path)
 	if code != 2 || !strings.Contains(errOut, "--to must be a postgres://") {
 		t.Errorf("host copy --to FILE: exit %d, stderr %q; want 2", code, errOut)
+	}
+}
+
+// A location that means PostgreSQL but is no URL (its "://" lost) is
+// refused with storeurl's diagnosis, which names the URL it meant; the
+// refusal never shows it as the well-formed URL it was not, nor the
+// password.
+func TestHostCopyNamesAMistypedURL(t *testing.T) {
+	typo := "postgres//takoform:secret-pw@127.0.0.1:1/takoform"
+	for _, args := range [][]string{{"--from", typo, "--to", "postgres://u@127.0.0.1:1/x"}, {"--from", "host.db", "--to", typo}} {
+		code, _, errOut := run(append([]string{"host", "copy"}, args...)...)
+		if code != 2 || !strings.Contains(errOut, `lacks its "://"; did you mean postgres://takoform:xxxxx@127.0.0.1:1/takoform?`) {
+			t.Errorf("host copy %v: exit %d, stderr %q; want 2 saying the URL lacks its \"://\"", args, code, errOut)
+		}
+		if strings.Contains(errOut, "got postgres://") || strings.Contains(errOut, "secret-pw") {
+			t.Errorf("host copy %v: stderr %q shows the location as a well-formed URL or shows its password", args, errOut)
+		}
 	}
 }
 

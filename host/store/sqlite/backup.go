@@ -21,9 +21,6 @@ import (
 // either absent or complete. Errors: src missing or not a database, out
 // already existing (never overwritten), or a failed write.
 func Backup(ctx context.Context, src, out string) (err error) {
-	if _, err := os.Stat(src); err != nil {
-		return fmt.Errorf("backup: the data file %s: %w", src, err)
-	}
 	if _, err := os.Lstat(out); err == nil {
 		return fmt.Errorf("backup: %s already exists; choose a new file (a backup never overwrites)", out)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -33,19 +30,11 @@ func Backup(ctx context.Context, src, out string) (err error) {
 	if err := removePartial(partial); err != nil { // a leftover of an interrupted backup
 		return fmt.Errorf("backup: %w", err)
 	}
-	q := "file:" + escapePath(src) + "?mode=ro&_pragma=busy_timeout(10000)"
-	db, err := sql.Open("sqlite", q)
+	db, err := OpenHostFile(ctx, src)
 	if err != nil {
-		return fmt.Errorf("backup: open %s: %w", src, err)
+		return fmt.Errorf("backup: %w", err)
 	}
 	defer store.JoinCleanup(&err, db.Close)
-	var tables int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'goose_db_version'`).Scan(&tables); err != nil {
-		return fmt.Errorf("backup: %s is not a SQLite database: %w", src, err)
-	}
-	if tables == 0 {
-		return fmt.Errorf("backup: %s is not a Takoform host database (it has no schema version table)", src)
-	}
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, partial); err != nil {
 		return errors.Join(fmt.Errorf("backup: copy %s: %w", src, err), removePartial(partial))
 	}

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"os"
 	"slices"
 	"strings"
 
@@ -65,10 +64,18 @@ var ErrTargetNotEmpty = errors.New("the target database is not empty")
 // (migrated first, both to this binary's schema version) and returns what
 // it copied, table by table. The target must hold no host rows
 // (ErrTargetNotEmpty); nothing is written unless every table's row count
-// and digest match. Errors name the database without its password.
+// and digest match. A source that is missing or no host's file
+// (sqlite.OpenHostFile) is refused before either side is written. Errors
+// name the database without its password.
 func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
-	if _, err := os.Stat(from); err != nil {
-		return nil, fmt.Errorf("source %s: %w", from, err)
+	// A file that is no host's (empty, another program's) is refused
+	// before anything writes to it.
+	sdb, err := sqlite.OpenHostFile(ctx, from)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	if err := sdb.Close(); err != nil {
+		return nil, err
 	}
 	// Opening migrates the file to this binary's schema (as `host serve`
 	// would); the copy then reads it read-only in one snapshot.
@@ -79,9 +86,8 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 	if err := src.Close(); err != nil {
 		return nil, err
 	}
-	sdb, err := sql.Open("sqlite", "file:"+from+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, fmt.Errorf("open %s read-only: %w", from, err)
+	if sdb, err = sqlite.OpenHostFile(ctx, from); err != nil {
+		return nil, fmt.Errorf("source: %w", err)
 	}
 	defer store.JoinCleanup(&err, sdb.Close)
 	dst, err := postgres.Open(ctx, to, postgres.Options{MaxConns: 2})

@@ -1,14 +1,18 @@
 package storecopy_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/host/store"
@@ -166,18 +170,7 @@ func TestCopyMovesAHost(t *testing.T) {
 func TestCopyFailureLeavesTargetEmpty(t *testing.T) {
 	target := pgtest.URL(t)
 	path := filepath.Join(t.TempDir(), "host.db")
-	src, err := sqlite.Open(context.Background(), path, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = src.Update(context.Background(), func(tx store.Tx) error {
-		return tx.CreateResource(&store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "n"},
-			UID: "u-1", Generation: 1, Revision: 1, Spec: []byte(`{}`), Status: []byte(`{}`)})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src.Close()
+	oneResource(t, path)
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
@@ -208,5 +201,76 @@ func TestCopyFailureLeavesTargetEmpty(t *testing.T) {
 	}
 	if n != 0 {
 		t.Errorf("the failed copy left %d resources in the target, want 0", n)
+	}
+}
+
+// A source no host wrote (another program's SQLite database) is refused
+// before either side is written: the file keeps its bytes and the target
+// gets no table.
+func TestCopyRefusesAFileNoHostWrote(t *testing.T) {
+	target := pgtest.URL(t)
+	path := filepath.Join(t.TempDir(), "notes.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('hello')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = storecopy.Copy(context.Background(), path, target)
+	if err == nil || !strings.Contains(err.Error(), "not a Takoform host database") {
+		t.Fatalf("Copy from another program's database: %v; want a refusal naming it", err)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the refused Copy changed its source (%v)", err)
+	}
+	conn, err := pgx.Connect(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var tables int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("the refused Copy created %d tables in the target, want none", tables)
+	}
+}
+
+// A host file whose name holds '#' is copied from that file (a file: URI
+// would otherwise end its path at the '#').
+func TestCopyFromAPathWithHash(t *testing.T) {
+	target := pgtest.URL(t)
+	path := filepath.Join(t.TempDir(), "host#1.db")
+	oneResource(t, path)
+	tables, err := storecopy.Copy(context.Background(), path, target)
+	if err != nil {
+		t.Fatalf("Copy from %s: %v", path, err)
+	}
+	if tables[0].Name != "resources" || tables[0].Rows != 1 {
+		t.Errorf("copied %+v first, want the source's 1 resource", tables[0])
+	}
+}
+
+// oneResource writes a host file at path holding one resource.
+func oneResource(t *testing.T, path string) {
+	t.Helper()
+	src, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	err = src.Update(context.Background(), func(tx store.Tx) error {
+		return tx.CreateResource(&store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "n"},
+			UID: "u-1", Generation: 1, Revision: 1, Spec: []byte(`{}`), Status: []byte(`{}`)})
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
