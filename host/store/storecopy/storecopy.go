@@ -90,6 +90,9 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	defer store.JoinCleanup(&err, sdb.Close)
+	if err := refuseForeignTables(ctx, to); err != nil {
+		return nil, err
+	}
 	dst, err := postgres.Open(ctx, to, postgres.Options{MaxConns: 2})
 	if err != nil {
 		return nil, err
@@ -130,6 +133,49 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 		return nil, fmt.Errorf("commit the copy on %s: %w", dst.URL(), err)
 	}
 	return out, nil
+}
+
+// refuseForeignTables refuses, before postgres.Open migrates it, a target
+// that holds a table no host has, or host tables without the schema
+// version table: another program's database is left as it was. A target
+// it cannot reach is left to postgres.Open, whose error names the cause
+// with the password redacted.
+func refuseForeignTables(ctx context.Context, to string) error {
+	cfg, err := pgx.ParseConfig(to)
+	if err != nil {
+		return nil
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, `SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() ORDER BY table_name`)
+	if err != nil {
+		return nil
+	}
+	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(have) == 0 {
+		return nil
+	}
+	var foreign []string
+	versioned := false
+	for _, name := range have {
+		switch {
+		case name == "goose_db_version":
+			versioned = true
+		case !slices.ContainsFunc(tables, func(tb struct{ name, order string }) bool { return tb.name == name }):
+			foreign = append(foreign, name)
+		}
+	}
+	switch {
+	case len(foreign) > 0:
+		return fmt.Errorf("%w: %s holds tables no Takoform host has (%s); copy into a new, empty database (createdb) so nothing is merged or overwritten", ErrTargetNotEmpty, postgres.Redact(to), strings.Join(foreign, ", "))
+	case !versioned:
+		return fmt.Errorf("%w: %s holds tables (%s) but no Takoform schema version table; copy into a new, empty database (createdb) so nothing is merged or overwritten", ErrTargetNotEmpty, postgres.Redact(to), strings.Join(have, ", "))
+	}
+	return nil
 }
 
 // checkTarget refuses a target whose tables are not exactly the schema's

@@ -274,3 +274,40 @@ func oneResource(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// A target that holds another program's tables — one no host has, or a
+// host's table name without the schema version table — is refused before
+// it is migrated: it keeps exactly the tables it had.
+func TestCopyRefusesAnotherProgramsDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "host.db")
+	oneResource(t, path)
+	for table, named := range map[string]string{"notes": "no Takoform host has (notes)", "resources": "no Takoform schema version table"} {
+		target := pgtest.URL(t)
+		conn, err := pgx.Connect(context.Background(), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), `CREATE TABLE `+table+` (x text)`); err != nil {
+			t.Fatal(err)
+		}
+		_, err = storecopy.Copy(context.Background(), path, target)
+		if !errors.Is(err, storecopy.ErrTargetNotEmpty) || !strings.Contains(err.Error(), named) {
+			t.Errorf("Copy into a database holding %s: %v; want ErrTargetNotEmpty saying it holds tables %s", table, err, named)
+		}
+		if err != nil {
+			pgtest.NoPassword(t, target, "the refusal", err.Error())
+		}
+		rows, err := conn.Query(context.Background(), `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(have, []string{table}) {
+			t.Errorf("after the refused Copy the target holds %v, want only its own %s", have, table)
+		}
+	}
+}
