@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"syscall"
 
@@ -80,4 +81,29 @@ func notFoundOr(err error, what string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+}
+
+// parseProblem says why pgx refused the configuration of rawURL, without
+// its password: a URL net/url cannot parse is named as such (the parse
+// error would quote it whole); otherwise pgx's reason, which names the
+// setting it refused (sslmode, connect_timeout, pool_max_conns, …) and not
+// the URL, unless that reason holds the password.
+func parseProblem(rawURL string, err error) string {
+	const unparsable = "the URL does not parse as a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
+	u, uerr := url.Parse(rawURL)
+	var pce *pgconn.ParseConfigError
+	if uerr != nil || !errors.As(err, &pce) {
+		return unparsable
+	}
+	bare := *pce
+	bare.ConnString = ""
+	reason := strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
+	pw, _ := u.User.Password()
+	q := u.Query()
+	for _, secret := range []string{pw, q.Get("password"), q.Get("sslpassword")} {
+		if secret != "" && strings.Contains(reason, secret) {
+			return "the URL's settings are refused (the reason is withheld: it quotes the password)"
+		}
+	}
+	return "the URL's settings are refused: " + reason
 }

@@ -128,7 +128,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	s := &Store{url: Redact(rawURL), closed: make(chan struct{})}
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: the URL does not parse as a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)", s.url)
+		return nil, fmt.Errorf("open %s: %s", s.url, parseProblem(rawURL, err))
 	}
 	if u, err := url.Parse(rawURL); opts.MaxConns <= 0 && err == nil && u.Query().Has("pool_max_conns") {
 		opts.MaxConns = cfg.MaxConns

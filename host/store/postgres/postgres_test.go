@@ -335,3 +335,29 @@ func TestPoolSize(t *testing.T) {
 		}
 	}
 }
+
+// A URL whose form is right but a setting is not names the setting pgx
+// refused, never the password (a reason that would quote it is withheld);
+// one net/url cannot parse says so. Open fails before it connects, so no
+// server is needed.
+func TestOpenNamesTheRefusedSetting(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"postgres://u:secret-pw@127.0.0.1:1/app?sslmode=bogus", "settings are refused: failed to configure TLS (sslmode is invalid)"},
+		{"postgres://u@127.0.0.1:1/app?password=secret-pw&connect_timeout=x", "settings are refused: invalid connect_timeout"},
+		{"postgres://u:secret-pw@127.0.0.1:1/app?pool_max_conns=abc", "settings are refused: cannot parse pool_max_conns"},
+		{"postgres://u:secret-pw@127.0.0.1:1/app?target_session_attrs=bogus", "settings are refused: unknown target_session_attrs value: bogus"},
+		{"postgres://u:secret-pw@127.0.0.1:1/app?target_session_attrs=secret-pw", "settings are refused (the reason is withheld: it quotes the password)"},
+		{"postgres://u:secret-pw%zz@127.0.0.1:1/app", "the URL does not parse as a PostgreSQL connection URL"},
+	} {
+		_, err := Open(context.Background(), c.url, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open(%s): %v; want it to say %q", Redact(c.url), err, c.want)
+			continue
+		}
+		// The last case's URL holds the password as another setting's
+		// value too, which Redact shows: only the reason must not.
+		if strings.Contains(strings.TrimPrefix(err.Error(), "open "+Redact(c.url)+": "), "secret-pw") {
+			t.Errorf("Open(%s): %v shows the password", Redact(c.url), err)
+		}
+	}
+}
