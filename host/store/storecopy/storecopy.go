@@ -136,10 +136,11 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 }
 
 // refuseForeignTables refuses, before postgres.Open migrates it, a target
-// that holds a table no host has, or host tables without the schema
-// version table: another program's database is left as it was. A target
-// it cannot reach is left to postgres.Open, whose error names the cause
-// with the password redacted.
+// that holds tables but not goose's schema version table: no host's
+// database (another program's), which is left as it was. A versioned
+// target is left to postgres.Open (a newer schema is ErrTooNew) and
+// checkTarget; one it cannot reach is left to postgres.Open, whose error
+// names the cause with the password redacted.
 func refuseForeignTables(ctx context.Context, to string) error {
 	cfg, err := pgx.ParseConfig(to)
 	if err != nil {
@@ -156,26 +157,10 @@ func refuseForeignTables(ctx context.Context, to string) error {
 		return nil
 	}
 	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || len(have) == 0 {
+	if err != nil || len(have) == 0 || slices.Contains(have, "goose_db_version") {
 		return nil
 	}
-	var foreign []string
-	versioned := false
-	for _, name := range have {
-		switch {
-		case name == "goose_db_version":
-			versioned = true
-		case !slices.ContainsFunc(tables, func(tb struct{ name, order string }) bool { return tb.name == name }):
-			foreign = append(foreign, name)
-		}
-	}
-	switch {
-	case len(foreign) > 0:
-		return fmt.Errorf("%w: %s holds tables no Takoform host has (%s); copy into a new, empty database (createdb) so nothing is merged or overwritten", ErrTargetNotEmpty, postgres.Redact(to), strings.Join(foreign, ", "))
-	case !versioned:
-		return fmt.Errorf("%w: %s holds tables (%s) but no Takoform schema version table; copy into a new, empty database (createdb) so nothing is merged or overwritten", ErrTargetNotEmpty, postgres.Redact(to), strings.Join(have, ", "))
-	}
-	return nil
+	return fmt.Errorf("%w: %s holds tables (%s) and no Takoform schema version table, so it is no host's database; copy into a new, empty database (createdb) so nothing is merged or overwritten", ErrTargetNotEmpty, postgres.Redact(to), strings.Join(have, ", "))
 }
 
 // checkTarget refuses a target whose tables are not exactly the schema's

@@ -275,13 +275,14 @@ func oneResource(t *testing.T, path string) {
 	}
 }
 
-// A target that holds another program's tables — one no host has, or a
-// host's table name without the schema version table — is refused before
-// it is migrated: it keeps exactly the tables it had.
+// A target that holds another program's tables, and no schema version
+// table, is refused before it is migrated — also when a table's name is a
+// host's — and keeps exactly the tables it had.
 func TestCopyRefusesAnotherProgramsDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "host.db")
 	oneResource(t, path)
-	for table, named := range map[string]string{"notes": "no Takoform host has (notes)", "resources": "no Takoform schema version table"} {
+	for _, table := range []string{"notes", "resources"} {
+		named := "holds tables (" + table + ") and no Takoform schema version table"
 		target := pgtest.URL(t)
 		conn, err := pgx.Connect(context.Background(), target)
 		if err != nil {
@@ -309,5 +310,27 @@ func TestCopyRefusesAnotherProgramsDatabase(t *testing.T) {
 		if !reflect.DeepEqual(have, []string{table}) {
 			t.Errorf("after the refused Copy the target holds %v, want only its own %s", have, table)
 		}
+	}
+}
+
+// A target a newer host migrated (a schema version and a table this binary
+// does not know) is refused as newer, naming the versions, not as another
+// program's database.
+func TestCopyIntoANewerHostsDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "host.db")
+	oneResource(t, path)
+	target := pgtest.URL(t)
+	st, err := postgres.Open(context.Background(), target, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Pool().Exec(context.Background(), `CREATE TABLE future_table (x text);
+		INSERT INTO goose_db_version (version_id, is_applied) VALUES (1000, true)`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = storecopy.Copy(context.Background(), path, target)
+	if !errors.Is(err, store.ErrTooNew) || !strings.Contains(err.Error(), "schema version 1000") {
+		t.Errorf("Copy into a newer host's database: %v; want ErrTooNew naming schema version 1000", err)
 	}
 }
