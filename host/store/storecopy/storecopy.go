@@ -141,7 +141,7 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 // target is left to postgres.Open (a newer schema is ErrTooNew) and
 // checkTarget; one it cannot reach is left to postgres.Open, whose error
 // names the cause with the password redacted.
-func refuseForeignTables(ctx context.Context, to string) error {
+func refuseForeignTables(ctx context.Context, to string) (err error) {
 	cfg, err := pgx.ParseConfig(to)
 	if err != nil {
 		return nil
@@ -150,7 +150,7 @@ func refuseForeignTables(ctx context.Context, to string) error {
 	if err != nil {
 		return nil
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer store.JoinCleanup(&err, func() error { return conn.Close(context.WithoutCancel(ctx)) })
 	rows, err := conn.Query(ctx, `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() ORDER BY table_name`)
 	if err != nil {
