@@ -1,14 +1,10 @@
 package sqlite
 
 import (
-	"database/sql"
 	"errors"
-	"io/fs"
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/pressly/goose/v3"
 
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlrow"
@@ -77,22 +73,7 @@ func TestExactAnswer(t *testing.T) {
 // answer (the migration's trigger), so the read follows the row.
 func TestExactAnswerOfOlderRows(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "host.db")
-	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	fsys, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(t.Context(), 2); err != nil {
-		t.Fatal(err)
-	}
+	db := fileAt(t, path, 2)
 	r := testResource("old", "uid-old")
 	if _, err := db.Exec(`INSERT INTO resources (`+sqlrow.ResourceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sqlrow.ResourceArgs(r)[:19]...); err != nil {
