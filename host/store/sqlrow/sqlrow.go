@@ -61,13 +61,13 @@ type Scanner interface{ Scan(dest ...any) error }
 // ScanResource reads a row of ResourceCols.
 func ScanResource(row Scanner) (*store.Resource, error) {
 	var r store.Resource
-	return scanResource(row, &r, true, true)
+	return scanResource(row, &r, true)
 }
 
 // ScanResourceAt reads a row of ResourceValueCols of the resource at k.
 func ScanResourceAt(row Scanner, k store.Key) (*store.Resource, error) {
 	r := store.Resource{Key: k}
-	return scanResource(row, &r, false, true)
+	return scanResource(row, &r, false)
 }
 
 // ScanExactAnswer reads a row of ExactAnswerCols of the resource at k
@@ -86,24 +86,19 @@ func ScanExactAnswer(row Scanner, k store.Key, ref form.FormRef) (*store.Answer,
 }
 
 // scanResource reads the UID, the key columns when the row has them, the
-// FormRef columns when it has them, then ResourceStateCols.
-func scanResource(row Scanner, r *store.Resource, key, ref bool) (*store.Resource, error) {
+// FormRef columns, then ResourceStateCols.
+func scanResource(row Scanner, r *store.Resource, key bool) (*store.Resource, error) {
 	var created, updated int64
-	n := 10 // UID and ResourceStateCols
+	n := 14 // UID, the FormRef and ResourceStateCols
 	if key {
 		n += 5
-	}
-	if ref {
-		n += 4
 	}
 	dest := make([]any, 0, n)
 	dest = append(dest, &r.UID)
 	if key {
 		dest = append(dest, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name)
 	}
-	if ref {
-		dest = append(dest, &r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest)
-	}
+	dest = append(dest, &r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest)
 	dest = append(dest, &r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
 		&created, &updated)
 	if err := row.Scan(dest...); err != nil {
