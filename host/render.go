@@ -176,19 +176,11 @@ func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, 
 	return nil
 }
 
-func etag(res *store.Resource) string { return `"` + formatCounter(res.Revision) + `"` }
+func etag(res *store.Resource) string { return revisionETag(res.Revision) }
 
-// wireResource is wire.Resource with the stored status bytes spliced in
-// (they are the rendered wire.Status), so a read does not decode and
-// re-encode them; the encoding is identical.
-type wireResource struct {
-	APIVersion string             `json:"apiVersion"`
-	Kind       string             `json:"kind"`
-	Form       wire.FormReference `json:"form"`
-	Metadata   wire.Metadata      `json:"metadata"`
-	Spec       json.RawMessage    `json:"spec"`
-	Status     json.RawMessage    `json:"status"`
-}
+// revisionETag is the ETag of a resource at revision rev, the revision
+// quoted (spec/host-api-v1alpha3.md §1.5).
+func revisionETag(rev int64) string { return `"` + formatCounter(rev) + `"` }
 
 func resourceAnswer(status int, res *store.Resource) answer {
 	return answer{status: status, etag: etag(res), body: encodeResource(res)}

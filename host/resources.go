@@ -172,21 +172,22 @@ func (s *Server) read(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	res, err := s.exactResource(r.Context(), k, ref)
+	a, err := s.exactAnswer(r.Context(), k, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return answer{}, notFound(k, ref)
 	}
 	if err != nil {
 		return answer{}, err
 	}
-	return resourceAnswer(200, res), nil
+	return answer{status: 200, etag: revisionETag(a.Revision), body: a.Body}, nil
 }
 
-// exactResource is the resource at k created under exactly ref, through
-// the store's fast path when it has one (store.ExactReader), else View.
-func (s *Server) exactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+// exactAnswer is the answer of the resource at k created under exactly
+// ref, through the store's fast path when it has one (store.ExactReader),
+// else View.
+func (s *Server) exactAnswer(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	if er, ok := s.cfg.Store.(store.ExactReader); ok {
-		return er.ExactResource(ctx, k, ref)
+		return er.ExactAnswer(ctx, k, ref)
 	}
 	var res *store.Resource
 	err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
@@ -194,10 +195,13 @@ func (s *Server) exactResource(ctx context.Context, k store.Key, ref form.FormRe
 		res, err = tx.Resource(k)
 		return err
 	})
-	if err == nil && res.FormRef != ref {
+	if err != nil {
+		return nil, err
+	}
+	if res.FormRef != ref {
 		return nil, fmt.Errorf("%s is held under form %s: %w", k.Name, res.FormRef, store.ErrNotFound)
 	}
-	return res, err
+	return store.AnswerOf(res)
 }
 
 func notFound(k store.Key, ref form.FormRef) error {
@@ -248,7 +252,7 @@ func (s *Server) prepare(r *request) (answer, error) {
 	// held under another is prepared as a create, or is not found for an
 	// update, so the exact read (one statement, store.ExactReader) says all.
 	uid, gen := "", int64(0)
-	existing, err := s.exactResource(r.Context(), it.key, it.ref)
+	existing, err := s.exactAnswer(r.Context(), it.key, it.ref)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if hasFence {

@@ -41,14 +41,17 @@ type Store interface {
 }
 
 // ExactReader is implemented by a Store with a fast path for the host's
-// exact read (spec/host-api-v1alpha3.md §3.4 (6)): the resource at k
-// created under exactly ref, read by one statement, which is its own
-// snapshot, outside any transaction (decision
-// spec/decisions/0022-exact-read-path.md). It returns an error wrapping
-// ErrNotFound when k holds no resource or one under another FormRef. The
-// host serves the same read through View on a Store without it.
+// exact read (spec/host-api-v1alpha3.md §3.4 (6)): the Answer of the
+// resource at k created under exactly ref — AnswerOf the resource
+// Tx.Resource(k) reads — read by one statement, which is its own
+// snapshot, outside any transaction (decisions
+// spec/decisions/0022-exact-read-path.md and
+// spec/decisions/0046-stored-answer.md). It returns an error wrapping
+// ErrNotFound when k holds no resource or one under another FormRef, and
+// EncodeResource's error for a row that does not encode. The host serves
+// the same read through View on a Store without it.
 type ExactReader interface {
-	ExactResource(ctx context.Context, k Key, ref form.FormRef) (*Resource, error)
+	ExactAnswer(ctx context.Context, k Key, ref form.FormRef) (*Answer, error)
 }
 
 // Key is a resource's host-side address (decision 0028): tenant, space,

@@ -15,13 +15,13 @@ import (
 
 var _ store.ExactReader = (*Store)(nil)
 
-// qExactResource is the exact read: the FormRef in the WHERE clause, only
-// the columns the key and FormRef do not give.
-const qExactResource = `SELECT uid, ` + sqlrow.ExactResourceCols + ` FROM resources
+// qExactAnswer is the exact read: the FormRef in the WHERE clause, the
+// stored answer selected (spec/decisions/0046-stored-answer.md).
+const qExactAnswer = `SELECT ` + sqlrow.ExactAnswerCols + ` FROM resources
 	WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5
 	AND form_api_version = $6 AND form_kind = $7 AND form_definition_version = $8 AND form_schema_digest = $9`
 
-// ExactResource implements store.ExactReader: one SELECT outside any
+// ExactAnswer implements store.ExactReader: one SELECT outside any
 // transaction, its own snapshot taken after the call began; the reads
 // waiting at one moment share one round trip (exactBatched, decisions
 // spec/decisions/0032-postgres-exact-read.md and
@@ -30,7 +30,7 @@ const qExactResource = `SELECT uid, ` + sqlrow.ExactResourceCols + ` FROM resour
 // another FormRef, ErrClosed on a closed Store, the context's error when
 // ctx ends first, and one wrapping store.ErrUnavailable for a lost or
 // refused connection.
-func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+func (s *Store) ExactAnswer(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	select {
 	case <-s.closed:
 		return nil, ErrClosed
@@ -42,14 +42,14 @@ func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef
 // exactAlone is one exact read in a round trip of its own, on a pooled
 // connection; a pooled connection found dead is replaced and the read
 // sent again (it wrote nothing), up to Options.MaxConns times.
-func (s *Store) exactAlone(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+func (s *Store) exactAlone(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	for attempt := 0; ; attempt++ {
 		select {
 		case <-s.closed:
 			return nil, ErrClosed
 		default:
 		}
-		r, err := sqlrow.ScanExactResource(s.pool.QueryRow(ctx, qExactResource, exactArgs(k, ref)...), k, ref)
+		r, err := sqlrow.ScanExactAnswer(s.pool.QueryRow(ctx, qExactAnswer, exactArgs(k, ref)...), k, ref)
 		var dial *pgconn.ConnectError
 		switch {
 		case err == nil:

@@ -25,12 +25,12 @@ func exactLoops(maxConns int32) int {
 }
 
 // exactCall is one exact read waiting for a round trip: its key and
-// FormRef in, its resource or error out once done is closed.
+// FormRef in, its answer or error out once done is closed.
 type exactCall struct {
 	ctx context.Context
 	k   store.Key
 	ref form.FormRef
-	res *store.Resource
+	res *store.Answer
 	err error
 	// answered: the batch read a row or none for it (exactRoundTrip)
 	answered bool
@@ -82,7 +82,7 @@ func (s *Store) exactLoop() {
 
 // exactBatched queues the exact read of k under ref for the next round
 // trip and waits for its answer, the caller's context or Close.
-func (s *Store) exactBatched(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+func (s *Store) exactBatched(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -133,11 +133,11 @@ func (s *Store) exactRoundTrip(batch []*exactCall) {
 	}
 	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(batch))}
 	for _, c := range batch {
-		b.Queue(qExactResource, exactArgs(c.k, c.ref)...)
+		b.Queue(qExactAnswer, exactArgs(c.k, c.ref)...)
 	}
 	br := s.pool.SendBatch(ctx, b)
 	for _, c := range batch {
-		r, err := sqlrow.ScanExactResource(br.QueryRow(), c.k, c.ref)
+		r, err := sqlrow.ScanExactAnswer(br.QueryRow(), c.k, c.ref)
 		switch {
 		case err == nil:
 			c.res, c.answered = r, true
@@ -164,7 +164,7 @@ func (s *Store) exactRoundTrip(batch []*exactCall) {
 	}
 }
 
-// exactArgs are qExactResource's arguments for k under ref.
+// exactArgs are qExactAnswer's arguments for k under ref.
 func exactArgs(k store.Key, ref form.FormRef) []any {
 	return []any{k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest}
 }

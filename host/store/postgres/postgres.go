@@ -94,7 +94,7 @@ type Store struct {
 	// oneRead maps the code pointer of each View function seen to
 	// whether it sent at most one statement the last time (View).
 	oneRead sync.Map
-	exact   exactBatcher // ExactResource's round trips (exactbatch.go)
+	exact   exactBatcher // ExactAnswer's round trips (exactbatch.go)
 }
 
 var _ store.Store = (*Store)(nil)

@@ -32,8 +32,8 @@ const (
 	qAdvisoryLocks = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))`
 	// The inserts a pending write sends as they are: a unique key taken
 	// fails the transaction, which then never commits.
-	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceCols + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`
+	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceWriteCols + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
 	qInsertIdempotency = `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 )

@@ -159,7 +159,7 @@ func BenchmarkReadParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
 }
 
-// BenchmarkExactResource is one exact read (Store.ExactResource) at a
+// BenchmarkExactResource is one exact read (Store.ExactAnswer) at a
 // time: the store's own CPU and allocations per read, without HTTP.
 func BenchmarkExactResource(b *testing.B) {
 	s := openTest(b, filepath.Join(b.TempDir(), "host.db"), Options{})
@@ -170,7 +170,7 @@ func BenchmarkExactResource(b *testing.B) {
 	b.ReportAllocs()
 	cpu := cpuTime(b)
 	for b.Loop() {
-		if _, err := s.ExactResource(b.Context(), r.Key, r.FormRef); err != nil {
+		if _, err := s.ExactAnswer(b.Context(), r.Key, r.FormRef); err != nil {
 			b.Fatal(err)
 		}
 	}

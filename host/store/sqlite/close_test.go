@@ -44,7 +44,7 @@ func TestCloseDuringExactReads(t *testing.T) {
 					}
 				}()
 				for {
-					r, err := s.ExactResource(context.Background(), key, ref)
+					r, err := s.ExactAnswer(context.Background(), key, ref)
 					switch {
 					case errors.Is(err, ErrClosed):
 						return

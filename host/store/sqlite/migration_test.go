@@ -13,17 +13,15 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// TestRetentionMigrationBackfills: a database written at schema 1 (a
-// WorkerBundle naming a manifest, the manifest naming its blob, an upload
-// naming another blob, holdings) gains the artifact references and usage
-// migration 00002 derives, so the first sweep keeps what is referenced and
-// deletes only the unreferenced blob.
-func TestRetentionMigrationBackfills(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "host.db")
-	db, err := sql.Open("sqlite", "file:"+escapePath(path))
+// fileAt is a database/sql handle on a new SQLite file at path migrated
+// up to version (a file an older binary wrote), closed at cleanup.
+func fileAt(t *testing.T, path string, version int64) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() })
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		t.Fatal(err)
@@ -32,9 +30,20 @@ func TestRetentionMigrationBackfills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.UpTo(context.Background(), 1); err != nil {
+	if _, err := p.UpTo(context.Background(), version); err != nil {
 		t.Fatal(err)
 	}
+	return db
+}
+
+// TestRetentionMigrationBackfills: a database written at schema 1 (a
+// WorkerBundle naming a manifest, the manifest naming its blob, an upload
+// naming another blob, holdings) gains the artifact references and usage
+// migration 00002 derives, so the first sweep keeps what is referenced and
+// deletes only the unreferenced blob.
+func TestRetentionMigrationBackfills(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "host.db")
+	db := fileAt(t, path, 1)
 	const (
 		manifest = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 		inBundle = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -59,7 +68,7 @@ func TestRetentionMigrationBackfills(t *testing.T) {
 	s := openTest(t, path, Options{})
 	var usage store.Usage
 	var swept int
-	err = s.Update(context.Background(), func(tx store.Tx) error {
+	err := s.Update(context.Background(), func(tx store.Tx) error {
 		var err error
 		if usage, err = tx.Usage("acme"); err != nil {
 			return err

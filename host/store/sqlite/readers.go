@@ -23,7 +23,7 @@ import (
 type reader struct {
 	conn  *sql.Conn
 	stmts *statements
-	exact *rawStmt // qExactResource on the driver connection (ExactResource)
+	exact *rawStmt // qExactAnswer on the driver connection (ExactAnswer)
 }
 
 // readers is the View pool: a slot per allowed connection, nil until a
@@ -74,7 +74,7 @@ func (p *readers) dial(ctx context.Context) (*reader, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("prepare read statements: %w", err), conn.Close())
 	}
-	exact, err := prepareRaw(ctx, conn, queries[qExactResource])
+	exact, err := prepareRaw(ctx, conn, queries[qExactAnswer])
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("prepare the exact read: %w", err), st.close(), conn.Close())
 	}
@@ -166,13 +166,14 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) (err error) {
 
 var _ store.ExactReader = (*Store)(nil)
 
-// ExactResource implements store.ExactReader: one SELECT in autocommit
+// ExactAnswer implements store.ExactReader: one SELECT in autocommit
 // mode on a reader, its own snapshot, with no BEGIN and ROLLBACK around
-// it (decision spec/decisions/0022-exact-read-path.md). A FormRef whose
+// it (decision spec/decisions/0022-exact-read-path.md), the stored answer
+// selected (spec/decisions/0046-stored-answer.md). A FormRef whose
 // group or kind is not the key's, which no Host API request names (the
 // exact query's must be the path's), is read through View instead
 // (spec/decisions/0042-read-cpu.md).
-func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+func (s *Store) ExactAnswer(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	if ref.APIVersion != k.APIVersion || ref.Kind != k.Kind {
 		return s.exactByView(ctx, k, ref)
 	}
@@ -186,9 +187,9 @@ func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef
 		return nil, err
 	}
 	row, err := rd.exact.queryRow(rd.conn, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.DefinitionVersion, ref.SchemaDigest)
-	var r *store.Resource
+	var a *store.Answer
 	if err == nil {
-		r, err = sqlrow.ScanExactResource(row, k, ref)
+		a, err = sqlrow.ScanExactAnswer(row, k, ref)
 		clear(row) // the reader holds no resource's bytes while it waits
 	}
 	if gerr := s.readers.give(rd, false); gerr != nil { // never for a reader given back whole
@@ -197,12 +198,12 @@ func (s *Store) ExactResource(ctx context.Context, k store.Key, ref form.FormRef
 	if err != nil {
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k)+" under "+ref.String())
 	}
-	return r, nil
+	return a, nil
 }
 
-// exactByView is ExactResource through View: the resource at k, if it
-// was created under exactly ref.
-func (s *Store) exactByView(ctx context.Context, k store.Key, ref form.FormRef) (*store.Resource, error) {
+// exactByView is ExactAnswer through View: the answer of the resource at
+// k, if it was created under exactly ref.
+func (s *Store) exactByView(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	var r *store.Resource
 	err := s.View(ctx, func(tx store.Tx) error {
 		var err error
@@ -215,5 +216,5 @@ func (s *Store) exactByView(ctx context.Context, k store.Key, ref form.FormRef) 
 	if r.FormRef != ref {
 		return nil, fmt.Errorf("read resource %s under %s: it is held under %s: %w", sqlrow.KeyString(k), ref, r.FormRef, store.ErrNotFound)
 	}
-	return r, nil
+	return store.AnswerOf(r)
 }

@@ -61,7 +61,7 @@ const (
 	qReleaseSavepoint
 	qBegin
 	qRollback
-	qExactResource
+	qExactAnswer
 	numQueries
 )
 
@@ -71,12 +71,12 @@ var queries = [numQueries]string{
 	qResourceByUID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources WHERE uid = ?`,
 	qResourceByNativeID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
 		WHERE tenant = ? AND native_id = ? AND native_id <> ''`,
-	qInsertResource: `INSERT INTO resources (` + sqlrow.ResourceCols + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qInsertResource: `INSERT INTO resources (` + sqlrow.ResourceWriteCols + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateResource: `UPDATE resources SET form_api_version = ?, form_kind = ?,
 		form_definition_version = ?, form_schema_digest = ?, package_digest = ?,
 		generation = ?, revision = ?, spec = ?, spec_digest = ?, status = ?,
-		native_id = ?, updated_at = ?
+		native_id = ?, updated_at = ?, answer = ?
 		WHERE uid = ?`,
 	qDeleteResource: `DELETE FROM resources WHERE uid = ?`,
 	qResourceSpace:  `SELECT tenant, space FROM resources WHERE uid = ?`,
@@ -163,9 +163,9 @@ var queries = [numQueries]string{
 	// A View's read transaction on its reader (readers.go).
 	qBegin:    `BEGIN`,
 	qRollback: `ROLLBACK`,
-	// Store.ExactResource, outside any transaction (readers.go), of a
+	// Store.ExactAnswer, outside any transaction (readers.go), of a
 	// FormRef whose group and kind are the key's: they are bound once.
-	qExactResource: `SELECT ` + unnamed("uid, "+sqlrow.ExactResourceCols) + ` FROM resources
+	qExactAnswer: `SELECT ` + unnamed(sqlrow.ExactAnswerCols) + ` FROM resources
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?
 		AND form_api_version = api_version AND form_kind = kind
 		AND form_definition_version = ? AND form_schema_digest = ?`,
@@ -198,7 +198,7 @@ type preparer interface {
 func prepare(ctx context.Context, db preparer) (*statements, error) {
 	var st statements
 	for q, text := range queries {
-		if query(q) == qExactResource {
+		if query(q) == qExactAnswer {
 			continue // prepared on each reader's driver connection (rawStmt)
 		}
 		s, err := db.PrepareContext(ctx, text)

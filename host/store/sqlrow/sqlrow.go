@@ -26,12 +26,25 @@ const (
 	IdempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
 		bound_uid, bound_operation, created_at`
 	// ResourceValueCols and IdempotencyValueCols leave out the key a
-	// lookup by key already holds, ExactResourceCols the FormRef too: fewer
-	// columns read per row.
+	// lookup by key already holds: fewer columns read per row.
+	// ResourceStateCols are a resource's columns after its key and FormRef.
 	ResourceValueCols = `uid, form_api_version, form_kind, form_definition_version, form_schema_digest,
-		` + ExactResourceCols
-	ExactResourceCols = `package_digest, generation, revision, spec, spec_digest, status, native_id,
+		` + ResourceStateCols
+	ResourceStateCols = `package_digest, generation, revision, spec, spec_digest, status, native_id,
 		created_at, updated_at`
+	// ResourceWriteCols are the columns ResourceArgs fill: ResourceCols
+	// and the stored answer (store.EncodeResource of the row,
+	// spec/decisions/0046-stored-answer.md).
+	ResourceWriteCols = ResourceCols + `, answer`
+	// ExactAnswerCols are what ScanExactAnswer reads: the UID, the
+	// counters and the stored answer, then, only for a row whose answer is
+	// NULL (written before migration 00003 on SQLite, 00005 on
+	// PostgreSQL, or by a writer that left it unchanged), the columns its
+	// answer is encoded from; the key and FormRef are the lookup's.
+	ExactAnswerCols = `uid, generation, revision, answer,
+		CASE WHEN answer IS NULL THEN package_digest ELSE '' END,
+		CASE WHEN answer IS NULL THEN spec END,
+		CASE WHEN answer IS NULL THEN status END`
 	IdempotencyValueCols = `fingerprint, status, etag, body, bound_uid, bound_operation, created_at`
 	// PendingOperationCols leave out the target and done of a lookup of
 	// the unfinished operation targeting a key.
@@ -48,41 +61,44 @@ type Scanner interface{ Scan(dest ...any) error }
 // ScanResource reads a row of ResourceCols.
 func ScanResource(row Scanner) (*store.Resource, error) {
 	var r store.Resource
-	return scanResource(row, &r, true, true)
+	return scanResource(row, &r, true)
 }
 
 // ScanResourceAt reads a row of ResourceValueCols of the resource at k.
 func ScanResourceAt(row Scanner, k store.Key) (*store.Resource, error) {
 	r := store.Resource{Key: k}
-	return scanResource(row, &r, false, true)
+	return scanResource(row, &r, false)
 }
 
-// ScanExactResource reads uid followed by ExactResourceCols of the
-// resource at k created under ref.
-func ScanExactResource(row Scanner, k store.Key, ref form.FormRef) (*store.Resource, error) {
+// ScanExactAnswer reads a row of ExactAnswerCols of the resource at k
+// created under ref: its stored answer, or, when it has none, the answer
+// encoded from its columns (store.AnswerOf, whose error it returns).
+func ScanExactAnswer(row Scanner, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	r := store.Resource{Key: k, FormRef: ref}
-	return scanResource(row, &r, false, false)
+	var body []byte
+	if err := row.Scan(&r.UID, &r.Generation, &r.Revision, &body, &r.PackageDigest, &r.Spec, &r.Status); err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		return store.AnswerOf(&r)
+	}
+	return &store.Answer{UID: r.UID, Generation: r.Generation, Revision: r.Revision, Body: body}, nil
 }
 
 // scanResource reads the UID, the key columns when the row has them, the
-// FormRef columns when it has them, then ExactResourceCols.
-func scanResource(row Scanner, r *store.Resource, key, ref bool) (*store.Resource, error) {
+// FormRef columns, then ResourceStateCols.
+func scanResource(row Scanner, r *store.Resource, key bool) (*store.Resource, error) {
 	var created, updated int64
-	n := 10 // UID and ExactResourceCols
+	n := 14 // UID, the FormRef and ResourceStateCols
 	if key {
 		n += 5
-	}
-	if ref {
-		n += 4
 	}
 	dest := make([]any, 0, n)
 	dest = append(dest, &r.UID)
 	if key {
 		dest = append(dest, &r.Tenant, &r.Space, &r.APIVersion, &r.Kind, &r.Name)
 	}
-	if ref {
-		dest = append(dest, &r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest)
-	}
+	dest = append(dest, &r.FormRef.APIVersion, &r.FormRef.Kind, &r.FormRef.DefinitionVersion, &r.FormRef.SchemaDigest)
 	dest = append(dest, &r.PackageDigest, &r.Generation, &r.Revision, &r.Spec, &r.SpecDigest, &r.Status, &r.NativeID,
 		&created, &updated)
 	if err := row.Scan(dest...); err != nil {
@@ -92,20 +108,31 @@ func scanResource(row Scanner, r *store.Resource, key, ref bool) (*store.Resourc
 	return r, nil
 }
 
-// ResourceArgs are r's values in ResourceCols order.
+// ResourceArgs are r's values in ResourceWriteCols order.
 func ResourceArgs(r *store.Resource) []any {
 	return []any{r.UID, r.Tenant, r.Space, r.APIVersion, r.Kind, r.Name,
 		r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
 		r.PackageDigest, r.Generation, r.Revision, Blob(r.Spec), r.SpecDigest, Blob(r.Status), r.NativeID,
-		UnixNano(r.CreatedAt), UnixNano(r.UpdatedAt)}
+		UnixNano(r.CreatedAt), UnixNano(r.UpdatedAt), answer(r)}
 }
 
 // ResourceUpdateArgs are the values an update rewrites — everything but
-// the UID, key and CreatedAt — followed by the UID.
+// the UID, key and CreatedAt, then the answer — followed by the UID.
 func ResourceUpdateArgs(r *store.Resource) []any {
 	return []any{r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
 		r.PackageDigest, r.Generation, r.Revision, Blob(r.Spec), r.SpecDigest, Blob(r.Status),
-		r.NativeID, UnixNano(r.UpdatedAt), r.UID}
+		r.NativeID, UnixNano(r.UpdatedAt), answer(r), r.UID}
+}
+
+// answer is the answer column of r's row: store.EncodeResource of r, or
+// NULL for a resource that does not encode, which the exact read then
+// encodes from the columns and refuses as before.
+func answer(r *store.Resource) any {
+	b, err := store.EncodeResource(r)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // ScanPin reads a row of PinCols.

@@ -142,6 +142,14 @@ func TestCopyMovesAHost(t *testing.T) {
 			t.Errorf("%s on PostgreSQL:\n got  %+v\n want %+v", name, got, before[name])
 		}
 	}
+	// The stored answers came across (the reads above were served from them).
+	var answered int
+	if err := pg.Store.(*postgres.Store).Pool().QueryRow(context.Background(), `SELECT count(*) FROM resources WHERE answer IS NOT NULL`).Scan(&answered); err != nil {
+		t.Fatal(err)
+	}
+	if answered != len(names) {
+		t.Errorf("%d copied resources hold a stored answer, want all %d", answered, len(names))
+	}
 	if err := pc.DeleteAndWait(context.Background(), client.Address{Space: "copy test", Ref: ref, Name: "scratch"},
 		client.Precondition{Generation: res.Metadata.Generation, UID: res.Metadata.UID}); err != nil {
 		t.Errorf("the delete's retry on the PostgreSQL host (a replay of the copied 204): %v", err)

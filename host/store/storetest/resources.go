@@ -384,22 +384,74 @@ func testPinsDroppedWithSource(t *testing.T, s store.Store) {
 }
 
 // A store's exact-read fast path (store.ExactReader), when it has one,
-// answers what View and Resource answer, and not-found for another
-// FormRef, another tenant or a free name.
-func testExactResource(t *testing.T, s store.Store) {
+// answers store.AnswerOf the resource View and Resource read — after a
+// create, after an update of every member the answer shows, after a
+// delete and a create of a new incarnation at the same name — and
+// not-found for another FormRef, another tenant, a free name and a
+// deleted resource.
+func testExactAnswer(t *testing.T, s store.Store) {
 	er, ok := s.(store.ExactReader)
 	if !ok {
 		t.Skip("the store has no exact-read fast path; the host reads through View")
 	}
 	r := kv("acme", "prod", "sessions", "uid-1")
-	update(t, s, func(tx store.Tx) error { return tx.CreateResource(r) })
-	got, err := er.ExactResource(t.Context(), r.Key, refV1)
-	wantNoErr(t, "ExactResource", err)
-	equal(t, "exact resource", got, r)
-	_, err = er.ExactResource(t.Context(), r.Key, refV2)
-	wantErr(t, "ExactResource under another FormRef", err, store.ErrNotFound)
-	_, err = er.ExactResource(t.Context(), key("other", "prod", "sessions"), refV1)
-	wantErr(t, "ExactResource in another tenant", err, store.ErrNotFound)
-	_, err = er.ExactResource(t.Context(), key("acme", "prod", "free"), refV1)
-	wantErr(t, "ExactResource of a free name", err, store.ErrNotFound)
+	create(t, s, r)
+	first := wantExactAnswer(t, s, er, r)
+	_, err := er.ExactAnswer(t.Context(), r.Key, refV2)
+	wantErr(t, "ExactAnswer under another FormRef", err, store.ErrNotFound)
+	_, err = er.ExactAnswer(t.Context(), key("other", "prod", "sessions"), refV1)
+	wantErr(t, "ExactAnswer in another tenant", err, store.ErrNotFound)
+	_, err = er.ExactAnswer(t.Context(), key("acme", "prod", "free"), refV1)
+	wantErr(t, "ExactAnswer of a free name", err, store.ErrNotFound)
+
+	next := kv("acme", "prod", "sessions", "uid-1")
+	next.PackageDigest = "sha256:6666666666666666666666666666666666666666666666666666666666666666"
+	next.Generation, next.Revision = 2, 3
+	next.Spec = []byte(`{"title":"sessions v2","tags":["<a&b>"]}`) // escaped as HTML: json.Marshal's path
+	next.Status = []byte(`{"observedGeneration":"2"}`)
+	next.UpdatedAt = at(time.Minute)
+	update(t, s, func(tx store.Tx) error { return tx.UpdateResource(next) })
+	second := wantExactAnswer(t, s, er, next)
+	if string(second.Body) == string(first.Body) {
+		t.Errorf("ExactAnswer after an update answers the body of before: %s", second.Body)
+	}
+	// Status and revision alone (a re-render).
+	next.Status, next.Revision = []byte(`{"observedGeneration":"2","phase":"Ready"}`), 4
+	update(t, s, func(tx store.Tx) error { return tx.UpdateResource(next) })
+	wantExactAnswer(t, s, er, next)
+
+	update(t, s, func(tx store.Tx) error { return tx.DeleteResource("uid-1") })
+	_, err = er.ExactAnswer(t.Context(), r.Key, refV1)
+	wantErr(t, "ExactAnswer of a deleted resource", err, store.ErrNotFound)
+	again := kv("acme", "prod", "sessions", "uid-2")
+	create(t, s, again)
+	if a := wantExactAnswer(t, s, er, again); a.UID != "uid-2" {
+		t.Errorf("ExactAnswer after delete and create: UID %s, want the new incarnation's uid-2", a.UID)
+	}
+}
+
+// wantExactAnswer checks that the exact read of want's key under its
+// FormRef answers store.AnswerOf the resource View reads there, which is
+// want, and returns it.
+func wantExactAnswer(t *testing.T, s store.Store, er store.ExactReader, want *store.Resource) *store.Answer {
+	t.Helper()
+	var viewed *store.Resource
+	view(t, s, func(tx store.Tx) error {
+		var err error
+		viewed, err = tx.Resource(want.Key)
+		return err
+	})
+	equal(t, "Resource before ExactAnswer", viewed, want)
+	wantA, err := store.AnswerOf(viewed)
+	wantNoErr(t, "AnswerOf", err)
+	got, err := er.ExactAnswer(t.Context(), want.Key, want.FormRef)
+	wantNoErr(t, "ExactAnswer", err)
+	if got == nil || got.UID != wantA.UID || got.Generation != wantA.Generation || got.Revision != wantA.Revision || string(got.Body) != string(wantA.Body) {
+		if got == nil {
+			got = &store.Answer{}
+		}
+		t.Fatalf("ExactAnswer of %s:\n got  uid %s generation %d revision %d body %s\n want uid %s generation %d revision %d body %s", want.Name,
+			got.UID, got.Generation, got.Revision, got.Body, wantA.UID, wantA.Generation, wantA.Revision, wantA.Body)
+	}
+	return got
 }

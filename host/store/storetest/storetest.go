@@ -38,7 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ResourceUIDConflict", testResourceUIDConflict},
 		{"ResourceUpdate", testResourceUpdate},
 		{"ResourceDeleteAndRecreate", testResourceDelete},
-		{"ExactResource", testExactResource},
+		{"ExactAnswer", testExactAnswer},
 		{"NativeIDUniquePerTenant", testNativeID},
 		{"Claims", testClaims},
 		{"Pins", testPins},
