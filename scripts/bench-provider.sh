@@ -144,7 +144,7 @@ medr() { printf '%.2f' "$(med "$1")"; } # a ratio's median
 # warmer or a busier box. A ratio is the median over rounds of that
 # round's takoform / floor wall time, each pair measured minutes apart at
 # most.
-declare -A times
+declare -A times state_bytes
 providers=(noop raw wide takoform)
 if [ "${BENCH_WIDE:-1}" = 0 ]; then providers=(noop raw takoform); fi
 reversed=()
@@ -157,7 +157,10 @@ for r in $(seq 1 "$rounds"); do
     line=""
     for s in apply plan destroy; do
       case $s in
-        apply) timed "$work/$p" "$log" apply -auto-approve ;;
+        apply)
+          timed "$work/$p" "$log" apply -auto-approve
+          [ "$r" = 1 ] && state_bytes[$p]="$(wc -c <"$work/$p/terraform.tfstate")"
+          ;;
         plan) timed "$work/$p" "$log" plan -detailed-exitcode ;; # 2 (changes) fails the run
         destroy) timed "$work/$p" "$log" destroy -auto-approve ;;
       esac
@@ -213,6 +216,7 @@ printf '| step    | noop_raw (s)        | noop_wide (s)        | takoform / noop
 printf '| ------- | ------------------: | -------------------: | ------------------: | -------------------: |\n'
 printf '%s' "$wide_rows"
 if [ -n "$notes" ]; then printf '\n%s' "$notes"; fi
+printf '\nState after apply (bytes of terraform.tfstate): noop_thing %s, noop_raw %s, takoform %s. noop_raw fills its computed strings with 20 bytes each, so its state holds about as much as takoform'"'"'s; OpenTofu'"'"'s own CPU grows with the state it holds (spec/decisions/0047-bench-provider-state-size.md).\n' "${state_bytes[noop]}" "${state_bytes[raw]}" "${state_bytes[takoform]}"
 printf '\nCPU seconds (user + system, medians over rounds): tofu itself / its provider processes / the host:\n\n'
 printf '| step    | noop_thing            | noop_raw              | noop_wide             | takoform              |\n'
 printf '| ------- | --------------------- | --------------------- | --------------------- | --------------------- |\n'
