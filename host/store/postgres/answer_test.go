@@ -10,6 +10,14 @@ import (
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
+// answerResource is a resource at name with uid for the stored answer's
+// tests.
+func answerResource(name, uid string) *store.Resource {
+	return &store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: name}, UID: uid,
+		FormRef:       form.FormRef{APIVersion: "a/v1", Kind: "K", DefinitionVersion: "1.0.0", SchemaDigest: "sha256:01"},
+		PackageDigest: "sha256:02", Generation: 1, Revision: 1, Spec: []byte(`{"a":1}`), Status: []byte(`{}`)}
+}
+
 // A row written before migration 00005 (no stored answer) is read from
 // its columns once the database is migrated; an update by this binary
 // stores its answer; an UPDATE by a writer that does not know the column
@@ -19,9 +27,7 @@ import (
 func TestExactAnswerOfOlderRows(t *testing.T) {
 	url := pgtest.URL(t)
 	_, db := gooseAt(t, url, 4)
-	r := &store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "old"}, UID: "old-1",
-		FormRef:       form.FormRef{APIVersion: "a/v1", Kind: "K", DefinitionVersion: "1.0.0", SchemaDigest: "sha256:01"},
-		PackageDigest: "sha256:02", Generation: 1, Revision: 1, Spec: []byte(`{"a":1}`), Status: []byte(`{}`)}
+	r := answerResource("old", "old-1")
 	if _, err := db.Exec(`INSERT INTO resources (`+sqlrow.ResourceCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
 		$11, $12, $13, $14, $15, $16, $17, $18, $19)`, sqlrow.ResourceArgs(r)[:19]...); err != nil {
 		t.Fatal(err)
@@ -64,8 +70,49 @@ func TestExactAnswerOfOlderRows(t *testing.T) {
 		form_definition_version = $3, form_schema_digest = $4, package_digest = $5,
 		generation = $6, revision = $7, spec = $8, spec_digest = $9, status = $10,
 		native_id = $11, updated_at = $12
-		WHERE uid = $13`, append(args[:12:12], args[13])...); err != nil {
+		WHERE uid = $13`, append(args[:12:12], args[len(args)-1])...); err != nil {
 		t.Fatal(err)
 	}
 	check("updated by a writer without the answer column", false)
+}
+
+// Migration 00005's Down drops the trigger, its function and the answer
+// column and keeps the rows; migrated up again, a row is read from its
+// columns.
+func TestAnswerMigrationDown(t *testing.T) {
+	url := pgtest.URL(t)
+	s, err := Open(t.Context(), url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := answerResource("down", "down-1")
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.CreateResource(r) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, db := gooseAt(t, url, 5)
+	if _, err := p.DownTo(t.Context(), 4); err != nil {
+		t.Fatalf("Down from 5 to 4: %v", err)
+	}
+	var cols, triggers, funcs, rows int
+	if err := db.QueryRow(`SELECT
+		(SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'resources' AND column_name = 'answer'),
+		(SELECT count(*) FROM pg_trigger WHERE tgname = 'resources_answer_stale'),
+		(SELECT count(*) FROM pg_proc WHERE proname = 'takoform_resources_answer_stale'),
+		(SELECT count(*) FROM resources WHERE uid = $1)`, r.UID).Scan(&cols, &triggers, &funcs, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if cols != 0 || triggers != 0 || funcs != 0 || rows != 1 {
+		t.Fatalf("after Down: %d answer columns, %d triggers, %d functions, %d rows; want 0, 0, 0, 1", cols, triggers, funcs, rows)
+	}
+	s = openTest(t, url)
+	want, err := store.AnswerOf(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.exactAlone(t.Context(), r.Key, r.FormRef); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("exact read after Down and Up: %+v (%v), want %+v", got, err, want)
+	}
 }

@@ -87,8 +87,9 @@ func (t *tx) UpdateResource(r *store.Resource) error {
 		tag, err = t.exec(`UPDATE resources SET form_api_version = $1, form_kind = $2,
 			form_definition_version = $3, form_schema_digest = $4, package_digest = $5,
 			generation = $6, revision = $7, spec = $8, spec_digest = $9, status = $10,
-			native_id = $11, updated_at = $12, answer = $13
-			WHERE uid = $14`, sqlrow.ResourceUpdateArgs(r)...)
+			native_id = $11, updated_at = $12,
+			answer = CASE WHEN tenant = $13 AND space = $14 AND api_version = $15 AND kind = $16 AND name = $17 THEN $18::bytea END
+			WHERE uid = $19`, sqlrow.ResourceUpdateArgs(r)...)
 		return err
 	}
 	var err error

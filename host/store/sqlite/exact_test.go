@@ -73,7 +73,7 @@ func TestExactAnswer(t *testing.T) {
 // answer (the migration's trigger), so the read follows the row.
 func TestExactAnswerOfOlderRows(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "host.db")
-	db := fileAt(t, path, 2)
+	db, _ := fileAt(t, path, 2)
 	r := testResource("old", "uid-old")
 	if _, err := db.Exec(`INSERT INTO resources (`+sqlrow.ResourceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sqlrow.ResourceArgs(r)[:19]...); err != nil {
@@ -113,7 +113,7 @@ func TestExactAnswerOfOlderRows(t *testing.T) {
 		form_definition_version = ?, form_schema_digest = ?, package_digest = ?,
 		generation = ?, revision = ?, spec = ?, spec_digest = ?, status = ?,
 		native_id = ?, updated_at = ?
-		WHERE uid = ?`, append(args[:12:12], args[13])...); err != nil {
+		WHERE uid = ?`, append(args[:12:12], args[len(args)-1])...); err != nil {
 		t.Fatal(err)
 	}
 	check("updated by a writer without the answer column", false)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 )
 
 // fileAt is a database/sql handle on a new SQLite file at path migrated
-// up to version (a file an older binary wrote), closed at cleanup.
-func fileAt(t *testing.T, path string, version int64) *sql.DB {
+// up to version (a file an older binary wrote), closed at cleanup, and
+// the goose provider that migrated it.
+func fileAt(t *testing.T, path string, version int64) (*sql.DB, *goose.Provider) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=busy_timeout(5000)")
 	if err != nil {
@@ -33,7 +35,7 @@ func fileAt(t *testing.T, path string, version int64) *sql.DB {
 	if _, err := p.UpTo(context.Background(), version); err != nil {
 		t.Fatal(err)
 	}
-	return db
+	return db, p
 }
 
 // TestRetentionMigrationBackfills: a database written at schema 1 (a
@@ -43,7 +45,7 @@ func fileAt(t *testing.T, path string, version int64) *sql.DB {
 // deletes only the unreferenced blob.
 func TestRetentionMigrationBackfills(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "host.db")
-	db := fileAt(t, path, 1)
+	db, _ := fileAt(t, path, 1)
 	const (
 		manifest = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 		inBundle = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -96,5 +98,43 @@ func TestRetentionMigrationBackfills(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("the bundle's manifest: %v", err)
+	}
+}
+
+// Migration 00003's Down drops the trigger and the answer column and
+// keeps the rows; migrated up again, a row is read from its columns.
+func TestAnswerMigrationDown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "host.db")
+	db, p := fileAt(t, path, 3)
+	r := testResource("down", "uid-down")
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(context.Background(), func(tx store.Tx) error { return tx.CreateResource(r) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(context.Background(), 2); err != nil {
+		t.Fatalf("Down from 3 to 2: %v", err)
+	}
+	var cols, triggers, rows int
+	if err := db.QueryRow(`SELECT (SELECT COUNT(*) FROM pragma_table_info('resources') WHERE name = 'answer'),
+		(SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'resources_answer_stale'),
+		(SELECT COUNT(*) FROM resources WHERE uid = ?)`, r.UID).Scan(&cols, &triggers, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if cols != 0 || triggers != 0 || rows != 1 {
+		t.Fatalf("after Down: %d answer columns, %d triggers, %d rows; want 0, 0, 1", cols, triggers, rows)
+	}
+	s = openTest(t, path, Options{})
+	want, err := store.AnswerOf(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ExactAnswer(context.Background(), r.Key, r.FormRef); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("exact read after Down and Up: %+v (%v), want %+v", got, err, want)
 	}
 }

@@ -76,7 +76,8 @@ var queries = [numQueries]string{
 	qUpdateResource: `UPDATE resources SET form_api_version = ?, form_kind = ?,
 		form_definition_version = ?, form_schema_digest = ?, package_digest = ?,
 		generation = ?, revision = ?, spec = ?, spec_digest = ?, status = ?,
-		native_id = ?, updated_at = ?, answer = ?
+		native_id = ?, updated_at = ?,
+		answer = CASE WHEN tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ? THEN ? END
 		WHERE uid = ?`,
 	qDeleteResource: `DELETE FROM resources WHERE uid = ?`,
 	qResourceSpace:  `SELECT tenant, space FROM resources WHERE uid = ?`,

@@ -39,8 +39,9 @@ const (
 	// ExactAnswerCols are what ScanExactAnswer reads: the UID, the
 	// counters and the stored answer, then, only for a row whose answer is
 	// NULL (written before migration 00003 on SQLite, 00005 on
-	// PostgreSQL, or by a writer that left it unchanged), the columns its
-	// answer is encoded from; the key and FormRef are the lookup's.
+	// PostgreSQL, by a writer that left it unchanged, or without one:
+	// answer), the columns its answer is encoded from; the key and FormRef
+	// are the lookup's.
 	ExactAnswerCols = `uid, generation, revision, answer,
 		CASE WHEN answer IS NULL THEN package_digest ELSE '' END,
 		CASE WHEN answer IS NULL THEN spec END,
@@ -117,17 +118,26 @@ func ResourceArgs(r *store.Resource) []any {
 }
 
 // ResourceUpdateArgs are the values an update rewrites — everything but
-// the UID, key and CreatedAt, then the answer — followed by the UID.
+// the UID, key and CreatedAt — then r's key (tenant, space, apiVersion,
+// kind, name) and answer, followed by the UID. The update stores the
+// answer only when the row's key is r's (the answer shows the key, which
+// an update does not rewrite), else NULL.
 func ResourceUpdateArgs(r *store.Resource) []any {
 	return []any{r.FormRef.APIVersion, r.FormRef.Kind, r.FormRef.DefinitionVersion, r.FormRef.SchemaDigest,
 		r.PackageDigest, r.Generation, r.Revision, Blob(r.Spec), r.SpecDigest, Blob(r.Status),
-		r.NativeID, UnixNano(r.UpdatedAt), answer(r), r.UID}
+		r.NativeID, UnixNano(r.UpdatedAt), r.Tenant, r.Space, r.APIVersion, r.Kind, r.Name, answer(r), r.UID}
 }
 
 // answer is the answer column of r's row: store.EncodeResource of r, or
 // NULL for a resource that does not encode, which the exact read then
-// encodes from the columns and refuses as before.
+// encodes from the columns and refuses as before, and for an empty spec
+// or status, which is stored as empty bytes that a store may read back as
+// nil (JSON null) or as empty (no JSON): the exact read encodes what it
+// reads back, as Tx.Resource does.
 func answer(r *store.Resource) any {
+	if len(r.Spec) == 0 || len(r.Status) == 0 {
+		return nil
+	}
 	b, err := store.EncodeResource(r)
 	if err != nil {
 		return nil

@@ -65,8 +65,11 @@ var ErrTargetNotEmpty = errors.New("the target database is not empty")
 // it copied, table by table. The target must hold no host rows
 // (ErrTargetNotEmpty); nothing is written unless every table's row count
 // and digest match. A source that is missing or no host's file
-// (sqlite.OpenHostFile) is refused before either side is written. Errors
-// name the database without its password.
+// (sqlite.OpenHostFile) and a target that holds tables but no schema
+// version table (another program's database) are refused before either
+// side is written; a target that does not open (unreachable, refused,
+// newer) fails before the source is migrated. Errors name the database
+// without its password.
 func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 	// A file that is no host's (empty, another program's) is refused
 	// before anything writes to it.
@@ -77,6 +80,17 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 	if err := sdb.Close(); err != nil {
 		return nil, err
 	}
+	// So is a target that is no host's; the target is opened (and
+	// migrated) before the source is, so a mistaken URL leaves the source
+	// as it was.
+	if err := refuseForeignTables(ctx, to); err != nil {
+		return nil, err
+	}
+	dst, err := postgres.Open(ctx, to, postgres.Options{MaxConns: 2})
+	if err != nil {
+		return nil, err
+	}
+	defer store.JoinCleanup(&err, dst.Close)
 	// Opening migrates the file to this binary's schema (as `host serve`
 	// would); the copy then reads it read-only in one snapshot.
 	src, err := sqlite.Open(ctx, from, sqlite.Options{})
@@ -90,14 +104,6 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	defer store.JoinCleanup(&err, sdb.Close)
-	if err := refuseForeignTables(ctx, to); err != nil {
-		return nil, err
-	}
-	dst, err := postgres.Open(ctx, to, postgres.Options{MaxConns: 2})
-	if err != nil {
-		return nil, err
-	}
-	defer store.JoinCleanup(&err, dst.Close)
 
 	stx, err := sdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {

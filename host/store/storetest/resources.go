@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -386,7 +387,8 @@ func testPinsDroppedWithSource(t *testing.T, s store.Store) {
 // A store's exact-read fast path (store.ExactReader), when it has one,
 // answers store.AnswerOf the resource View and Resource read — after a
 // create, after an update of every member the answer shows, after a
-// delete and a create of a new incarnation at the same name — and
+// delete and a create of a new incarnation at the same name, after an
+// update naming another key, for an empty spec and status — and
 // not-found for another FormRef, another tenant, a free name and a
 // deleted resource.
 func testExactAnswer(t *testing.T, s store.Store) {
@@ -428,6 +430,20 @@ func testExactAnswer(t *testing.T, s store.Store) {
 	if a := wantExactAnswer(t, s, er, again); a.UID != "uid-2" {
 		t.Errorf("ExactAnswer after delete and create: UID %s, want the new incarnation's uid-2", a.UID)
 	}
+
+	// Writes whose values the row does not keep as given: an update naming
+	// another key (UpdateResource rewrites everything but the UID, key and
+	// CreatedAt) and an empty spec and status (stored as empty bytes, which
+	// a store may read back as nil or as empty). The exact read answers the
+	// row as Resource reads it back, or fails as AnswerOf of it does.
+	moved := kv("acme", "staging", "other", "uid-2")
+	moved.Revision, moved.Status = 2, []byte(`{"observedGeneration":"1","phase":"Ready"}`)
+	update(t, s, func(tx store.Tx) error { return tx.UpdateResource(moved) })
+	sameExactAnswer(t, s, er, again.Key, again.FormRef, "after an update naming another key")
+	empty := kv("acme", "prod", "empty", "uid-3")
+	empty.Spec, empty.Status = nil, nil
+	create(t, s, empty)
+	sameExactAnswer(t, s, er, empty.Key, empty.FormRef, "of a row with an empty spec and status")
 }
 
 // wantExactAnswer checks that the exact read of want's key under its
@@ -435,23 +451,35 @@ func testExactAnswer(t *testing.T, s store.Store) {
 // want, and returns it.
 func wantExactAnswer(t *testing.T, s store.Store, er store.ExactReader, want *store.Resource) *store.Answer {
 	t.Helper()
+	viewed, got := sameExactAnswer(t, s, er, want.Key, want.FormRef, "of "+want.Name)
+	equal(t, "Resource at ExactAnswer's key", viewed, want)
+	if got == nil {
+		t.Fatalf("ExactAnswer of %s: no answer", want.Name)
+	}
+	return got
+}
+
+// sameExactAnswer checks that the exact read of k under ref answers
+// store.AnswerOf the resource View reads at k, or fails as it does, and
+// returns both reads.
+func sameExactAnswer(t *testing.T, s store.Store, er store.ExactReader, k store.Key, ref form.FormRef, when string) (*store.Resource, *store.Answer) {
+	t.Helper()
 	var viewed *store.Resource
 	view(t, s, func(tx store.Tx) error {
 		var err error
-		viewed, err = tx.Resource(want.Key)
+		viewed, err = tx.Resource(k)
 		return err
 	})
-	equal(t, "Resource before ExactAnswer", viewed, want)
-	wantA, err := store.AnswerOf(viewed)
-	wantNoErr(t, "AnswerOf", err)
-	got, err := er.ExactAnswer(t.Context(), want.Key, want.FormRef)
-	wantNoErr(t, "ExactAnswer", err)
-	if got == nil || got.UID != wantA.UID || got.Generation != wantA.Generation || got.Revision != wantA.Revision || string(got.Body) != string(wantA.Body) {
-		if got == nil {
-			got = &store.Answer{}
-		}
-		t.Fatalf("ExactAnswer of %s:\n got  uid %s generation %d revision %d body %s\n want uid %s generation %d revision %d body %s", want.Name,
-			got.UID, got.Generation, got.Revision, got.Body, wantA.UID, wantA.Generation, wantA.Revision, wantA.Body)
+	want, werr := store.AnswerOf(viewed)
+	got, err := er.ExactAnswer(t.Context(), k, ref)
+	switch {
+	case werr != nil && err == nil:
+		t.Errorf("ExactAnswer %s: answered %s; AnswerOf the resource read there refuses it: %v", when, got.Body, werr)
+	case werr == nil && err != nil:
+		t.Errorf("ExactAnswer %s: %v; AnswerOf the resource read there is %s", when, err, want.Body)
+	case werr == nil && (got.UID != want.UID || got.Generation != want.Generation || got.Revision != want.Revision || string(got.Body) != string(want.Body)):
+		t.Errorf("ExactAnswer %s:\n got  uid %s generation %d revision %d body %s\n want uid %s generation %d revision %d body %s", when,
+			got.UID, got.Generation, got.Revision, got.Body, want.UID, want.Generation, want.Revision, want.Body)
 	}
-	return got
+	return viewed, got
 }
