@@ -98,10 +98,8 @@ func parseProblem(rawURL string, err error) string {
 	bare := *pce
 	bare.ConnString = ""
 	reason := strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
-	pw, _ := u.User.Password()
-	q := u.Query()
-	for _, secret := range []string{pw, q.Get("password"), q.Get("sslpassword")} {
-		if secret != "" && strings.Contains(reason, secret) {
+	for _, secret := range secrets(u) {
+		if strings.Contains(reason, secret) {
 			return "the URL's settings are refused (the reason is withheld: it quotes the password)"
 		}
 	}

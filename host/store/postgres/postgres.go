@@ -99,10 +99,30 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// Redact returns rawURL with its password (in the userinfo or a password
-// query parameter) replaced by "xxxxx"; a URL that does not parse is
-// replaced whole, so no password reaches a log. Use it for every message
-// that names the database.
+// secretParams are the query parameters of a connection URL that hold a
+// secret (libpq's password and sslpassword), which no message shows.
+var secretParams = [...]string{"password", "sslpassword"}
+
+// secrets are the secret values u carries: the userinfo's password and
+// each secretParams value, those that are not empty.
+func secrets(u *url.URL) []string {
+	var s []string
+	if pw, _ := u.User.Password(); pw != "" {
+		s = append(s, pw)
+	}
+	q := u.Query()
+	for _, p := range secretParams {
+		if v := q.Get(p); v != "" {
+			s = append(s, v)
+		}
+	}
+	return s
+}
+
+// Redact returns rawURL with its secrets (the userinfo's password and
+// each secretParams parameter) replaced by "xxxxx"; a URL that does not
+// parse is replaced whole, so no password reaches a log. Use it for every
+// message that names the database.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -111,8 +131,14 @@ func Redact(rawURL string) string {
 	if _, has := u.User.Password(); has {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxxxx")
+	q, changed := u.Query(), false
+	for _, p := range secretParams {
+		if q.Has(p) {
+			q.Set(p, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()

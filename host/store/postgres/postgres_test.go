@@ -145,6 +145,7 @@ func TestRedact(t *testing.T) {
 		{"postgres://u:secret@db:5432/app?sslmode=disable", "postgres://u:xxxxx@db:5432/app?sslmode=disable"},
 		{"postgres://u@db/app", "postgres://u@db/app"},
 		{"postgres://db/app?password=secret&user=u", "postgres://db/app?password=xxxxx&user=u"},
+		{"postgres://u@db/app?sslpassword=secret&sslmode=require", "postgres://u@db/app?sslmode=require&sslpassword=xxxxx"},
 		{"postgres://u:sec%zz@db/app", "(a database URL that does not parse)"},
 	} {
 		if got := Redact(c.in); got != c.want {
