@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"sort"
@@ -189,19 +188,7 @@ func (s *Server) exactAnswer(ctx context.Context, k store.Key, ref form.FormRef)
 	if er, ok := s.cfg.Store.(store.ExactReader); ok {
 		return er.ExactAnswer(ctx, k, ref)
 	}
-	var res *store.Resource
-	err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
-		var err error
-		res, err = tx.Resource(k)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if res.FormRef != ref {
-		return nil, fmt.Errorf("%s is held under form %s: %w", k.Name, res.FormRef, store.ErrNotFound)
-	}
-	return store.AnswerOf(res)
+	return store.ExactAnswerByView(ctx, s.cfg.Store, k, ref)
 }
 
 func notFound(k store.Key, ref form.FormRef) error {

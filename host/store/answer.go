@@ -1,9 +1,12 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/takoform/takoform/form"
 
 	"github.com/takoform/takoform/wire"
 )
@@ -26,6 +29,27 @@ func AnswerOf(r *Resource) (*Answer, error) {
 		return nil, err
 	}
 	return &Answer{UID: r.UID, Generation: r.Generation, Revision: r.Revision, Body: body}, nil
+}
+
+// ExactAnswerByView is the exact read through View, for a store without
+// ExactReader or a read its fast path does not take: AnswerOf the
+// resource Tx.Resource(k) reads, if it was created under exactly ref,
+// else an error wrapping ErrNotFound that names the FormRef it is held
+// under.
+func ExactAnswerByView(ctx context.Context, s Store, k Key, ref form.FormRef) (*Answer, error) {
+	var r *Resource
+	err := s.View(ctx, func(tx Tx) error {
+		var err error
+		r, err = tx.Resource(k)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.FormRef != ref {
+		return nil, fmt.Errorf("read resource %s under %s: it is held under %s: %w", k.Name, ref, r.FormRef, ErrNotFound)
+	}
+	return AnswerOf(r)
 }
 
 // EncodeResource is the body of a resource answer (spec/host-api-v1alpha3.md

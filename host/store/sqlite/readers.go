@@ -175,7 +175,7 @@ var _ store.ExactReader = (*Store)(nil)
 // (spec/decisions/0042-read-cpu.md).
 func (s *Store) ExactAnswer(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	if ref.APIVersion != k.APIVersion || ref.Kind != k.Kind {
-		return s.exactByView(ctx, k, ref)
+		return store.ExactAnswerByView(ctx, s, k, ref)
 	}
 	select {
 	case <-s.closing:
@@ -199,22 +199,4 @@ func (s *Store) ExactAnswer(ctx context.Context, k store.Key, ref form.FormRef) 
 		return nil, notFound(err, "read resource "+sqlrow.KeyString(k)+" under "+ref.String())
 	}
 	return a, nil
-}
-
-// exactByView is ExactAnswer through View: the answer of the resource at
-// k, if it was created under exactly ref.
-func (s *Store) exactByView(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
-	var r *store.Resource
-	err := s.View(ctx, func(tx store.Tx) error {
-		var err error
-		r, err = tx.Resource(k)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if r.FormRef != ref {
-		return nil, fmt.Errorf("read resource %s under %s: it is held under %s: %w", sqlrow.KeyString(k), ref, r.FormRef, store.ErrNotFound)
-	}
-	return store.AnswerOf(r)
 }
