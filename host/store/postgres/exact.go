@@ -55,10 +55,10 @@ func (s *Store) exactAlone(ctx context.Context, k store.Key, ref form.FormRef) (
 		case err == nil:
 			return r, nil
 		case errors.Is(err, pgx.ErrNoRows):
-			return nil, notFound(err, exactWhat(k, ref))
+			return nil, notFound(err, sqlrow.ExactWhat(k, ref))
 		case attempt < int(s.opts.MaxConns) && isUnavailable(err) && !errors.As(err, &dial) && ctx.Err() == nil:
 			continue // a stale pooled connection (noteFirst): another one
 		}
-		return nil, fmt.Errorf("%s on %s: %w", exactWhat(k, ref), s.url, classify(err))
+		return nil, fmt.Errorf("%s on %s: %w", sqlrow.ExactWhat(k, ref), s.url, classify(err))
 	}
 }

@@ -142,7 +142,7 @@ func (s *Store) exactRoundTrip(batch []*exactCall) {
 		case err == nil:
 			c.res, c.answered = r, true
 		case errors.Is(err, pgx.ErrNoRows):
-			c.err, c.answered = notFound(err, exactWhat(c.k, c.ref)), true
+			c.err, c.answered = notFound(err, sqlrow.ExactWhat(c.k, c.ref)), true
 		}
 	}
 	if err := br.Close(); err != nil { // a round trip that did not end cleanly: none of its answers is kept
@@ -167,9 +167,4 @@ func (s *Store) exactRoundTrip(batch []*exactCall) {
 // exactArgs are qExactAnswer's arguments for k under ref.
 func exactArgs(k store.Key, ref form.FormRef) []any {
 	return []any{k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest}
-}
-
-// exactWhat names an exact read in its errors.
-func exactWhat(k store.Key, ref form.FormRef) string {
-	return "read resource " + sqlrow.KeyString(k) + " under " + ref.String()
 }

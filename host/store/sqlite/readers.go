@@ -196,7 +196,7 @@ func (s *Store) ExactAnswer(ctx context.Context, k store.Key, ref form.FormRef) 
 		return nil, gerr
 	}
 	if err != nil {
-		return nil, notFound(err, "read resource "+sqlrow.KeyString(k)+" under "+ref.String())
+		return nil, notFound(err, sqlrow.ExactWhat(k, ref))
 	}
 	return a, nil
 }

@@ -71,6 +71,12 @@ func ScanResourceAt(row Scanner, k store.Key) (*store.Resource, error) {
 	return scanResource(row, &r, false)
 }
 
+// ExactWhat names an exact read of the resource at k under ref, for its
+// errors.
+func ExactWhat(k store.Key, ref form.FormRef) string {
+	return "read resource " + KeyString(k) + " under " + ref.String()
+}
+
 // ScanExactAnswer reads a row of ExactAnswerCols of the resource at k
 // created under ref: its stored answer, or, when it has none, the answer
 // encoded from its columns (store.AnswerOf, whose error it returns).
