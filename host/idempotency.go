@@ -192,15 +192,21 @@ func (s *Server) update(r *request, fn func(tx store.Tx) error) error {
 
 // updateKey is update for a mutation of the resource at k: the replay
 // record and k's state come in one read (store.Tx.KeyState), which fn
-// gets.
-func (s *Server) updateKey(r *request, k store.Key, fn func(tx store.Tx, st *store.KeyState) error) error {
+// gets; with free, a mutation that expects k free and its key unused
+// (store.Tx.KeyStateExpectFree), which the store may verify with the
+// commit instead.
+func (s *Server) updateKey(r *request, k store.Key, free bool, fn func(tx store.Tx, st *store.KeyState) error) error {
 	var found *store.Idempotency
 	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
 		var replay *store.IdempotencyKey
 		if r.idem != nil {
 			replay = &store.IdempotencyKey{Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key}
 		}
-		st, err := tx.KeyState(k, replay)
+		keyState := tx.KeyState
+		if free {
+			keyState = tx.KeyStateExpectFree
+		}
+		st, err := keyState(k, replay)
 		if err != nil {
 			return err
 		}

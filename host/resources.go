@@ -328,7 +328,9 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	var out answer
 	s.beforeCommit(m)
 	request := *m
-	err := s.updateKey(r, m.Key, func(tx store.Tx, st *store.KeyState) error {
+	// A synchronous create expects its name free (If-None-Match: *).
+	free := m.Action == store.ActionApply && m.Create && !async
+	err := s.updateKey(r, m.Key, free, func(tx store.Tx, st *store.KeyState) error {
 		m := new(mutation) // the store may run fn again (a serialization failure): start from the request each time
 		*m = request
 		now := s.cfg.Now()

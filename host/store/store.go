@@ -33,7 +33,8 @@ var (
 // Store is a durable, transactional store. Update runs fn in one write
 // transaction committed (durably: fsync) iff fn returns nil; View runs fn
 // in a read-only transaction. fn may be retried on a serialization
-// failure, so it must not have effects outside the Tx.
+// failure or a wrong expectation (Tx.KeyStateExpectFree), so it must not
+// have effects outside the Tx.
 type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	View(ctx context.Context, fn func(Tx) error) error
@@ -237,6 +238,16 @@ type Tx interface {
 	// in KeyState's fields would (locks included), in one round trip where
 	// the store can (spec/decisions/0029-one-read-per-mutation.md).
 	KeyState(k Key, replay *IdempotencyKey) (*KeyState, error)
+	// KeyStateExpectFree is KeyState for a mutation that expects k free
+	// (no resource, no pending operation, no pins naming it) and replay
+	// unrecorded: a create under If-None-Match: *. A store may answer the
+	// empty KeyState without reading; it then verifies the expectation in
+	// the transaction, after the locks KeyState takes, before anything fn
+	// built on it leaves Update (the commit, or an error fn returns), and
+	// when it was wrong commits nothing and runs fn again, where this
+	// method reads as KeyState does
+	// (spec/decisions/0048-postgres-create-one-round-trip.md).
+	KeyStateExpectFree(k Key, replay *IdempotencyKey) (*KeyState, error)
 
 	// Artifacts: bytes are stored once by digest; holdings say which
 	// tenant may see them.

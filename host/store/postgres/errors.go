@@ -20,6 +20,9 @@ const (
 	codeUniqueViolation      = "23505"
 	codeSerializationFailure = "40001"
 	codeDeadlockDetected     = "40P01"
+	// codeExpectation is raised by takoform_expect (migration 00006): a
+	// key state taken for granted is not so.
+	codeExpectation = "TK001"
 )
 
 // unavailableCodes are the SQLSTATEs of a server that cannot serve now but

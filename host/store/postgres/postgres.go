@@ -235,10 +235,19 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // rolled back and fn runs again, up to Options.MaxAttempts times. A lost
 // connection is an error wrapping store.ErrUnavailable: when it happens at
 // COMMIT, the outcome is unknown to this process (the client's retry with
-// its Idempotency-Key replays it).
+// its Idempotency-Key replays it). A state fn took for granted
+// (Tx.KeyStateExpectFree) that proves wrong, or that an error of fn's
+// rests on before it was verified, rolls the transaction back and runs fn
+// again at once with every KeyStateExpectFree reading
+// (spec/decisions/0048-postgres-create-one-round-trip.md).
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	exact := false
 	for attempt := 1; ; attempt++ {
-		t, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, false, false, fn)
+		t, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, false, false, exact, fn)
+		if t.unverified && !exact {
+			exact, attempt = true, attempt-1
+			continue
+		}
 		if !t.retry {
 			return err
 		}
@@ -271,9 +280,9 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	v, _ := s.oneRead.Load(kind) // v is nil or a bool; ok adds nothing
 	single := v == true
 	// A View writes nothing: no serialization failure or deadlock ends it.
-	t, err := s.run(ctx, opts, true, single, fn)
+	t, err := s.run(ctx, opts, true, single, false, fn)
 	if t.escalate {
-		t, err = s.run(ctx, opts, true, false, fn)
+		t, err = s.run(ctx, opts, true, false, false, fn)
 	}
 	if one := t.sent <= 1 && !t.escalate; one != single {
 		s.oneRead.Store(kind, one)
@@ -287,17 +296,17 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // statement; when that first round trip finds its pooled connection dead,
 // fn runs again on another, up to MaxConns+1 times (nothing of it reached
 // a transaction that could commit).
-func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly, single bool, fn func(store.Tx) error) (*tx, error) {
+func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly, single, exact bool, fn func(store.Tx) error) (*tx, error) {
 	for range s.opts.MaxConns + 1 {
-		if t, err := s.attempt(ctx, opts, readOnly, single, fn); t.stale == nil {
+		if t, err := s.attempt(ctx, opts, readOnly, single, exact, fn); t.stale == nil {
 			return t, err
 		}
 	}
-	return s.attempt(ctx, opts, readOnly, single, fn)
+	return s.attempt(ctx, opts, readOnly, single, exact, fn)
 }
 
-func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, single bool, fn func(store.Tx) error) (_ *tx, err error) {
-	t := &tx{ctx: ctx, store: s, opts: opts, readOnly: readOnly, single: single}
+func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, single, exact bool, fn func(store.Tx) error) (_ *tx, err error) {
+	t := &tx{ctx: ctx, store: s, opts: opts, readOnly: readOnly, single: single, exact: exact}
 	select {
 	case <-s.closed:
 		return t, ErrClosed
@@ -314,16 +323,23 @@ func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, singl
 	switch {
 	case t.stale != nil: // fn may have swallowed it: never commit
 		return t, t.stale
+	case t.wrong || err != nil && len(t.expect) > 0: // fn decided on a state that is not, or may not be, so
+		t.unverified = true
+		return t, errors.Join(errExpectation, err)
 	case t.escalate || err != nil:
 		return t, err
 	case t.retry: // fn swallowed a serialization failure: never commit it
 		return t, fmt.Errorf("transaction on %s: %w", s.url, t.retryErr)
 	case t.failed != nil: // fn swallowed a pending write's failure
 		return t, t.failed
-	case readOnly || t.conn == nil:
+	case readOnly || t.conn == nil && len(t.expect) == 0 && len(t.pending) == 0:
 		return t, nil
 	}
 	if err := t.commit(context.WithoutCancel(ctx)); err != nil {
+		if t.wrong {
+			t.unverified = true
+			return t, err
+		}
 		if isRetryable(err) {
 			t.retry = true
 			return t, fmt.Errorf("commit on %s: %w", s.url, err)

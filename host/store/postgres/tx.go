@@ -26,7 +26,10 @@ import (
 // (decision spec/decisions/0020-postgres-round-trips.md). A write of a
 // key the transaction holds and read absent is sent with the next
 // statement or the COMMIT (pending, decision
-// spec/decisions/0029-one-read-per-mutation.md). Every database error
+// spec/decisions/0029-one-read-per-mutation.md). A key state taken for
+// granted (KeyStateExpectFree) is verified by statements sent at the
+// front of the next round trip, the COMMIT's at the latest (expect,
+// decision spec/decisions/0048-postgres-create-one-round-trip.md). Every database error
 // passes through observe, which remembers a serialization failure (so
 // Update runs fn again even if fn swallowed the error) and marks a lost
 // connection with store.ErrUnavailable.
@@ -54,6 +57,18 @@ type tx struct {
 	absent  map[string]bool
 	pending []pendingWrite
 	failed  error
+	// expect holds the statements verifying a state KeyStateExpectFree
+	// answered without reading (the key's locks, then qExpectFree), sent
+	// at the front of the next round trip and kept until they pass;
+	// exact says KeyStateExpectFree reads instead (fn runs again after an
+	// expectation failed), wrong that a check failed, unverified that fn
+	// ran on a state that was or may have been wrong, so Update runs it
+	// again exact (decision spec/decisions/0048-postgres-create-one-round-trip.md).
+	expect     []*pgx.QueuedQuery
+	committing bool
+	exact      bool
+	wrong      bool
+	unverified bool
 }
 
 // pendingWrite is a write sent with the transaction's next statement or
@@ -67,8 +82,9 @@ type pendingWrite struct {
 var _ store.Tx = (*tx)(nil)
 
 var (
-	errTxDone   = errors.New("transaction used after its function returned")
-	errEscalate = errors.New("the View's first read changed before its transaction began; the View runs again")
+	errTxDone      = errors.New("transaction used after its function returned")
+	errEscalate    = errors.New("the View's first read changed before its transaction began; the View runs again")
+	errExpectation = errors.New("the state the transaction took for granted was not verified; the Update runs again reading it")
 )
 
 func (t *tx) observe(err error) error {
@@ -81,7 +97,7 @@ func (t *tx) observe(err error) error {
 	if t.lostConn() && !errors.Is(err, store.ErrUnavailable) {
 		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
-	if t.sent == 1 {
+	if t.sent == 1 && !t.committing {
 		t.noteFirst(err)
 	}
 	return classify(err)
@@ -117,8 +133,8 @@ func (t *tx) send(b *pgx.Batch, write bool) (_ pgx.BatchResults, alone bool) {
 	}
 	t.sent++
 	if t.conn != nil {
-		br := t.conn.SendBatch(t.ctx, t.withPending(b))
-		if err := t.readPending(br); err != nil {
+		br := t.conn.SendBatch(t.ctx, t.withPrefix(b))
+		if err := t.readPrefix(br); err != nil {
 			return pgx.FailedBatchResults(b, errors.Join(err, br.Close())), false
 		}
 		return br, false
@@ -137,7 +153,7 @@ func (t *tx) send(b *pgx.Batch, write bool) (_ pgx.BatchResults, alone bool) {
 	if t.first != nil { // queued anew: pgx binds a queued query to one connection's statement
 		begin.Queue(t.first.SQL, t.first.Arguments...)
 	}
-	begin.QueuedQueries = append(begin.QueuedQueries, b.QueuedQueries...)
+	begin.QueuedQueries = append(begin.QueuedQueries, t.withPrefix(b).QueuedQueries...)
 	br := conn.SendBatch(t.ctx, begin)
 	if _, err := br.Exec(); err != nil { // BEGIN; a failure repeats in every result after it
 		return br, false
@@ -149,6 +165,9 @@ func (t *tx) send(b *pgx.Batch, write bool) (_ pgx.BatchResults, alone bool) {
 			t.escalate = true
 			return pgx.FailedBatchResults(b, errors.Join(errEscalate, br.Close())), false
 		}
+	}
+	if err := t.readPrefix(br); err != nil {
+		return pgx.FailedBatchResults(b, errors.Join(err, br.Close())), false
 	}
 	return br, false
 }
@@ -162,12 +181,13 @@ func beginSQL(opts pgx.TxOptions) string {
 	return s
 }
 
-// withPending is b after the pending writes, which it takes.
-func (t *tx) withPending(b *pgx.Batch) *pgx.Batch {
-	if len(t.pending) == 0 {
+// withPrefix is b after the statements verifying what the transaction
+// took for granted and the pending writes, which it takes.
+func (t *tx) withPrefix(b *pgx.Batch) *pgx.Batch {
+	if len(t.expect) == 0 && len(t.pending) == 0 {
 		return b
 	}
-	all := &pgx.Batch{}
+	all := &pgx.Batch{QueuedQueries: append([]*pgx.QueuedQuery(nil), t.expect...)}
 	for _, w := range t.pending {
 		all.Queue(w.sql, w.args...)
 	}
@@ -175,9 +195,25 @@ func (t *tx) withPending(b *pgx.Batch) *pgx.Batch {
 	return all
 }
 
-// readPending reads the results of the pending writes withPending put
-// first in br; the first failure (a unique key taken is store.ErrConflict)
-// fails the transaction.
+// readPrefix reads the results of what withPrefix put first in br: the
+// verifying statements, whose failure fails the transaction (wrong when
+// the state was not as taken for granted), then the pending writes.
+func (t *tx) readPrefix(br pgx.BatchResults) error {
+	for range t.expect {
+		if _, err := br.Exec(); err != nil {
+			t.wrong = pgCode(err) == codeExpectation
+			t.failed = fmt.Errorf("verify the key state taken for granted: %w", t.observe(err))
+			t.pending = nil
+			return t.failed
+		}
+	}
+	t.expect = nil
+	return t.readPending(br)
+}
+
+// readPending reads the results of the pending writes withPrefix put in
+// br; the first failure (a unique key taken is store.ErrConflict) fails
+// the transaction.
 func (t *tx) readPending(br pgx.BatchResults) error {
 	pending := t.pending
 	t.pending = nil
@@ -197,19 +233,22 @@ func (t *tx) readPending(br pgx.BatchResults) error {
 	return nil
 }
 
-// commit sends the pending writes and COMMIT in one round trip.
+// commit sends what is left to verify, the pending writes and COMMIT in
+// one round trip, with the BEGIN when nothing was sent before.
+// A failure of this round trip is never stale (noteFirst), even when it
+// is the first: the server may have committed before the connection
+// broke, so the outcome is unknown.
 func (t *tx) commit(ctx context.Context) error {
-	b := &pgx.Batch{}
-	b.Queue("COMMIT")
-	br := t.conn.SendBatch(ctx, t.withPending(b))
-	err := t.readPending(br)
-	if err == nil {
-		var tag pgconn.CommandTag
-		if tag, err = br.Exec(); err == nil && tag.String() == "ROLLBACK" {
-			err = pgx.ErrTxCommitRollback
-		}
+	t.ctx, t.committing = ctx, true
+	br, _ := t.send(one("COMMIT"), true)
+	tag, err := br.Exec()
+	if err == nil && tag.String() == "ROLLBACK" {
+		err = pgx.ErrTxCommitRollback
 	}
-	return errors.Join(err, br.Close())
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return t.observe(err)
 }
 
 // end rolls back what the transaction left open (nothing after COMMIT)

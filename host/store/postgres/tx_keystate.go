@@ -30,6 +30,20 @@ const (
 	qAdvisoryLock = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
 	// qAdvisoryLocks takes two locks in one statement, $1's first.
 	qAdvisoryLocks = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))`
+	// qExpectFree verifies, after the key's lock, that the key $1–$5 holds
+	// no resource, no pending operation and no pins naming it
+	// (KeyStateExpectFree): takoform_expect raises codeExpectation
+	// otherwise (migration 00006); qExpectFreeReplay also that the
+	// idempotency key $6–$9 holds no record.
+	qExpectFree       = `SELECT takoform_expect(` + freeKey + `, 'a free resource key')`
+	qExpectFreeReplay = `SELECT takoform_expect(` + freeKey + ` AND NOT EXISTS (SELECT 1 FROM idempotency
+		WHERE tenant = $6 AND principal = $7 AND space = $8 AND key = $9), 'a free resource key and an unused idempotency key')`
+	freeKey = `NOT EXISTS (SELECT 1 FROM resources
+		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5)
+		AND NOT EXISTS (SELECT 1 FROM operations WHERE done = 0 AND target_tenant = $1 AND target_space = $2
+		AND target_api_version = $3 AND target_kind = $4 AND target_name = $5)
+		AND NOT EXISTS (SELECT 1 FROM pins
+		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5)`
 	// The inserts a pending write sends as they are: a unique key taken
 	// fails the transaction, which then never commits.
 	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceWriteCols + `)
@@ -105,6 +119,33 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 		t.noteAbsent(resourceLock(k), store.ErrNotFound)
 	}
 	return st, nil
+}
+
+// KeyStateExpectFree answers the empty KeyState without reading and
+// queues its verification for the front of the transaction's next round
+// trip: the locks KeyState takes, then qExpectFree (qExpectFreeReplay
+// with a replay key) — so a create sends its BEGIN, the check, its
+// inserts and COMMIT in one round trip. The keys count as read absent
+// (their inserts are pending). Once Update runs fn again exact, in a View
+// and for a second key it reads as KeyState does (store.Tx,
+// spec/decisions/0048-postgres-create-one-round-trip.md).
+func (t *tx) KeyStateExpectFree(k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
+	if t.readOnly || t.exact || len(t.expect) > 0 || t.done || t.failed != nil {
+		return t.KeyState(k, replay)
+	}
+	b := &pgx.Batch{}
+	args := keyArgs(k)
+	if replay != nil {
+		b.Queue(qAdvisoryLocks, idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), resourceLock(k))
+		b.Queue(qExpectFreeReplay, append(args, replay.Tenant, replay.Principal, replay.Space, replay.Key)...)
+		t.noteAbsent(idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), store.ErrNotFound)
+	} else {
+		b.Queue(qAdvisoryLock, resourceLock(k))
+		b.Queue(qExpectFree, args...)
+	}
+	t.noteAbsent(resourceLock(k), store.ErrNotFound)
+	t.expect = b.QueuedQueries
+	return &store.KeyState{}, nil
 }
 
 // readKeyState reads the results of KeyState's batch in order.

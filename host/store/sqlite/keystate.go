@@ -100,6 +100,13 @@ func sortPins(pins []store.Pin, ords []int64) {
 	copy(pins, sorted)
 }
 
+// KeyStateExpectFree reads as KeyState: on the one writer the read is a
+// statement of its own transaction's, with nothing to save by taking the
+// state for granted (store.Tx).
+func (t *tx) KeyStateExpectFree(k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
+	return t.KeyState(k, replay)
+}
+
 // keyStateRow holds the value columns of one qKeyState row as the driver
 // gave them; its Scan hands them to a sqlrow scanner.
 type keyStateRow [keyStateWidth]cell
