@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/takoform/takoform/host/store"
@@ -71,5 +72,40 @@ func TestCreateOnAFreeKeyIsOneRoundTrip(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A create's one round trip carries its COMMIT: when it finds its pooled
+// connection dead, the outcome is unknown and the Update fails with
+// store.ErrUnavailable, fn having run once — it is never run again on
+// another connection as a stale first round trip would be (decision
+// spec/decisions/0048-postgres-create-one-round-trip.md, 4).
+func TestCreateOnADeadConnectionIsNotRunAgain(t *testing.T) {
+	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
+	s, err := Open(context.Background(), via, Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	runs := 0
+	createAt := func(name string) error {
+		runs = 0
+		k := store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: name}
+		return s.Update(context.Background(), func(tx store.Tx) error {
+			runs++
+			if _, err := tx.KeyStateExpectFree(k, nil); err != nil {
+				return err
+			}
+			return tx.CreateResource(&store.Resource{Key: k, UID: "uid-" + name, Spec: []byte(`{}`), Status: []byte(`{}`)})
+		})
+	}
+	if err := createAt("warm-up"); err != nil { // the connection prepares the create's statements
+		t.Fatal(err)
+	}
+	proxy.Down() // the pool's one connection is now dead
+	proxy.Up()
+	err = createAt("dead")
+	if !errors.Is(err, store.ErrUnavailable) || runs != 1 {
+		t.Errorf("a create whose one round trip found its connection dead: %v after %d runs of fn, want ErrUnavailable after 1", err, runs)
 	}
 }

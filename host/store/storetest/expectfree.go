@@ -192,3 +192,38 @@ func testExpectFreeConcurrent(t *testing.T, s store.Store) {
 		return nil
 	})
 }
+
+// Two keys taken for granted in one transaction are both verified: the
+// first taken, the second free, fn's last run sees the first as it is
+// and creates nothing on it.
+func testExpectFreeTwoKeys(t *testing.T, s store.Store) {
+	create(t, s, kv("acme", "prod", "kv1", "uid-1"))
+	var seen store.KeyState
+	update(t, s, func(tx store.Tx) error {
+		first, err := tx.KeyStateExpectFree(key("acme", "prod", "kv1"), nil)
+		if err != nil {
+			return err
+		}
+		second, err := tx.KeyStateExpectFree(key("acme", "prod", "kv2"), nil)
+		if err != nil {
+			return err
+		}
+		seen = *first
+		if first.Resource != nil || second.Resource != nil {
+			return nil
+		}
+		if err := tx.CreateResource(kv("acme", "prod", "kv1", "uid-new-1")); err != nil {
+			return err
+		}
+		return tx.CreateResource(kv("acme", "prod", "kv2", "uid-new-2"))
+	})
+	equal(t, "the taken key's UID fn decided on", seen.Resource != nil && seen.Resource.UID == "uid-1", true)
+	view(t, s, func(tx store.Tx) error {
+		r, err := tx.Resource(key("acme", "prod", "kv1"))
+		wantNoErr(t, "Resource kv1", err)
+		equal(t, "kv1's UID", r.UID, "uid-1")
+		_, err = tx.Resource(key("acme", "prod", "kv2"))
+		wantErr(t, "Resource kv2", err, store.ErrNotFound)
+		return nil
+	})
+}

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"KeyStateExpectFreeAtTakenKey", testExpectFreeAtTakenKey},
 		{"KeyStateExpectFreeError", testExpectFreeError},
 		{"KeyStateExpectFreeConcurrent", testExpectFreeConcurrent},
+		{"KeyStateExpectFreeTwoKeys", testExpectFreeTwoKeys},
 		{"BlobsAndHoldings", testBlobs},
 		{"ManifestsAndUploads", testManifestsUploads},
 		{"Settings", testSettings},
