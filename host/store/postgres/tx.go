@@ -94,11 +94,11 @@ func (t *tx) observe(err error) error {
 	if isRetryable(err) && !t.retry {
 		t.retry, t.retryErr = true, err
 	}
+	if t.sent == 1 && !t.committing { // before lostConn: a dead pooled connection is closed by then
+		t.noteFirst(err)
+	}
 	if t.lostConn() && !errors.Is(err, store.ErrUnavailable) {
 		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
-	}
-	if t.sent == 1 && !t.committing {
-		t.noteFirst(err)
 	}
 	return classify(err)
 }
