@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
@@ -107,5 +108,56 @@ func TestCreateOnADeadConnectionIsNotRunAgain(t *testing.T) {
 	err = createAt("dead")
 	if !errors.Is(err, store.ErrUnavailable) || runs != 1 {
 		t.Errorf("a create whose one round trip found its connection dead: %v after %d runs of fn, want ErrUnavailable after 1", err, runs)
+	}
+}
+
+// The check of a state taken for granted runs after the key's lock: a
+// create that waits for a writer holding the key sees what the writer
+// committed and runs fn again on it, instead of failing on the unique
+// index (decision spec/decisions/0048-postgres-create-one-round-trip.md, 2).
+func TestCreateChecksAfterTheKeysLock(t *testing.T) {
+	s := openTest(t, pgtest.URL(t))
+	k := store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "held"}
+	holding, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- s.Update(context.Background(), func(tx store.Tx) error {
+			if _, err := tx.KeyState(k, nil); err != nil {
+				return err
+			}
+			close(holding)
+			<-release
+			return tx.CreateResource(&store.Resource{Key: k, UID: "uid-holder", Spec: []byte(`{}`), Status: []byte(`{}`)})
+		})
+	}()
+	<-holding
+	runs := 0
+	created := make(chan error, 1)
+	go func() {
+		created <- s.Update(context.Background(), func(tx store.Tx) error {
+			runs++
+			st, err := tx.KeyStateExpectFree(k, nil)
+			if err != nil || st.Resource != nil {
+				return err
+			}
+			return tx.CreateResource(&store.Resource{Key: k, UID: "uid-create", Spec: []byte(`{}`), Status: []byte(`{}`)})
+		})
+	}()
+	for waiting := false; !waiting; { // the create waits for the holder's lock
+		select {
+		case err := <-created:
+			t.Fatalf("the create ended (%v) while another transaction held its key", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if err := s.pool.QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatalf("the holder's Update: %v", err)
+	}
+	if err := <-created; err != nil || runs != 2 {
+		t.Errorf("a create that waited for its key's writer: %v after %d runs of fn, want nil after 2", err, runs)
 	}
 }
