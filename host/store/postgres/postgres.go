@@ -244,7 +244,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	exact := false
 	for attempt := 1; ; attempt++ {
 		t, err := s.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, false, false, exact, fn)
-		if t.unverified && !exact {
+		if (t.wrong || t.unverified) && !exact {
 			exact, attempt = true, attempt-1
 			continue
 		}
@@ -336,10 +336,6 @@ func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, singl
 		return t, nil
 	}
 	if err := t.commit(context.WithoutCancel(ctx)); err != nil {
-		if t.wrong {
-			t.unverified = true
-			return t, err
-		}
 		if isRetryable(err) {
 			t.retry = true
 			return t, fmt.Errorf("commit on %s: %w", s.url, err)

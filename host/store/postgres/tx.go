@@ -61,8 +61,8 @@ type tx struct {
 	// answered without reading (the key's locks, then qExpectFree), sent
 	// at the front of the next round trip and kept until they pass;
 	// exact says KeyStateExpectFree reads instead (fn runs again after an
-	// expectation failed), wrong that a check failed, unverified that fn
-	// ran on a state that was or may have been wrong, so Update runs it
+	// expectation failed); wrong says a check failed, unverified that fn
+	// returned an error before its check ran: either way Update runs fn
 	// again exact (decision spec/decisions/0048-postgres-create-one-round-trip.md).
 	expect     []*pgx.QueuedQuery
 	committing bool
