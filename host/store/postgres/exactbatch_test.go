@@ -19,11 +19,7 @@ import (
 // (decision 0045).
 func TestExactReadsInBatches(t *testing.T) {
 	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
-	s, err := Open(context.Background(), via, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openTest(t, via)
 	ctx := context.Background()
 	ref := form.FormRef{APIVersion: "a/v1", Kind: "K", DefinitionVersion: "1.0.0", SchemaDigest: "sha256:" + fmt.Sprintf("%064d", 1)}
 	other := ref

@@ -17,11 +17,7 @@ import (
 // spec/decisions/0048-postgres-create-one-round-trip.md).
 func TestCreateOnAFreeKeyIsOneRoundTrip(t *testing.T) {
 	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
-	s, err := Open(context.Background(), via, Options{MaxConns: 1}) // one connection: its statements stay prepared
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openTestWith(t, via, Options{MaxConns: 1}) // one connection: its statements stay prepared
 	runs := 0
 	createAt := func(name, idemKey string) error {
 		runs = 0
@@ -61,7 +57,7 @@ func TestCreateOnAFreeKeyIsOneRoundTrip(t *testing.T) {
 			t.Errorf("case %d (%s, %s): %d round trips and %d runs of fn, want %d and %d", i, c.name, c.idemKey, n, runs, c.trips, c.runs)
 		}
 	}
-	err = s.View(context.Background(), func(tx store.Tx) error {
+	err := s.View(context.Background(), func(tx store.Tx) error {
 		r, err := tx.Resource(store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "free"})
 		if err == nil && r.UID != "uid-free-k1" {
 			t.Errorf("the resource at free is %s, want the first create's uid-free-k1", r.UID)
@@ -83,11 +79,7 @@ func TestCreateOnAFreeKeyIsOneRoundTrip(t *testing.T) {
 // spec/decisions/0048-postgres-create-one-round-trip.md, 4).
 func TestCreateOnADeadConnectionIsNotRunAgain(t *testing.T) {
 	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
-	s, err := Open(context.Background(), via, Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openTestWith(t, via, Options{MaxConns: 1})
 	runs := 0
 	createAt := func(name string) error {
 		runs = 0
@@ -105,7 +97,7 @@ func TestCreateOnADeadConnectionIsNotRunAgain(t *testing.T) {
 	}
 	proxy.Down() // the pool's one connection is now dead
 	proxy.Up()
-	err = createAt("dead")
+	err := createAt("dead")
 	if !errors.Is(err, store.ErrUnavailable) || runs != 1 {
 		t.Errorf("a create whose one round trip found its connection dead: %v after %d runs of fn, want ErrUnavailable after 1", err, runs)
 	}

@@ -14,11 +14,7 @@ import (
 // (decision spec/decisions/0020-postgres-round-trips.md, 4).
 func TestAReadOnADeadConnectionRunsAgain(t *testing.T) {
 	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
-	s, err := Open(context.Background(), via, Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openTestWith(t, via, Options{MaxConns: 1})
 	runs := 0
 	k := store.Key{Tenant: "acme", Space: "prod", APIVersion: "a/v1", Kind: "K", Name: "x"}
 	read := func() error {

@@ -14,11 +14,7 @@ import (
 // changed in between runs the function again (decision 0020).
 func TestViewOfOneRead(t *testing.T) {
 	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
-	s, err := Open(context.Background(), via, Options{MaxConns: 1}) // one connection: its statements stay prepared
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openTestWith(t, via, Options{MaxConns: 1}) // one connection: its statements stay prepared
 	ctx := context.Background()
 	createIn(t, s, "acme", "x", "y")
 	var runs int
