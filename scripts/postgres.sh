@@ -77,7 +77,11 @@ fi
 chmod 700 "$dir"
 
 started=0
+sleeper=""
 cleanup() {
+  if [ -n "$sleeper" ]; then
+    kill "$sleeper" 2>/dev/null || true
+  fi
   if [ "$started" = 1 ]; then
     "${as_user[@]}" "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
   fi
@@ -128,10 +132,14 @@ for attempt in 1 2 3 4 5; do
 done
 
 url="postgres://takoform:$password@127.0.0.1:$port/postgres?sslmode=disable"
-echo "postgres.sh: PostgreSQL $version on 127.0.0.1:$port (cluster in $dir; stopped on exit)" >&2
+echo "postgres.sh: PostgreSQL $version on 127.0.0.1:$port (data directory $dir/data, owned by ${as_user[2]:-$(id -un)}; stopped and removed on exit)" >&2
 if [ "$mode" = start ]; then
   echo "$url"
-  while :; do sleep 3600 & wait $!; done
+  while :; do
+    sleep 3600 &
+    sleeper=$!
+    wait "$sleeper"
+  done
 fi
 set +e
 TAKOFORM_TEST_POSTGRES="$url" "$@"

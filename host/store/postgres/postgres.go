@@ -121,9 +121,13 @@ func secrets(u *url.URL) []string {
 
 // Redact returns rawURL with its secrets (the userinfo's password and
 // each secretParams parameter) replaced by "xxxxx"; a URL that does not
-// parse is replaced whole, so no password reaches a log. Use it for every
+// parse, or whose password cannot be told from the rest
+// (ambiguousUserinfo), is replaced whole, so no password reaches a log. Use it for every
 // message that names the database.
 func Redact(rawURL string) string {
+	if ambiguousUserinfo(rawURL) != "" {
+		return "(a database URL whose user name or password is not percent-encoded)"
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "(a database URL that does not parse)"
@@ -152,6 +156,9 @@ func Redact(rawURL string) string {
 // store.ErrUnavailable. Errors name the URL without its password.
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	s := &Store{url: Redact(rawURL), closed: make(chan struct{})}
+	if problem := ambiguousUserinfo(rawURL); problem != "" {
+		return nil, fmt.Errorf("open %s: %s", s.url, problem)
+	}
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %s", s.url, parseProblem(rawURL, err))
@@ -175,13 +182,17 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		s.pool.Close()
 		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
 	}
+	parsed, perr := url.Parse(rawURL)
+	if perr != nil {
+		parsed = nil // connectHint names no database or role then
+	}
 	if err := s.pool.Ping(ctx); err != nil {
 		s.closePools()
-		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
+		return nil, fmt.Errorf("open %s: %w%s", s.url, classify(err), connectHint(err, parsed))
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.closePools()
-		return nil, err
+		return nil, fmt.Errorf("%w%s", err, connectHint(err, parsed))
 	}
 	s.startExactLoops()
 	return s, nil
@@ -195,7 +206,11 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID))
+	// goose polls for the lock every 5 s by default: once a second keeps a
+	// replica that starts beside a migrating one (or after a failed Open
+	// whose session is still closing) from waiting 5 s, for the same
+	// 5-minute bound.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID), lock.WithLockTimeout(1, 300))
 	if err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}

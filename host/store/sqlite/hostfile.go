@@ -16,8 +16,10 @@ import (
 // SQLite database, or is not a Takoform host database (no schema version
 // table: an empty file, another program's database). Errors name the path.
 func OpenHostFile(ctx context.Context, path string) (_ *sql.DB, err error) {
-	if _, err := os.Stat(path); err != nil {
+	if fi, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("the data file %s: %w", path, err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; give the data file in it that `takoform host serve --data` serves", path)
 	}
 	db, err := sql.Open("sqlite", "file:"+escapePath(path)+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {

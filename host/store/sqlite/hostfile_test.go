@@ -88,3 +88,25 @@ func TestOpenHostFileOpensANameWithHash(t *testing.T) {
 		t.Error("OpenHostFile created a file named after the part of the path before '#'")
 	}
 }
+
+// A directory is refused saying so, and the data file in it, as the
+// refusal says, opens.
+func TestOpenHostFileRefusesADirectory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "host.db")
+	s := openTest(t, path, Options{})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err := OpenHostFile(context.Background(), dir); err == nil {
+		db.Close()
+		t.Fatal("OpenHostFile of a directory succeeded")
+	} else if !strings.Contains(err.Error(), dir+" is a directory; give the data file in it") {
+		t.Fatalf("OpenHostFile of a directory: %v; want it to say it is a directory", err)
+	}
+	db, err := OpenHostFile(context.Background(), path)
+	if err != nil {
+		t.Fatalf("OpenHostFile of the data file in the directory: %v", err)
+	}
+	db.Close()
+}

@@ -115,7 +115,7 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 		return nil, fmt.Errorf("begin on %s: %w", dst.URL(), err)
 	}
 	defer store.JoinCleanup(&err, func() error { return postgres.Rollback(context.WithoutCancel(ctx), ptx) })
-	if err := checkTarget(ctx, ptx, dst.URL()); err != nil {
+	if err := checkTarget(ctx, ptx, dst.URL(), dst.Pool().Config().ConnConfig.User); err != nil {
 		return nil, err
 	}
 	var out []Table
@@ -166,12 +166,21 @@ func refuseForeignTables(ctx context.Context, to string) (err error) {
 	if err != nil || len(have) == 0 || slices.Contains(have, "goose_db_version") {
 		return nil
 	}
-	return fmt.Errorf("%w: %s holds tables (%s) and no Takoform schema version table, so it is no host's database; copy into a new, empty database (createdb) so nothing is merged or overwritten", ErrTargetNotEmpty, postgres.Redact(to), strings.Join(have, ", "))
+	return fmt.Errorf("%w: %s holds tables (%s) and no Takoform schema version table, so it is no host's database; %s", ErrTargetNotEmpty, postgres.Redact(to), strings.Join(have, ", "), newDatabase(cfg.User))
+}
+
+// newDatabase is the repair of a target that is not empty, for the role
+// the copy connects as.
+func newDatabase(role string) string {
+	if role == "" {
+		role = "ROLE"
+	}
+	return fmt.Sprintf("copy into a new, empty database that no replica has started on, so nothing is merged or overwritten: CREATE DATABASE NAME OWNER %s (or createdb -O %s NAME), then give its URL to --to", pgx.Identifier{role}.Sanitize(), role)
 }
 
 // checkTarget refuses a target whose tables are not exactly the schema's
 // or that holds any row.
-func checkTarget(ctx context.Context, tx pgx.Tx, url string) error {
+func checkTarget(ctx context.Context, tx pgx.Tx, url, role string) error {
 	rows, err := tx.Query(ctx, `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'
 		ORDER BY table_name`)
@@ -201,7 +210,11 @@ func checkTarget(ctx context.Context, tx pgx.Tx, url string) error {
 		}
 	}
 	if len(nonEmpty) > 0 {
-		return fmt.Errorf("%w: %s has rows in %s; copy into a new, empty database (createdb) so nothing is merged or overwritten", ErrTargetNotEmpty, url, strings.Join(nonEmpty, ", "))
+		started := ""
+		if slices.Contains(nonEmpty, "settings") {
+			started = " (a host has started on it: it keeps its keys in settings)"
+		}
+		return fmt.Errorf("%w: %s has rows in %s%s; %s", ErrTargetNotEmpty, url, strings.Join(nonEmpty, ", "), started, newDatabase(role))
 	}
 	return nil
 }

@@ -6,11 +6,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -166,8 +168,29 @@ func TestCopyMovesAHost(t *testing.T) {
 	}
 
 	_, err = storecopy.Copy(context.Background(), h.Path, target)
-	if !errors.Is(err, storecopy.ErrTargetNotEmpty) {
-		t.Errorf("second Copy into the same database: got %v, want ErrTargetNotEmpty", err)
+	if !errors.Is(err, storecopy.ErrTargetNotEmpty) || !strings.Contains(err.Error(), "a host has started on it") {
+		t.Fatalf("second Copy into the same database: got %v, want ErrTargetNotEmpty saying a host has started on it", err)
+	}
+	// The refusal's repair, as it says it: a new database, owned by the
+	// role the copy connects as, then the copy into it.
+	stmt := err.Error()[strings.Index(err.Error(), "CREATE DATABASE NAME"):]
+	stmt, _, _ = strings.Cut(stmt, " (or createdb")
+	fresh := fmt.Sprintf("takoform_copy_repair_%d", time.Now().UnixNano())
+	server := pgtest.ServerURL(t)
+	admin := func(sql string) {
+		conn, err := pgx.Connect(context.Background(), server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	admin(strings.Replace(stmt, "NAME", fresh, 1))
+	t.Cleanup(func() { admin("DROP DATABASE IF EXISTS " + fresh + " WITH (FORCE)") })
+	if _, err := storecopy.Copy(context.Background(), h.Path, pgtest.WithDatabase(t, server, fresh)); err != nil {
+		t.Errorf("Copy into the new database the refusal names (%s): %v", strings.Replace(stmt, "NAME", fresh, 1), err)
 	}
 }
 

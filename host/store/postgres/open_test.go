@@ -1,0 +1,184 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
+)
+
+// adminExec runs sql on the database dbURL names as the test server's
+// user (a superuser: initdb's).
+func adminExec(t *testing.T, dbURL, sql string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// testRole creates a login role with password on the test server,
+// dropped when t ends (after the databases made after it), and returns
+// its name.
+func testRole(t *testing.T, password string) string {
+	t.Helper()
+	server := pgtest.ServerURL(t)
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	role := "takoform_role_" + hex.EncodeToString(b[:])
+	adminExec(t, server, "CREATE ROLE "+role+" LOGIN PASSWORD '"+password+"'")
+	t.Cleanup(func() { adminExec(t, server, "DROP ROLE IF EXISTS "+role) })
+	return role
+}
+
+// asRole returns dbURL with its user and password replaced; the password
+// is written into the URL verbatim (unencoded) when raw.
+func asRole(t *testing.T, dbURL, role, password string, raw bool) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	s := u.String()
+	if password == "" {
+		return s
+	}
+	pw := url.UserPassword(role, password).String()
+	if raw {
+		pw = role + ":" + password
+	}
+	return strings.Replace(s, "//"+role+"@", "//"+pw+"@", 1)
+}
+
+// A password holding '@', '#', '?' or '/' unencoded is refused before
+// anything connects, with no part of it in the error; the two repairs the
+// refusal names, the percent-encoded URL and PGPASSWORD, both open.
+func TestOpenRefusesAnUnencodedPassword(t *testing.T) {
+	const password = "p@QZq#Wv/Xk?Yj"
+	role := testRole(t, password)
+	db := pgtest.URL(t)
+	name := strings.TrimPrefix(mustParse(t, db).Path, "/")
+	adminExec(t, db, "ALTER DATABASE "+name+" OWNER TO "+role)
+	for _, pw := range []string{password, "p@QZqWv", "pQZq#Wv", "pQZq/Wv@Xk", "pQZq?Wv", "p@QZq?Wv", "p@QZq/Wv"} {
+		raw := asRole(t, db, role, pw, true)
+		_, err := Open(context.Background(), raw, Options{})
+		if err == nil || !strings.Contains(err.Error(), "percent-encode it in the URL") {
+			t.Errorf("Open of a URL with the password %q unencoded: %v; want the refusal naming percent-encoding", pw, err)
+			continue
+		}
+		if r := Redact(raw); strings.Contains(r, "QZq") || strings.Contains(r, "Wv") {
+			t.Errorf("Redact shows part of the password: %s", r)
+		}
+		for _, part := range []string{"QZq", "Wv", "Xk", "Yj"} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("the refusal shows part %q of the password: %v", part, err)
+			}
+		}
+	}
+	s, err := Open(context.Background(), asRole(t, db, role, password, false), Options{})
+	if err != nil {
+		t.Fatalf("Open with the password percent-encoded: %v", err)
+	}
+	_ = s.Close()
+	t.Setenv("PGPASSWORD", password)
+	s, err = Open(context.Background(), asRole(t, db, role, "", false), Options{})
+	if err != nil {
+		t.Fatalf("Open with the password as PGPASSWORD: %v", err)
+	}
+	_ = s.Close()
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// A database that does not exist is refused naming the statement that
+// creates it, and after that statement Open succeeds.
+func TestOpenSaysHowToCreateAMissingDatabase(t *testing.T) {
+	server := pgtest.ServerURL(t)
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := "takoform_missing_" + hex.EncodeToString(b[:])
+	dbURL := pgtest.WithDatabase(t, server, name)
+	_, err := Open(context.Background(), dbURL, Options{})
+	if err == nil {
+		t.Fatal("Open of a database that does not exist succeeded")
+	}
+	stmt := "CREATE DATABASE " + name + " OWNER " + mustParse(t, server).User.Username()
+	if !strings.Contains(err.Error(), stmt) {
+		t.Fatalf("Open of a missing database: %v; want it to say %q", err, stmt)
+	}
+	pgtest.NoPassword(t, dbURL, "the refusal", err.Error())
+	adminExec(t, server, stmt)
+	t.Cleanup(func() { adminExec(t, server, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	s, err := Open(context.Background(), dbURL, Options{})
+	if err != nil {
+		t.Fatalf("Open after %s: %v", stmt, err)
+	}
+	_ = s.Close()
+}
+
+// A role that may not create tables in schema public (PostgreSQL 15's
+// default for a role that does not own the database) is refused naming
+// both repairs, and after either one Open succeeds.
+func TestOpenSaysHowToLetTheRoleCreateItsTables(t *testing.T) {
+	const password = "role-secret"
+	role := testRole(t, password)
+	for _, repair := range []string{"GRANT CREATE ON SCHEMA public TO " + role, "ALTER DATABASE %s OWNER TO " + role} {
+		db := pgtest.URL(t)
+		name := strings.TrimPrefix(mustParse(t, db).Path, "/")
+		as := asRole(t, db, role, password, false)
+		_, err := Open(context.Background(), as, Options{})
+		stmt := strings.Replace(repair, "%s", name, 1)
+		if err == nil || !strings.Contains(err.Error(), stmt) {
+			t.Fatalf("Open as a role without CREATE on schema public: %v; want it to say %q", err, stmt)
+		}
+		pgtest.NoPassword(t, as, "the refusal", err.Error())
+		adminExec(t, db, stmt)
+		s, err := Open(context.Background(), as, Options{})
+		if err != nil {
+			t.Fatalf("Open after %s: %v", stmt, err)
+		}
+		_ = s.Close()
+	}
+}
+
+// URLs whose userinfo is unambiguous are not refused: a percent-encoded
+// password, an '@' in a parameter's value, several hosts, no userinfo.
+func TestUnambiguousURLsAreNotRefused(t *testing.T) {
+	for _, u := range []string{
+		"postgres://u:p%40s%23s%2Fw%3Fd@db:5432/app?sslmode=disable",
+		"postgres://db/app?user=alice@corp&password=secret",
+		"postgres://u:pw@h1:5432,h2:5433/app?target_session_attrs=read-write",
+		"postgres://h1,h2/app?user=alice@corp",
+		"postgresql:///app?host=/var/run/postgresql",
+		"postgres://u@db/app%40x",
+	} {
+		if p := ambiguousUserinfo(u); p != "" {
+			t.Errorf("ambiguousUserinfo(%q) = %q, want \"\"", u, p)
+		}
+		if r := Redact(u); strings.HasPrefix(r, "(") {
+			t.Errorf("Redact(%q) = %q, want the URL with its secrets masked", u, r)
+		}
+	}
+}
