@@ -8,24 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 )
-
-// adminExec runs sql on the database dbURL names as the test server's
-// user (a superuser: initdb's).
-func adminExec(t *testing.T, dbURL, sql string) {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(context.Background(), sql); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
 
 // testRole creates a login role with password on the test server,
 // dropped when t ends (after the databases made after it), and returns
@@ -38,8 +22,8 @@ func testRole(t *testing.T, password string) string {
 		t.Fatal(err)
 	}
 	role := "takoform_role_" + hex.EncodeToString(b[:])
-	adminExec(t, server, "CREATE ROLE "+role+" LOGIN PASSWORD '"+password+"'")
-	t.Cleanup(func() { adminExec(t, server, "DROP ROLE IF EXISTS "+role) })
+	pgtest.Exec(t, server, "CREATE ROLE "+role+" LOGIN PASSWORD '"+password+"'")
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP ROLE IF EXISTS "+role) })
 	return role
 }
 
@@ -71,7 +55,7 @@ func TestOpenRefusesAnUnencodedPassword(t *testing.T) {
 	role := testRole(t, password)
 	db := pgtest.URL(t)
 	name := strings.TrimPrefix(mustParse(t, db).Path, "/")
-	adminExec(t, db, "ALTER DATABASE "+name+" OWNER TO "+role)
+	pgtest.Exec(t, db, "ALTER DATABASE "+name+" OWNER TO "+role)
 	for _, pw := range []string{password, "p@QZqWv", "pQZq#Wv", "pQZq/Wv@Xk", "pQZq?Wv", "p@QZq?Wv", "p@QZq/Wv"} {
 		raw := asRole(t, db, role, pw, true)
 		_, err := Open(context.Background(), raw, Options{})
@@ -129,8 +113,8 @@ func TestOpenSaysHowToCreateAMissingDatabase(t *testing.T) {
 		t.Fatalf("Open of a missing database: %v; want it to say %q", err, stmt)
 	}
 	pgtest.NoPassword(t, dbURL, "the refusal", err.Error())
-	adminExec(t, server, stmt)
-	t.Cleanup(func() { adminExec(t, server, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	pgtest.Exec(t, server, stmt)
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
 	s, err := Open(context.Background(), dbURL, Options{})
 	if err != nil {
 		t.Fatalf("Open after %s: %v", stmt, err)
@@ -154,7 +138,7 @@ func TestOpenSaysHowToLetTheRoleCreateItsTables(t *testing.T) {
 			t.Fatalf("Open as a role without CREATE on schema public: %v; want it to say %q", err, stmt)
 		}
 		pgtest.NoPassword(t, as, "the refusal", err.Error())
-		adminExec(t, db, stmt)
+		pgtest.Exec(t, db, stmt)
 		s, err := Open(context.Background(), as, Options{})
 		if err != nil {
 			t.Fatalf("Open after %s: %v", stmt, err)

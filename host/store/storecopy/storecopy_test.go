@@ -177,18 +177,8 @@ func TestCopyMovesAHost(t *testing.T) {
 	stmt, _, _ = strings.Cut(stmt, " (or createdb")
 	fresh := fmt.Sprintf("takoform_copy_repair_%d", time.Now().UnixNano())
 	server := pgtest.ServerURL(t)
-	admin := func(sql string) {
-		conn, err := pgx.Connect(context.Background(), server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	admin(strings.Replace(stmt, "NAME", fresh, 1))
-	t.Cleanup(func() { admin("DROP DATABASE IF EXISTS " + fresh + " WITH (FORCE)") })
+	pgtest.Exec(t, server, strings.Replace(stmt, "NAME", fresh, 1))
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP DATABASE IF EXISTS "+fresh+" WITH (FORCE)") })
 	if _, err := storecopy.Copy(context.Background(), h.Path, pgtest.WithDatabase(t, server, fresh)); err != nil {
 		t.Errorf("Copy into the new database the refusal names (%s): %v", strings.Replace(stmt, "NAME", fresh, 1), err)
 	}

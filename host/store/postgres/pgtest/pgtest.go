@@ -88,3 +88,19 @@ func NoPassword(t testing.TB, dbURL, what, text string) {
 		t.Errorf("%s shows the database password:\n%s", what, text)
 	}
 }
+
+// Exec runs sql on the database dbURL names, failing t on any error (a
+// test's set-up as the server's user, initdb's superuser).
+func Exec(t testing.TB, dbURL, sql string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect for %s: %v", sql, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
