@@ -101,7 +101,11 @@ func parseProblem(rawURL string, err error) string {
 	bare := *pce
 	bare.ConnString = ""
 	reason := strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
-	for _, secret := range secrets(u) {
+	found, complete := secrets(u)
+	if !complete {
+		return "the URL's settings are refused (the reason is withheld: its query does not parse, so the password in it cannot be told apart)"
+	}
+	for _, secret := range found {
 		if strings.Contains(reason, secret) {
 			return "the URL's settings are refused (the reason is withheld: it quotes the password)"
 		}
@@ -109,65 +113,22 @@ func parseProblem(rawURL string, err error) string {
 	return "the URL's settings are refused: " + reason
 }
 
-// ambiguousUserinfo says why rawURL's user name or password cannot be
-// told from the rest of it, "" when it can: a character that ends the
-// userinfo or the authority written unencoded inside them — a second '@'
-// (net/url splits at the last, pgx elsewhere, so the password would reach
-// the driver's errors as a host name), a '#' (a connection URL has no
-// fragment), a '?' or '/' followed by an '@' (the query or the path
-// would begin inside the password). Open refuses such a URL before
-// anything connects, and Redact hides it whole.
-func ambiguousUserinfo(rawURL string) string {
-	_, rest, ok := strings.Cut(rawURL, "://")
-	if !ok {
+// connectHint is the repair for an error of connecting to or migrating
+// the database as role, that the driver's text does not give, "" for
+// none: a database that does not exist (SQLSTATE 3D000), a role that may
+// not create the schema's tables (42501 on schema public, the default
+// since PostgreSQL 15 for a role that does not own the database). Other
+// refusals (42501 on a database or a table) get none: their repair
+// depends on grants this process cannot see.
+func connectHint(err error, role, db string) string {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || role == "" || db == "" {
 		return ""
-	}
-	const fix = "; percent-encode it in the URL (@ as %40, # as %23, ? as %3F, / as %2F), or leave the password out of the URL and give it as PGPASSWORD or in ~/.pgpass"
-	authority, tail := rest, ""
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		authority, tail = rest[:i], rest[i:]
-	}
-	path, query, _ := strings.Cut(tail, "?")
-	keyWithAt := false // a parameter's name never holds an '@'; its value may (user=alice@corp)
-	for _, f := range strings.Split(query, "&") {
-		key, _, _ := strings.Cut(f, "=")
-		keyWithAt = keyWithAt || strings.Contains(key, "@")
 	}
 	switch {
-	case strings.Count(authority, "@") > 1:
-		return "the URL's user name or password holds an unencoded '@'" + fix
-	case strings.Contains(rest, "#"):
-		return "the URL holds an unencoded '#' (a connection URL has no fragment: it is in the password)" + fix
-	case strings.Contains(path, "@") || keyWithAt:
-		return "the URL's user name or password holds an unencoded '?' or '/' (an '@' follows it)" + fix
-	case !strings.Contains(authority, "@") && !strings.Contains(authority, ",") && strings.Contains(tail, "@"):
-		if _, err := url.Parse(rawURL); err != nil {
-			return "the URL does not parse: its password holds an unencoded '?' or '/'" + fix
-		}
-	}
-	return ""
-}
-
-// connectHint is the repair for an error of connecting to or migrating
-// the database at u that the driver's text does not give, "" for none:
-// a database that does not exist (SQLSTATE 3D000), a role that may not
-// create the schema's tables (42501, the default since PostgreSQL 15 for
-// a role that does not own the database).
-func connectHint(err error, u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	db, role := strings.TrimPrefix(u.Path, "/"), u.User.Username()
-	if db == "" {
-		db = "DATABASE"
-	}
-	if role == "" {
-		role = "ROLE"
-	}
-	switch pgCode(err) {
-	case "3D000":
+	case pe.Code == "3D000":
 		return fmt.Sprintf("; create the database first, owned by the role the host connects as: CREATE DATABASE %s OWNER %s (or createdb -O %s %s)", pgIdent(db), pgIdent(role), role, db)
-	case "42501":
+	case pe.Code == "42501" && strings.Contains(pe.Message, "for schema public"):
 		return fmt.Sprintf("; the host creates its tables in schema public, which PostgreSQL 15 and later let only the database's owner do: ALTER DATABASE %s OWNER TO %s, or GRANT CREATE ON SCHEMA public TO %s in that database", pgIdent(db), pgIdent(role), pgIdent(role))
 	}
 	return ""

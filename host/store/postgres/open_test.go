@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 )
@@ -56,10 +57,10 @@ func TestOpenRefusesAnUnencodedPassword(t *testing.T) {
 	db := pgtest.URL(t)
 	name := strings.TrimPrefix(mustParse(t, db).Path, "/")
 	pgtest.Exec(t, db, "ALTER DATABASE "+name+" OWNER TO "+role)
-	for _, pw := range []string{password, "p@QZqWv", "pQZq#Wv", "pQZq/Wv@Xk", "pQZq?Wv", "p@QZq?Wv", "p@QZq/Wv"} {
+	for _, pw := range []string{password, "p@QZqWv", "pQZq#Wv", "pQZq/Wv@Xk", "pQZq?Wv", "p@QZq?Wv", "p@QZq/Wv", "1234?abc=QZqWv", "?k=QZqWv", "1234/QZqWv"} {
 		raw := asRole(t, db, role, pw, true)
 		_, err := Open(context.Background(), raw, Options{})
-		if err == nil || !strings.Contains(err.Error(), "percent-encode it in the URL") {
+		if err == nil || !strings.Contains(err.Error(), "percent-encode it (@ as %40") {
 			t.Errorf("Open of a URL with the password %q unencoded: %v; want the refusal naming percent-encoding", pw, err)
 			continue
 		}
@@ -147,9 +148,47 @@ func TestOpenSaysHowToLetTheRoleCreateItsTables(t *testing.T) {
 	}
 }
 
+// URLs whose password net/url and pgx would read differently, or whose
+// query net/url reads only in part, never show it: Open fails (refused,
+// or unable to reach the port where nothing listens) and neither its
+// error nor Redact holds any part of the password. No server is needed.
+func TestNoPartOfAnUnencodedPasswordIsShown(t *testing.T) {
+	for _, raw := range []string{
+		"postgres://rv2a:1234?abc=QZqWv@127.0.0.1:1/db?sslmode=disable",
+		"postgres://u:?k=QZqWv@127.0.0.1:1/db",
+		"postgres://u:1234?abc=QZqWv@127.0.0.1:1,127.0.0.2:2/db",
+		"postgres://rv2?x=y:QZqWv@127.0.0.1:1/db",
+		"postgres://u@127.0.0.1:1/db?sslmode=disable&password=abc;QZqWv",
+		"postgres://u@127.0.0.1:1/db?sslmode=disable&password=50%QZqWv",
+		"postgres://u@127.0.0.1:1/db?sslmode=disable&password=abcdef&QZqWv",
+		"postgres://u@127.0.0.1:1/db?sslmode=disable&sslpassword=abc;QZqWv",
+		"postgres://u:p@QZqWv@[::1]:1/db",
+		"postgresql://u:p/QZqWv@127.0.0.1:1/db",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := Open(ctx, raw, Options{})
+		cancel()
+		if err == nil {
+			t.Errorf("Open(%s) succeeded", Redact(raw))
+			continue
+		}
+		if strings.Contains(err.Error(), "QZq") || strings.Contains(err.Error(), "Wv") {
+			t.Errorf("Open's error shows part of the password: %v", err)
+		}
+		if r := Redact(raw); strings.Contains(r, "QZq") || strings.Contains(r, "Wv") {
+			t.Errorf("Redact shows part of the password: %s", r)
+		}
+	}
+}
+
 // URLs whose userinfo is unambiguous are not refused: a percent-encoded
 // password, an '@' in a parameter's value, several hosts, no userinfo.
 func TestUnambiguousURLsAreNotRefused(t *testing.T) {
+	// libpq's percent-encoded socket directory: net/url cannot parse it
+	// (Redact hides it whole), pgx can, and it is not refused.
+	if p := ambiguousUserinfo("postgresql://%2Fvar%2Frun%2Fpostgresql/app?user=alice@corp"); p != "" {
+		t.Errorf("the socket-directory URL is refused: %s", p)
+	}
 	for _, u := range []string{
 		"postgres://u:p%40s%23s%2Fw%3Fd@db:5432/app?sslmode=disable",
 		"postgres://db/app?user=alice@corp&password=secret",
@@ -157,12 +196,39 @@ func TestUnambiguousURLsAreNotRefused(t *testing.T) {
 		"postgres://h1,h2/app?user=alice@corp",
 		"postgresql:///app?host=/var/run/postgresql",
 		"postgres://u@db/app%40x",
+		"postgres://u:pw@[::1]:5432/app",
 	} {
 		if p := ambiguousUserinfo(u); p != "" {
 			t.Errorf("ambiguousUserinfo(%q) = %q, want \"\"", u, p)
 		}
 		if r := Redact(u); strings.HasPrefix(r, "(") {
 			t.Errorf("Redact(%q) = %q, want the URL with its secrets masked", u, r)
+		}
+	}
+}
+
+// A role refused on tables another role created (the database migrated as
+// one role, then given to another) gets no repair sentence: neither the
+// ownership nor the schema grant would mend it.
+func TestOpenNamesNoUntrueRepair(t *testing.T) {
+	const password = "role-secret"
+	first, second := testRole(t, password), testRole(t, password)
+	db := pgtest.URL(t)
+	name := strings.TrimPrefix(mustParse(t, db).Path, "/")
+	pgtest.Exec(t, db, "ALTER DATABASE "+name+" OWNER TO "+first)
+	s, err := Open(context.Background(), asRole(t, db, first, password, false), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	pgtest.Exec(t, db, "ALTER DATABASE "+name+" OWNER TO "+second)
+	_, err = Open(context.Background(), asRole(t, db, second, password, false), Options{})
+	if err == nil {
+		t.Fatal("Open as a role that owns none of the tables succeeded")
+	}
+	for _, untrue := range []string{"ALTER DATABASE", "GRANT CREATE"} {
+		if strings.Contains(err.Error(), untrue) {
+			t.Errorf("the refusal suggests %s, which would not mend it: %v", untrue, err)
 		}
 	}
 }

@@ -99,55 +99,6 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// secretParams are the query parameters of a connection URL that hold a
-// secret (libpq's password and sslpassword), which no message shows.
-var secretParams = [...]string{"password", "sslpassword"}
-
-// secrets are the secret values u carries: the userinfo's password and
-// each secretParams value, those that are not empty.
-func secrets(u *url.URL) []string {
-	var s []string
-	if pw, _ := u.User.Password(); pw != "" {
-		s = append(s, pw)
-	}
-	q := u.Query()
-	for _, p := range secretParams {
-		if v := q.Get(p); v != "" {
-			s = append(s, v)
-		}
-	}
-	return s
-}
-
-// Redact returns rawURL with its secrets (the userinfo's password and
-// each secretParams parameter) replaced by "xxxxx"; a URL that does not
-// parse, or whose password cannot be told from the rest
-// (ambiguousUserinfo), is replaced whole, so no password reaches a log. Use it for every
-// message that names the database.
-func Redact(rawURL string) string {
-	if ambiguousUserinfo(rawURL) != "" {
-		return "(a database URL whose user name or password is not percent-encoded)"
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(a database URL that does not parse)"
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q, changed := u.Query(), false
-	for _, p := range secretParams {
-		if q.Has(p) {
-			q.Set(p, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
 // Open connects to the database at rawURL (postgres:// or postgresql://,
 // libpq keywords in the query), migrates its schema to the newest version
 // this binary knows under an advisory lock, and returns the Store. A
@@ -182,17 +133,14 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		s.pool.Close()
 		return nil, fmt.Errorf("open %s: %w", s.url, classify(err))
 	}
-	parsed, perr := url.Parse(rawURL)
-	if perr != nil {
-		parsed = nil // connectHint names no database or role then
-	}
+	role, db := cfg.ConnConfig.User, cfg.ConnConfig.Database
 	if err := s.pool.Ping(ctx); err != nil {
 		s.closePools()
-		return nil, fmt.Errorf("open %s: %w%s", s.url, classify(err), connectHint(err, parsed))
+		return nil, fmt.Errorf("open %s: %w%s", s.url, classify(err), connectHint(err, role, db))
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.closePools()
-		return nil, fmt.Errorf("%w%s", err, connectHint(err, parsed))
+		return nil, fmt.Errorf("%w%s", err, connectHint(err, role, db))
 	}
 	s.startExactLoops()
 	return s, nil

@@ -146,7 +146,9 @@ func TestRedact(t *testing.T) {
 		{"postgres://u@db/app", "postgres://u@db/app"},
 		{"postgres://db/app?password=secret&user=u", "postgres://db/app?password=xxxxx&user=u"},
 		{"postgres://u@db/app?sslpassword=secret&sslmode=require", "postgres://u@db/app?sslmode=require&sslpassword=xxxxx"},
-		{"postgres://u:sec%zz@db/app", "(a database URL that does not parse)"},
+		{"postgres://u:sec%zz@db/app", hiddenURL},
+		{"postgres://u@db/app?password=abc;secret", hiddenURL},
+		{"postgres://u@db/app?password=50%secret", hiddenURL},
 	} {
 		if got := Redact(c.in); got != c.want {
 			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)

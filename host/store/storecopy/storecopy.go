@@ -212,7 +212,7 @@ func checkTarget(ctx context.Context, tx pgx.Tx, url, role string) error {
 	if len(nonEmpty) > 0 {
 		started := ""
 		if slices.Contains(nonEmpty, "settings") {
-			started = " (a host has started on it: it keeps its keys in settings)"
+			started = " (a host has started on it, or an earlier copy filled it: settings holds a host's keys)"
 		}
 		return fmt.Errorf("%w: %s has rows in %s%s; %s", ErrTargetNotEmpty, url, strings.Join(nonEmpty, ", "), started, newDatabase(role))
 	}
