@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"strings"
 	"syscall"
 
@@ -87,25 +86,21 @@ func notFoundOr(err error, what string) error {
 }
 
 // parseProblem says why pgx refused the configuration of rawURL, without
-// its password: a URL net/url cannot parse is named as such (the parse
-// error would quote it whole); otherwise pgx's reason, which names the
-// setting it refused (sslmode, connect_timeout, pool_max_conns, …) and not
-// the URL, unless that reason holds the password.
+// its password: pgx's reason, which names the setting or the part it
+// refused (sslmode, connect_timeout, pool_max_conns, a bad escape, …) and
+// not the URL, withheld when it holds any secret of the URL (urlSecrets);
+// an error that is no configuration error is named as a URL that does not
+// parse.
 func parseProblem(rawURL string, err error) string {
 	const unparsable = "the URL does not parse as a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
-	u, uerr := url.Parse(rawURL)
 	var pce *pgconn.ParseConfigError
-	if uerr != nil || !errors.As(err, &pce) {
+	if !errors.As(err, &pce) {
 		return unparsable
 	}
 	bare := *pce
 	bare.ConnString = ""
 	reason := strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
-	found, complete := secrets(u)
-	if !complete {
-		return "the URL's settings are refused (the reason is withheld: its query does not parse, so the password in it cannot be told apart)"
-	}
-	for _, secret := range found {
+	for _, secret := range urlSecrets(rawURL) {
 		if strings.Contains(reason, secret) {
 			return "the URL's settings are refused (the reason is withheld: it quotes the password)"
 		}

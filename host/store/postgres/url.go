@@ -3,129 +3,144 @@ package postgres
 import (
 	"net/url"
 	"strings"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// secretParams are the query parameters of a connection URL that hold a
-// secret (libpq's password and sslpassword), which no message shows.
-var secretParams = [...]string{"password", "sslpassword"}
+// The URL rules here follow pgx's own parser (pgconn, which copies
+// libpq's), not net/url's: the driver is what reads the password, so a
+// message hides what the driver would send (decision
+// spec/decisions/0049-postgres-url-userinfo.md).
 
-// secrets are the secret values u carries: the userinfo's password and
-// each secretParams value, those that are not empty. complete is false
-// when u's query does not parse strictly (net/url drops such pairs, which
-// pgx may still read), so a secret may be missing from the list.
-func secrets(u *url.URL) (found []string, complete bool) {
-	if pw, _ := u.User.Password(); pw != "" {
-		found = append(found, pw)
-	}
-	q, err := url.ParseQuery(u.RawQuery)
-	for _, p := range secretParams {
-		if v := q.Get(p); v != "" {
-			found = append(found, v)
+// splitURL cuts rawURL as pgx does: the scheme (postgres:// or
+// postgresql://), the userinfo (up to the first '@' that comes before any
+// '/'; ok false when there is none), the host, port and path, and the
+// query after the first '?' that follows. scheme is "" for no URL.
+func splitURL(rawURL string) (scheme, userinfo string, hasUserinfo bool, middle, query string, hasQuery bool) {
+	rest, found := strings.CutPrefix(rawURL, "postgresql://")
+	scheme = "postgresql://"
+	if !found {
+		if rest, found = strings.CutPrefix(rawURL, "postgres://"); !found {
+			return "", "", false, "", "", false
 		}
+		scheme = "postgres://"
 	}
-	return found, err == nil
+	if i := strings.IndexAny(rest, "@/"); i >= 0 && rest[i] == '@' {
+		userinfo, hasUserinfo, rest = rest[:i], true, rest[i+1:]
+	}
+	middle, query, hasQuery = strings.Cut(rest, "?")
+	return scheme, userinfo, hasUserinfo, middle, query, hasQuery
 }
 
-// hiddenURL is what Redact shows of a URL whose password it cannot
+// secretKey reports a query parameter name (raw, as written) that may
+// hold a secret: password or sslpassword, however spaced, cased or
+// percent-encoded. A name that does not decode counts as secret.
+func secretKey(rawKey string) bool {
+	k, err := url.PathUnescape(strings.TrimSpace(rawKey))
+	if err != nil {
+		return true
+	}
+	return strings.Contains(strings.ToLower(k), "password")
+}
+
+// urlSecrets are the secret strings rawURL carries, as written and
+// decoded: the userinfo's password and each secret parameter's value.
+func urlSecrets(rawURL string) []string {
+	_, userinfo, _, _, query, _ := splitURL(rawURL)
+	var found []string
+	add := func(raw string) {
+		if raw = strings.TrimSpace(raw); raw != "" {
+			found = append(found, raw)
+			if d, err := url.PathUnescape(raw); err == nil && d != raw {
+				found = append(found, d)
+			}
+		}
+	}
+	if _, pw, ok := strings.Cut(userinfo, ":"); ok {
+		add(pw)
+	}
+	for _, pair := range strings.Split(query, "&") {
+		if k, v, ok := strings.Cut(pair, "="); ok && secretKey(k) {
+			add(v)
+		}
+	}
+	return found
+}
+
+// hiddenURL is what Redact shows of a string whose password it cannot
 // locate.
-const hiddenURL = "(a database URL hidden whole: it does not parse, or its user name, password or query is not percent-encoded)"
+const hiddenURL = "(a database URL hidden whole: it is not a postgres:// URL, or its user name, password or query is not percent-encoded)"
 
-// Redact returns rawURL with its secrets (the userinfo's password and
-// each secretParams parameter) replaced by "xxxxx". A URL that does not
-// parse, whose query does not parse strictly, or whose password cannot be
-// told from the rest (ambiguousUserinfo) is replaced whole, so no
-// password reaches a log. Use it for every message that names the
-// database.
+// Redact returns rawURL with its secrets — the userinfo's password and
+// the value of every parameter named like password or sslpassword —
+// replaced by "xxxxx", the parts cut as pgx cuts them. A string that is
+// no postgres:// URL, or one ambiguousUserinfo refuses, is replaced
+// whole, so no password reaches a log. Use it for every message that
+// names the database.
 func Redact(rawURL string) string {
-	if ambiguousUserinfo(rawURL) != "" {
+	scheme, userinfo, hasUserinfo, middle, query, hasQuery := splitURL(rawURL)
+	if scheme == "" || ambiguousUserinfo(rawURL) != "" {
 		return hiddenURL
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return hiddenURL
-	}
-	q, err := url.ParseQuery(u.RawQuery)
-	if err != nil {
-		return hiddenURL
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	changed := false
-	for _, p := range secretParams {
-		if q.Has(p) {
-			q.Set(p, "xxxxx")
-			changed = true
+	var b strings.Builder
+	b.WriteString(scheme)
+	if hasUserinfo {
+		user, _, hasPassword := strings.Cut(userinfo, ":")
+		b.WriteString(user)
+		if hasPassword {
+			b.WriteString(":xxxxx")
 		}
+		b.WriteByte('@')
 	}
-	if changed {
-		u.RawQuery = q.Encode()
+	b.WriteString(middle)
+	if hasQuery {
+		pairs := strings.Split(query, "&")
+		for i, pair := range pairs {
+			if k, _, ok := strings.Cut(pair, "="); ok && secretKey(k) {
+				pairs[i] = k + "=xxxxx"
+			}
+		}
+		b.WriteString("?" + strings.Join(pairs, "&"))
 	}
-	return u.String()
+	return b.String()
 }
 
-// ambiguousUserinfo says why rawURL's user name or password cannot be
-// told from the rest of it, "" when it can (decision
-// spec/decisions/0049-postgres-url-userinfo.md): a second '@' in the
-// authority; a '#' anywhere (a connection URL has no fragment); an '@' in
-// the path or in a query parameter's name, or a parameter without '='
-// (the path or query would begin inside a password); a host that net/url
-// and pgx read differently (a '?' or '/' ended the userinfo for one of
-// them). Open refuses such a URL before anything connects, and Redact
-// hides it whole.
+// ambiguousUserinfo says why the password of rawURL cannot be told from
+// the rest of it, "" when it can or when rawURL is no postgres:// URL:
+// an '@' after the userinfo and before the first '/' (a second '@' in the
+// password: the driver would take the rest for a host and look it up);
+// a '#' anywhere (a connection URL has no fragment); an '@' in the path;
+// a query parameter without '=' or with an '@' in its name; an '@' in a
+// query value followed by a '/' (what reads as a host and a path: a
+// value such as user=alice@corp has none). Open refuses such a URL before anything connects, and
+// Redact hides it whole.
 func ambiguousUserinfo(rawURL string) string {
-	_, rest, ok := strings.Cut(rawURL, "://")
-	if !ok {
+	scheme, _, _, middle, query, hasQuery := splitURL(rawURL)
+	if scheme == "" {
 		return ""
 	}
 	const fix = "; percent-encode it (@ as %40, # as %23, ? as %3F, / as %2F, & as %26), or leave the password out of the URL and give it as PGPASSWORD or in ~/.pgpass"
-	authority, tail := rest, ""
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		authority, tail = rest[:i], rest[i:]
-	}
-	path, query, hasQuery := strings.Cut(tail, "?")
-	badField := false // a parameter's name never holds an '@' (its value may: user=alice@corp), and every parameter has an '='
-	if hasQuery && query != "" {
-		for _, f := range strings.Split(query, "&") {
-			key, _, hasValue := strings.Cut(f, "=")
-			badField = badField || strings.Contains(key, "@") || (!hasValue && f != "")
+	host, path, _ := strings.Cut(middle, "/")
+	badField, hostInValue := false, false
+	if hasQuery {
+		for _, pair := range strings.Split(query, "&") {
+			k, v, ok := strings.Cut(pair, "=")
+			badField = badField || strings.Contains(k, "@") || (!ok && pair != "")
+			if _, after, at := strings.Cut(v, "@"); at {
+				_, _, slash := strings.Cut(after, "/")
+				hostInValue = hostInValue || slash
+			}
 		}
 	}
 	switch {
-	case strings.Count(authority, "@") > 1:
+	case strings.Contains(host, "@"):
 		return "the URL's user name or password holds an unencoded '@'" + fix
-	case strings.Contains(rest, "#"):
+	case strings.Contains(rawURL, "#"):
 		return "the URL holds an unencoded '#' (a connection URL has no fragment: in a password, a setting or a name it is %23)" + fix
 	case strings.Contains(path, "@"):
 		return "the URL's path holds an unencoded '@', which could end a password (in a database name too, write it as %40)" + fix
 	case badField:
 		return "the URL's query holds a parameter without '=' or with an '@' in its name: an unencoded '?' or '&' in a password or a value began it" + fix
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Host == "" || u.Query().Has("host") {
-		return "" // Redact hides an unparsable URL whole; a host= names sockets
-	}
-	cfg, err := pgconn.ParseConfig(rawURL)
-	if err != nil {
-		return "" // parseProblem says why, without the password
-	}
-	if firstHost(u.Host) != cfg.Host {
-		return "the URL's user name or password holds an unencoded '?' or '/' (net/url and the driver read different hosts from it)" + fix
+	case hostInValue:
+		return "the URL's query holds an '@' followed by what reads as a host and a path: an unencoded '?' or '/' in a password began the query" + fix
 	}
 	return ""
-}
-
-// firstHost is the host name of the first host:port of a URL's host
-// part (a comma-separated list; an IPv6 address in brackets).
-func firstHost(hosts string) string {
-	h, _, _ := strings.Cut(hosts, ",")
-	if strings.HasPrefix(h, "[") {
-		if i := strings.Index(h, "]"); i > 0 {
-			return h[1:i]
-		}
-	}
-	h, _, _ = strings.Cut(h, ":")
-	return h
 }
