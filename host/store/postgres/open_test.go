@@ -54,12 +54,10 @@ func asRole(t *testing.T, dbURL, role, password string, raw bool) string {
 func TestOpenRefusesAnUnencodedPassword(t *testing.T) {
 	const password = "p@QZq#Wv/Xk?Yj"
 	role := testRole(t, password)
-	const question = "1234?abc=QZqWv"
-	other := testRole(t, question) // before the database: dropped after it
 	db := pgtest.URL(t)
 	name := strings.TrimPrefix(mustParse(t, db).Path, "/")
 	pgtest.Exec(t, db, "ALTER DATABASE "+name+" OWNER TO "+role)
-	for _, pw := range []string{password, "p@QZqWv", "pQZq#Wv", "pQZq/Wv@Xk", "p@QZq?Wv", "p@QZq/Wv", "1234/QZqWv"} {
+	for _, pw := range []string{password, "p@QZqWv", "pQZq#Wv", "pQZq/Wv@Xk", "pQZq?Wv", "p@QZq?Wv", "p@QZq/Wv", "1234?abc=QZqWv", "?k=QZqWv", "1234/QZqWv"} {
 		raw := asRole(t, db, role, pw, true)
 		_, err := Open(context.Background(), raw, Options{})
 		if err == nil || !strings.Contains(err.Error(), "percent-encode it (@ as %40") {
@@ -78,19 +76,6 @@ func TestOpenRefusesAnUnencodedPassword(t *testing.T) {
 	s, err := Open(context.Background(), asRole(t, db, role, password, false), Options{})
 	if err != nil {
 		t.Fatalf("Open with the password percent-encoded: %v", err)
-	}
-	_ = s.Close()
-	// A '?' in a password is no ambiguity: the driver, like libpq, ends
-	// the userinfo at the first '@' before any '/', so the URL opens as
-	// written, and shows the password as xxxxx.
-	pgtest.Exec(t, db, "GRANT CREATE ON SCHEMA public TO "+other)
-	pgtest.Exec(t, db, "GRANT ALL ON ALL TABLES IN SCHEMA public TO "+other)
-	if r := Redact(asRole(t, db, other, question, true)); strings.Contains(r, "QZq") {
-		t.Errorf("Redact shows the password: %s", r)
-	}
-	s, err = Open(context.Background(), asRole(t, db, other, question, true), Options{})
-	if err != nil {
-		t.Fatalf("Open with a '?' in the password written as is: %v", err)
 	}
 	_ = s.Close()
 	t.Setenv("PGPASSWORD", password)
@@ -189,6 +174,13 @@ func TestNoPartOfAnUnencodedPasswordIsShown(t *testing.T) {
 		"postgres://alice:1234/QZqWv?x=y@127.0.0.1:1/db",
 		"host=127.0.0.1 port=1 user=u password=QZqWv dbname=db",
 		"postgres://u:QZq%zzWv@127.0.0.1:1/db",
+		"postgres://u@127.0.0.1:1,[::1?a=]:1/db?password=QZqWv",
+		"postgres://u@127.0.0.1:1,[::1?a=]:1/db?sslpassword=QZqWv&sslmode=bogus",
+		"postgres://127.0.0.1:1?user=u&password=QZq@Wv",
+		"postgres://u:QZqWv/db",
+		" postgres://u:QZq Wv@127.0.0.1:1/db?sslmode=disable",
+		"Postgres://u:QZqWv@127.0.0.1:1/db",
+		"postgres:/u:QZqWv@127.0.0.1:1/db",
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := Open(ctx, raw, Options{})
@@ -222,6 +214,8 @@ func TestUnambiguousURLsAreNotRefused(t *testing.T) {
 		"postgresql:///app?host=/var/run/postgresql",
 		"postgres://u@db/app%40x",
 		"postgres://u:pw@[::1]:5432/app",
+		"postgres://u:pw@db/app?sslrootcert=/home/alice@corp.example/root.crt",
+		"postgres://db/app?user=alice@corp&password=pw",
 	} {
 		if p := ambiguousUserinfo(u); p != "" {
 			t.Errorf("ambiguousUserinfo(%q) = %q, want \"\"", u, p)

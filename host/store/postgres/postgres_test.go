@@ -149,7 +149,8 @@ func TestRedact(t *testing.T) {
 		{"postgres://u:sec%zz@db/app", "postgres://u:xxxxx@db/app"},
 		{"postgres://u@db/app?password=abc;secret", "postgres://u@db/app?password=xxxxx"},
 		{"postgres://u@db/app?sslmode=disable& Pass%77ord =secret", "postgres://u@db/app?sslmode=disable& Pass%77ord =xxxxx"},
-		{"postgres://u:1234?host=secret@db/app", "postgres://u:xxxxx@db/app"},
+		{"postgres://u:1234?host=secret@db/app", hiddenURL},
+		{"postgres://u@[::1?a=]:1/db?password=secret", "postgres://u@[::1?a=]:1/db?password=xxxxx"},
 		{"host=db password=secret", hiddenURL},
 	} {
 		if got := Redact(c.in); got != c.want {

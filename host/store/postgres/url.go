@@ -26,8 +26,34 @@ func splitURL(rawURL string) (scheme, userinfo string, hasUserinfo bool, middle,
 	if i := strings.IndexAny(rest, "@/"); i >= 0 && rest[i] == '@' {
 		userinfo, hasUserinfo, rest = rest[:i], true, rest[i+1:]
 	}
-	middle, query, hasQuery = strings.Cut(rest, "?")
-	return scheme, userinfo, hasUserinfo, middle, query, hasQuery
+	// The query begins at the first '?' outside an IPv6 host's brackets.
+	inBrackets := false
+	for i := 0; i < len(rest); i++ {
+		switch {
+		case rest[i] == '[':
+			inBrackets = true
+		case rest[i] == ']':
+			inBrackets = false
+		case rest[i] == '?' && !inBrackets:
+			return scheme, userinfo, hasUserinfo, rest[:i], rest[i+1:], true
+		}
+	}
+	return scheme, userinfo, hasUserinfo, rest, "", false
+}
+
+// badPort reports a host list (host[:port],…, IPv6 in brackets) with a
+// port that is not all digits: a password written where the host was
+// forgotten (postgres://u:SECRET/db) reads as one.
+func badPort(hosts string) bool {
+	for _, h := range strings.Split(hosts, ",") {
+		if strings.HasPrefix(h, "[") {
+			_, h, _ = strings.Cut(h, "]")
+		}
+		if _, port, ok := strings.Cut(h, ":"); ok && strings.Trim(port, "0123456789") != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // secretKey reports a query parameter name (raw, as written) that may
@@ -77,7 +103,7 @@ const hiddenURL = "(a database URL hidden whole: it is not a postgres:// URL, or
 // names the database.
 func Redact(rawURL string) string {
 	scheme, userinfo, hasUserinfo, middle, query, hasQuery := splitURL(rawURL)
-	if scheme == "" || ambiguousUserinfo(rawURL) != "" {
+	if hosts, _, _ := strings.Cut(middle, "/"); scheme == "" || badPort(hosts) || ambiguousUserinfo(rawURL) != "" {
 		return hiddenURL
 	}
 	var b strings.Builder
@@ -105,15 +131,17 @@ func Redact(rawURL string) string {
 
 // ambiguousUserinfo says why the password of rawURL cannot be told from
 // the rest of it, "" when it can or when rawURL is no postgres:// URL:
-// an '@' after the userinfo and before the first '/' (a second '@' in the
+// a '?' in the userinfo (postgres://db:5432?user=u&password=p@ss has no
+// path, so the driver takes all before the '@' for the userinfo); an '@' after the userinfo and before the first '/' (a second '@' in the
 // password: the driver would take the rest for a host and look it up);
 // a '#' anywhere (a connection URL has no fragment); an '@' in the path;
 // a query parameter without '=' or with an '@' in its name; an '@' in a
 // query value followed by a '/' (what reads as a host and a path: a
-// value such as user=alice@corp has none). Open refuses such a URL before anything connects, and
+// value such as user=alice@corp has none, and a file path, starting
+// with '/', is left alone). Open refuses such a URL before anything connects, and
 // Redact hides it whole.
 func ambiguousUserinfo(rawURL string) string {
-	scheme, _, _, middle, query, hasQuery := splitURL(rawURL)
+	scheme, userinfo, _, middle, query, hasQuery := splitURL(rawURL)
 	if scheme == "" {
 		return ""
 	}
@@ -124,13 +152,15 @@ func ambiguousUserinfo(rawURL string) string {
 		for _, pair := range strings.Split(query, "&") {
 			k, v, ok := strings.Cut(pair, "=")
 			badField = badField || strings.Contains(k, "@") || (!ok && pair != "")
-			if _, after, at := strings.Cut(v, "@"); at {
+			if _, after, at := strings.Cut(v, "@"); at && !strings.HasPrefix(v, "/") { // a file path may hold an '@'
 				_, _, slash := strings.Cut(after, "/")
 				hostInValue = hostInValue || slash
 			}
 		}
 	}
 	switch {
+	case strings.Contains(userinfo, "?"):
+		return "the URL's user name or password holds an unencoded '?' (with no path after the host it would read as the query)" + fix
 	case strings.Contains(host, "@"):
 		return "the URL's user name or password holds an unencoded '@'" + fix
 	case strings.Contains(rawURL, "#"):
