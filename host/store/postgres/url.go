@@ -11,9 +11,10 @@ import (
 // spec/decisions/0049-postgres-url-userinfo.md).
 
 // splitURL cuts rawURL as pgx does: the scheme (postgres:// or
-// postgresql://), the userinfo (up to the first '@' that comes before any
-// '/'; ok false when there is none), the host, port and path, and the
-// query after the first '?' that follows. scheme is "" for no URL.
+// postgresql://; "" for no URL), the userinfo (up to the first '@' that
+// comes before any '/'; hasUserinfo false when there is none), the
+// hosts, ports and path (middle), and the query after the first '?' that
+// follows outside an IPv6 host's brackets.
 func splitURL(rawURL string) (scheme, userinfo string, hasUserinfo bool, middle, query string, hasQuery bool) {
 	rest, found := strings.CutPrefix(rawURL, "postgresql://")
 	scheme = "postgresql://"
@@ -131,15 +132,20 @@ func Redact(rawURL string) string {
 
 // ambiguousUserinfo says why the password of rawURL cannot be told from
 // the rest of it, "" when it can or when rawURL is no postgres:// URL:
-// a '?' in the userinfo (postgres://db:5432?user=u&password=p@ss has no
-// path, so the driver takes all before the '@' for the userinfo); an '@' after the userinfo and before the first '/' (a second '@' in the
-// password: the driver would take the rest for a host and look it up);
-// a '#' anywhere (a connection URL has no fragment); an '@' in the path;
-// a query parameter without '=' or with an '@' in its name; an '@' in a
-// query value followed by a '/' (what reads as a host and a path: a
-// value such as user=alice@corp has none, and a file path, starting
-// with '/', is left alone). Open refuses such a URL before anything connects, and
-// Redact hides it whole.
+//   - a '?' in the userinfo (postgres://db:5432?user=u&password=p@ss has
+//     no path, so the driver takes all before the '@' for the userinfo);
+//   - an '@' after the userinfo and before the first '/' (a second '@' in
+//     the password: the driver would take the rest for a host and look
+//     it up);
+//   - a '#' anywhere (a connection URL has no fragment);
+//   - an '@' in the path;
+//   - a query parameter without '=' or with an '@' in its name;
+//   - an '@' in a query value followed by a '/' (what reads as a host and
+//     a path; user=alice@corp has none, and a file path, starting with
+//     '/', is left alone).
+//
+// Open refuses such a URL before anything connects, and Redact hides it
+// whole.
 func ambiguousUserinfo(rawURL string) string {
 	scheme, userinfo, _, middle, query, hasQuery := splitURL(rawURL)
 	if scheme == "" {
