@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,23 @@ func TestPostgresLostDatabaseAnswersBackendUnavailable(t *testing.T) {
 	wantUnavailable(t, "read while the database is down", err)
 	_, err = pgCreate(c, kvRequest(t, c, "during"))
 	wantUnavailable(t, "create while the database is down", err)
+	// The answer asks for the retry a second later (Retry-After: 1), the
+	// wait the client's and the provider's 3 attempts take between them.
+	q := url.Values{"space": {req.Metadata.Space}, "group": {req.Form.FormRef.APIVersion}, "kind": {req.Form.FormRef.Kind},
+		"definitionVersion": {req.Form.FormRef.DefinitionVersion}, "schemaDigest": {req.Form.FormRef.SchemaDigest}}
+	get, err := http.NewRequest(http.MethodGet, base+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name+"?"+q.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
+	if resp, err := http.DefaultClient.Do(get); err != nil {
+		t.Error(err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" {
+			t.Errorf("raw read while the database is down: %d with Retry-After %q, want 503 with 1", resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	}
 	if !strings.Contains(logs.String(), "store unavailable") {
 		t.Errorf("the host logged no store-unavailable line:\n%s", logs.String())
 	}

@@ -122,17 +122,9 @@ func connectHint(err error, role, db string) string {
 	}
 	switch {
 	case pe.Code == "3D000":
-		return fmt.Sprintf("; create the database first, owned by the role the host connects as: CREATE DATABASE %s OWNER %s (or createdb -O %s %s)", pgIdent(db), pgIdent(role), role, db)
+		return fmt.Sprintf("; create the database first, owned by the role the host connects as: CREATE DATABASE %s OWNER %s (or createdb -O %s %s)", QuoteIdent(db), QuoteIdent(role), role, db)
 	case pe.Code == "42501" && strings.Contains(pe.Message, "for schema public"):
-		return fmt.Sprintf("; the host creates its tables in schema public, which PostgreSQL 15 and later let only the database's owner do: ALTER DATABASE %s OWNER TO %s, or GRANT CREATE ON SCHEMA public TO %s in that database", pgIdent(db), pgIdent(role), pgIdent(role))
+		return fmt.Sprintf("; the host creates its tables in schema public, which PostgreSQL 15 and later let only the database's owner do: ALTER DATABASE %s OWNER TO %s, or GRANT CREATE ON SCHEMA public TO %s in that database", QuoteIdent(db), QuoteIdent(role), QuoteIdent(role))
 	}
 	return ""
-}
-
-// pgIdent quotes name as an SQL identifier when it needs quoting.
-func pgIdent(name string) string {
-	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == "" && (name[0] < '0' || name[0] > '9') {
-		return name
-	}
-	return pgx.Identifier{name}.Sanitize()
 }

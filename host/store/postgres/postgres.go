@@ -38,7 +38,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"reflect"
-	"strings"
 	"sync"
 	"time"
 
@@ -108,7 +107,7 @@ var _ store.Store = (*Store)(nil)
 // store.ErrUnavailable. Errors name the URL without its password.
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	s := &Store{url: Redact(rawURL), closed: make(chan struct{})}
-	if !strings.HasPrefix(rawURL, "postgres://") && !strings.HasPrefix(rawURL, "postgresql://") {
+	if !IsURL(rawURL) {
 		return nil, fmt.Errorf("open %s: a PostgreSQL location is a URL starting with postgres:// or postgresql:// (lowercase, nothing before it): postgres://USER:PASSWORD@HOST:PORT/DATABASE", s.url)
 	}
 	if problem := ambiguousUserinfo(rawURL); problem != "" {

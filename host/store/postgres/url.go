@@ -3,6 +3,8 @@ package postgres
 import (
 	"net/url"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // The URL rules here follow pgx's own parser (pgconn, which copies
@@ -40,6 +42,22 @@ func splitURL(rawURL string) (scheme, userinfo string, hasUserinfo bool, middle,
 		}
 	}
 	return scheme, userinfo, hasUserinfo, rest, "", false
+}
+
+// IsURL reports whether location is a PostgreSQL connection URL: it
+// starts with postgres:// or postgresql:// (lowercase, as pgx reads it).
+func IsURL(location string) bool {
+	scheme, _, _, _, _, _ := splitURL(location)
+	return scheme != ""
+}
+
+// QuoteIdent writes name as an SQL identifier for a repair sentence: as
+// is when it needs no quoting, else double-quoted.
+func QuoteIdent(name string) string {
+	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == "" && (name[0] < '0' || name[0] > '9') {
+		return name
+	}
+	return pgx.Identifier{name}.Sanitize()
 }
 
 // badPort reports a host list (host[:port],…, IPv6 in brackets) with a

@@ -175,7 +175,7 @@ func newDatabase(role string) string {
 	if role == "" {
 		role = "ROLE"
 	}
-	return fmt.Sprintf("copy into a new, empty database that no replica has started on, so nothing is merged or overwritten: CREATE DATABASE NAME OWNER %s (or createdb -O %s NAME), then give its URL to --to", pgx.Identifier{role}.Sanitize(), role)
+	return fmt.Sprintf("copy into a new, empty database that no replica has started on, so nothing is merged or overwritten: CREATE DATABASE NAME OWNER %s (or createdb -O %s NAME), then give its URL to --to", postgres.QuoteIdent(role), role)
 }
 
 // checkTarget refuses a target whose tables are not exactly the schema's

@@ -37,7 +37,7 @@ func Parse(data string) (Kind, string, error) {
 	switch {
 	case data == "":
 		return "", "", fmt.Errorf("the data location is empty; give a SQLite file path, sqlite:///PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
-	case strings.HasPrefix(data, "postgres://"), strings.HasPrefix(data, "postgresql://"):
+	case postgres.IsURL(data):
 		return Postgres, "", nil
 	case strings.HasPrefix(data, "sqlite://"):
 		path := strings.TrimPrefix(data, "sqlite://")
