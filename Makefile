@@ -94,7 +94,7 @@ fuzz-space:
 # Host benchmarks over real HTTP (32 concurrent clients; 0 and 100,000
 # stored resources), then `host serve` processes on SQLite and on a
 # throwaway PostgreSQL with one and two replicas beside bare pgx
-# (internal/replicatest prints them with the issue 10 targets), and the
+# (internal/replicatest prints them with the targets of ARCHITECTURE.md §7), and the
 # peak RSS of one `host serve` on SQLite at 10,000 stored beside its
 # 60 MB budget.
 bench:

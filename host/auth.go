@@ -87,8 +87,8 @@ type tokenTable struct {
 	hashes [][]byte
 	who    []Caller
 	// verified maps a token this table has already matched to its caller,
-	// so a client's every request does not hash its token again (issue
-	// 14). Only matches are kept, so it holds at most one entry per
+	// so a client's every request does not hash its token again (repo
+	// decision 0019). Only matches are kept, so it holds at most one entry per
 	// configured token; a new table (SetTokens) starts empty, so a revoked
 	// token stops working at once.
 	mu       sync.RWMutex

@@ -12,7 +12,7 @@ import (
 )
 
 // TestVerifiedTokensFollowTheTable: the host remembers tokens it has
-// matched (issue 14), but a token removed by SetTokens is refused on the
+// matched (repo decision 0019), but a token removed by SetTokens is refused on the
 // next request, and a remembered token still maps to its own caller.
 func TestVerifiedTokensFollowTheTable(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})

@@ -16,7 +16,7 @@ import (
 	"github.com/takoform/takoform/internal/hosttest"
 )
 
-// Budgets of issue 14 (DESIGN.md): exact reads at c = 32 reach 32,000/s
+// Budgets of ARCHITECTURE.md §7: exact reads at c = 32 reach 32,000/s
 // or 0.6x the HTTP floor of the same run; creates reach 3,000/s.
 const (
 	readBudgetOps    = 32000

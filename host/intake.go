@@ -45,8 +45,8 @@ type intake struct {
 func decodeBody(body []byte, v any) error { return bodyError(ijson.Unmarshal(body, v)) }
 
 // decodeRequest is decodeBody for a request whose body bodySpace already
-// checked (issue 14: the body is parsed for the replay namespace and then
-// strictly, not checked twice).
+// checked (repo decision 0019: the body is parsed for the replay namespace
+// and then strictly, not checked twice).
 func decodeRequest(r *request, v any) error {
 	if !r.bodyChecked {
 		return decodeBody(r.body, v)

@@ -393,7 +393,7 @@ func randomHex(n int) string {
 // name, exact FormRef, spec digest, uid and generation (create markers ""
 // and 0). The construction is host-private (spec/host-api-v1alpha3.md §3.4 (4): only equality
 // matters): HMAC-SHA-256 over the JSON array of those strings, which is
-// unambiguous. No row is stored for it (DESIGN "Storage"). The keyed MACs
+// unambiguous. No row is stored for it (ARCHITECTURE.md §5). The keyed MACs
 // are reused (s.macs) and the array is assembled by appendStrings, which
 // writes what json.Marshal writes.
 func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {

@@ -75,7 +75,7 @@ const routeUnmatched = "unmatched"
 // recorder is the writer ServeHTTP hands on: it remembers the status a
 // handler wrote, and holds the request's exchange and the request its
 // route is handed, so a request costs one allocation of the operator
-// layer's (spec/decisions/0042-read-cpu.md). Unwrap lets
+// layer's (PERFORMANCE.md, log entry "The host's CPU per exact read"). Unwrap lets
 // http.ResponseController reach the connection (blob deadlines).
 type recorder struct {
 	http.ResponseWriter
@@ -175,7 +175,7 @@ func (s *Server) finish(r *http.Request, rec *recorder, x *exchange) {
 		level = slog.LevelError
 	}
 	// The record goes to the handler directly: Logger.LogAttrs would walk
-	// the stack for a source position no host handler prints (issue 14).
+	// the stack for a source position no host handler prints.
 	h := s.log.Handler()
 	if !h.Enabled(r.Context(), level) {
 		return

@@ -43,7 +43,8 @@ func exactQuery(r *request, pathAPIVersion, pathKind string) (space string, ref 
 // url.QueryUnescape decodes — what url.ParseQuery reads the same way
 // without building its map. It only accepts: any other query string is
 // read by parsedExactValues, which alone refuses and says why
-// (TestExactValuesAgree, FuzzExactValues; spec/decisions/0042-read-cpu.md).
+// (TestExactValuesAgree, FuzzExactValues; PERFORMANCE.md, log entry "The
+// host's CPU per exact read"; repo decision 0040: a fast path only accepts).
 func exactValues(raw string) (v [len(exactQueryKeys)]string, ok bool) {
 	if strings.IndexByte(raw, ';') >= 0 {
 		return v, false

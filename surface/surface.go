@@ -15,7 +15,7 @@ import (
 
 // Surface is a provider's schema surface: its resource types and its data
 // sources (keyed by type name; a data source joins the floor like a
-// resource type does, decision 0004).
+// resource type does, repo decisions 0004 and 0017).
 type Surface struct {
 	Types       map[string]Type `json:"types"`
 	DataSources map[string]Type `json:"data_sources,omitempty"`

@@ -23,7 +23,8 @@ func main() {
 	pluginlog.Quiet() // before Serve reads the SDK log levels
 	if os.Getenv("GOGC") == "" {
 		// A short-lived process with a small live heap: collect at 5x
-		// it, not 2x (spec/decisions/0034-provider-gc-and-refresh.md).
+		// it, not 2x (PERFORMANCE.md, log entry "The provider's per-resource
+		// work").
 		runtimedebug.SetGCPercent(400)
 	}
 	stop, err := cpuprofile.FromEnv() // make bench-provider profiling

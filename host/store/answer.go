@@ -56,7 +56,7 @@ func ExactAnswerByView(ctx context.Context, s Store, k Key, ref form.FormRef) (*
 // §3.4 (6)): byte for byte what json.Marshal makes of the wire resource,
 // assembled without reflection and without re-compacting the stored spec
 // and status, which the stores keep as the compact JSON the host wrote
-// (issue 14). A value the fast path cannot copy verbatim (a string needing
+// (repo decision 0019). A value the fast path cannot copy verbatim (a string needing
 // an escape, a document with a character encoding/json escapes as HTML,
 // an empty document) takes json.Marshal, so the bytes never differ; a
 // spec or status that is not JSON (a damaged row) is json.Marshal's error.

@@ -1,10 +1,16 @@
 // Package citations checks that every citation of this repository's own
-// documents resolves in a clone: a comment naming a spec page and a section
-// ("spec/host-api-v1alpha3.md §3.5", "… Appendix A") must name a file that
-// exists and a heading that file has, every path under spec/ a comment names
-// must exist, and a section sign needs a page before it in its comment.
-// Source: issue "every citation resolves in a clone"; the pages' headings
-// are stable (spec/host-api-v1alpha3.md, its opening paragraph).
+// documents resolves in a clone, in Go comments and in every Markdown file
+// of the tree: a spec page or ARCHITECTURE.md and a section
+// ("spec/host-api-v1alpha3.md §3.5", "… Appendix A", "ARCHITECTURE.md §5")
+// must name a file that exists and a heading that file has, every path
+// under spec/ must exist, and a section sign needs a page before it. A
+// "repo decision NNNN" must name a record in spec/decisions/, and one that
+// names a retired number fails saying where its content went
+// (spec/decisions/README.md); a number of the issue tracker and a document
+// outside the repository (the design notes, the shared spec pages) are
+// refused (ARCHITECTURE.md §6). The pages' headings are stable
+// (spec/host-api-v1alpha3.md, its opening paragraph; ARCHITECTURE.md, its
+// opening).
 package citations
 
 import (
@@ -33,13 +39,14 @@ func (f Finding) String() string {
 }
 
 var (
-	// specPath is a repository path under spec/ not preceded by a path
-	// character (so JSON pointers like /spec/a are not paths).
-	specPath = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(spec/[A-Za-z0-9_./-]*[A-Za-z0-9_-])`)
+	// specPath is a repository path under spec/, or ARCHITECTURE.md, not
+	// preceded by a path character (so JSON pointers like /spec/a are not
+	// paths).
+	specPath = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(spec/[A-Za-z0-9_./-]*[A-Za-z0-9_-]|ARCHITECTURE\.md)`)
 	// sectionRun is the run of section references that follows a cited
-	// .md file: one section sign and number, several joined by commas or
-	// "and", or "Appendix A".
-	sectionRun = regexp.MustCompile(`^(?:[ \t\n]*(?:,|and|;)?[ \t\n]*(?:§[0-9]+(?:\.[0-9]+)*|Appendix [A-Z]\b))+`)
+	// .md file (after the end of a Markdown link, "`](…)"): one section
+	// sign and number, several joined by commas or "and", or "Appendix A".
+	sectionRun = regexp.MustCompile("^[`)]*" + `(?:[ \t\n]*(?:,|and|;)?[ \t\n]*(?:§[0-9]+(?:\.[0-9]+)*|Appendix [A-Z]\b))+`)
 	sectionRef = regexp.MustCompile(`§([0-9]+(?:\.[0-9]+)*)|Appendix ([A-Z])\b`)
 	// bareSection is a § reference with no file before it in its comment.
 	bareSection = regexp.MustCompile(`§[0-9]`)
@@ -53,8 +60,12 @@ var (
 // does not resolve, sorted by file and line. Errors are I/O or parse errors
 // of the files read.
 func Check(root string) ([]Finding, error) {
-	c := checker{root: root, headings: map[string]map[string]bool{}}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	recs, err := loadRecords(root)
+	if err != nil {
+		return nil, err
+	}
+	c := checker{root: root, headings: map[string]map[string]bool{}, records: recs}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -90,6 +101,7 @@ func Check(root string) ([]Finding, error) {
 type checker struct {
 	root     string
 	headings map[string]map[string]bool // spec file → section keys ("3.4", "Appendix A")
+	records  records
 	findings []Finding
 }
 
@@ -112,7 +124,7 @@ func (c *checker) mdFile(path, rel string) error {
 	}
 	// A spec page's bare section references are to itself; other
 	// documents must name the file they cite.
-	self := strings.HasPrefix(rel, "spec/")
+	self := strings.HasPrefix(rel, "spec/") || rel == "ARCHITECTURE.md"
 	line := 1
 	for _, para := range strings.Split(string(b), "\n\n") {
 		c.text(rel, line, para, !self, !restated[rel])
@@ -129,6 +141,7 @@ var restated = map[string]bool{"spec/host-api-v1alpha3.md": true, "spec/conforma
 // section sign is a finding; ownPaths: paths under spec/ name this
 // repository's files.
 func (c *checker) text(rel string, line int, s string, needFile, ownPaths bool) {
+	c.recordText(rel, line, s)
 	covered := make([]bool, len(s))
 	for _, m := range specPath.FindAllStringSubmatchIndex(s, -1) {
 		p := s[m[2]:m[3]]
@@ -137,6 +150,12 @@ func (c *checker) text(rel string, line int, s string, needFile, ownPaths bool) 
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(c.root, filepath.FromSlash(p))); err != nil {
+			if d := decisionPath.FindStringSubmatch(p); d != nil {
+				if problem := c.records.problem(d[1]); problem != "" {
+					c.add(rel, at, p, problem)
+					continue
+				}
+			}
 			c.add(rel, at, p, "no such file in this repository: cite a file under spec/ that exists")
 			continue
 		}
@@ -161,7 +180,7 @@ func (c *checker) text(rel string, line int, s string, needFile, ownPaths bool) 
 		return
 	}
 	for _, m := range bareSection.FindAllStringIndex(s, -1) {
-		if !covered[m[0]] && !strings.Contains(s[:m[0]], "spec/") && !strings.HasSuffix(s[:m[0]], "brief ") && !rfcBefore.MatchString(s[:m[0]]) {
+		if !covered[m[0]] && !strings.Contains(s[:m[0]], "spec/") && !strings.Contains(s[:m[0]], "ARCHITECTURE.md") && !strings.HasSuffix(s[:m[0]], "brief ") && !rfcBefore.MatchString(s[:m[0]]) {
 			end := m[1]
 			for end < len(s) && (s[end] == '.' || (s[end] >= '0' && s[end] <= '9')) {
 				end++

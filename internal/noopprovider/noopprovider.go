@@ -3,7 +3,7 @@
 // single required name attribute, whose create, read, update and delete
 // touch nothing beyond the state OpenTofu hands them. It measures the
 // protocol floor that the takoform provider's plan and apply budgets are
-// stated against (DESIGN.md, Performance budget; scripts/bench-provider.sh).
+// stated against (ARCHITECTURE.md §7; scripts/bench-provider.sh).
 package noopprovider
 
 import (

@@ -203,7 +203,8 @@ func (r *rawServer) fill(obj tftypes.Value, with func(tftypes.Type) tftypes.Valu
 // as takoform_edge_kv_namespace's, whose computed strings are UIDs,
 // digests, FormRef members and timestamps (3.22 MB against 3.20 MB at
 // 2,000 resources). OpenTofu's own CPU grows with the bytes of the state
-// it holds (spec/decisions/0047-bench-provider-state-size.md).
+// it holds (PERFORMANCE.md, log entry "`noop_raw` holds as much state as
+// takoform").
 const rawString = "abcdefghijklmnopqrst"
 
 // constant is the value apply gives a computed attribute of type t.

@@ -16,8 +16,8 @@ var quieted = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK",
 // Quiet turns the SDK logs off when the CLI will discard them: when no
 // TF_LOG* variable is set in the environment the CLI passes to its
 // providers, OpenTofu and Terraform do not keep provider log lines, so
-// formatting them is wasted work (issue 14: about a fifth of the
-// provider's CPU in a 500-resource plan). Any TF_LOG* variable (TF_LOG,
+// formatting them is wasted work (repo decision 0019: about a fifth of
+// the provider's CPU in a 500-resource plan). Any TF_LOG* variable (TF_LOG,
 // TF_LOG_PROVIDER, TF_LOG_PATH, TF_LOG_SDK_…) leaves every level as the
 // SDKs choose, so `TF_LOG=trace tofu plan` logs exactly as before.
 func Quiet() {

@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkModifyPlanKV is the provider's own per-resource plan work for
-// one takoform_edge_kv_namespace (issue 14): ModifyPlan of a create
+// one takoform_edge_kv_namespace (ARCHITECTURE.md §7): ModifyPlan of a create
 // (config: name) and of an unchanged resource (plan = config + state), no
 // host (support profiles are read once per configuration and cached).
 func BenchmarkModifyPlanKV(b *testing.B) {

@@ -19,7 +19,7 @@ func fieldAttrs(c *provider.Codec) []string {
 	return out
 }
 
-// TestCodecPerExactFormRef (decision 0017; our 0003 rule 2): a type
+// TestCodecPerExactFormRef (decision 0017; repo decision 0003 rule 2): a type
 // supporting Gizmo 1.0.0 and 1.1.0 carries one codec per exact ref, each
 // derived from THAT definition — only 1.1.0's has the coating member and
 // the serialUrl output — while the schema and the create codec come from

@@ -28,8 +28,8 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Shared fixtures of the evolution tests (decisions 0017, 0030; our 0003,
-// 0004): the Gizmo line at 1.0.0 (testdata/forms), a synthetic additive
+// Shared fixtures of the evolution tests (decisions 0017, 0030; repo decisions
+// 0003, 0004): the Gizmo line at 1.0.0 (testdata/forms), a synthetic additive
 // 1.1.0 (an optional coating and a declared output serialUrl) and a
 // synthetic breaking 2.0.0 (finish removed, labels required), both under
 // testdata/evolution.

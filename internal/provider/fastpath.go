@@ -21,7 +21,7 @@ import (
 // framework's server, with ValidateResourceConfig, ReadResource,
 // PlanResourceChange, the create and delete of ApplyResourceChange and
 // the same-version UpgradeResourceState of the registry's resource types
-// answered on terraform-plugin-go directly (decision 0028). They call the
+// answered on terraform-plugin-go directly (repo decision 0028). They call the
 // resources' own Read, ModifyPlan, Create and Delete and reproduce the
 // framework's part of each (fastplan.go, fastvalidate.go); every other
 // RPC, and any request the fast path does not reproduce (an update,

@@ -13,7 +13,7 @@ import (
 )
 
 // The fast path's plan against the framework's own, request for request
-// (decision 0028): both servers of one registry, neither configured (so
+// (repo decision 0028): both servers of one registry, neither configured (so
 // ModifyPlan makes no host call), answer the same PlanResourceChange and
 // must agree on the planned state, identity, private data, replacement
 // paths and diagnostics; each case also states what it plans.

@@ -21,7 +21,7 @@ import (
 )
 
 // The framework's part of planning one resource, on tftypes values
-// (decision 0028): what terraform-plugin-framework v1.19's
+// (repo decision 0028): what terraform-plugin-framework v1.19's
 // PlanResourceChange does before it calls the resource's ModifyPlan, for
 // the schemas buildSchema builds — static defaults where the
 // configuration is null, computed attributes null in the configuration

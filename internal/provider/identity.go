@@ -14,7 +14,7 @@ import (
 )
 
 // Resource identity (OpenTofu 1.12 `import { identity = {…} }`,
-// terraform-plugin-framework resource identity; spec/host-api-v1alpha3.md §1.6, our decision
+// terraform-plugin-framework resource identity; spec/host-api-v1alpha3.md §1.6, repo decision
 // 0003): the exact address of one resource — its space, the four members
 // of the FormRef it is bound to, and its name. The framework admits only
 // lowercase attribute names, so the FormRef members are spelled

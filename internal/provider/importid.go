@@ -87,7 +87,7 @@ func ParseImportID(id string) (ImportID, error) {
 // state and identity. An ID or identity the one parser refuses is an error
 // showing the accepted forms; a FormRef the build has no codec for is
 // refused naming every ref the type supports, never re-bound to another
-// ref (decision 0017; our 0003).
+// ref (decision 0017; repo decision 0003).
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	var id ImportID
 	var err error

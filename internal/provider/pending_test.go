@@ -17,7 +17,7 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// Client resumption (spec/host-api-v1alpha3.md §4, decision 0017 rules 6–7, our decision
+// Client resumption (spec/host-api-v1alpha3.md §4, decision 0017 rules 6–7, repo decision
 // 0003), case by case against a real host: the provider's Read and Delete
 // are called directly with state holding pending_operation_id.
 

@@ -191,7 +191,7 @@ func (r *Resource) planRevisionName(ep *envelope, es envelope, plan, config, sta
 	if state != nil && es.Name != name {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root(attrName))
 	} else if owner, ok := state[attrRevisionOwner].(string); ok && owner == "" {
-		plan[attrRevisionOwner] = "" // imported (decision 0007): this owner derives the recorded name
+		plan[attrRevisionOwner] = "" // imported (repo decision 0007): this owner derives the recorded name
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ type providerModel struct {
 	Endpoint types.String `tfsdk:"endpoint"`
 	Space    types.String `tfsdk:"space"`
 	Token    types.String `tfsdk:"token"`
-	// CACertificate, CACertificateFile: a private CA (decision 0008).
+	// CACertificate, CACertificateFile: a private CA (repo decision 0008).
 	CACertificate     types.String `tfsdk:"ca_certificate"`
 	CACertificateFile types.String `tfsdk:"ca_certificate_file"`
 }

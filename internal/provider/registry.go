@@ -48,7 +48,7 @@ type TypeSpec struct {
 	Lineage          *Lineage // state layout history; Schema.Version is Lineage.Version
 	Schema           schema.Schema
 	// ObjectType is Schema's Terraform object type, built once here:
-	// building it walks every attribute (issue 14).
+	// building it walks every attribute (repo decision 0019).
 	ObjectType tftypes.Object
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/takoform/takoform/surface"
 )
 
-// baselinePath is the hand-committed surface floor (decision 0030, our
+// baselinePath is the hand-committed surface floor (decision 0030, repo
 // decision 0004). No test or command rewrites it.
 const baselinePath = "testdata/schema-baseline.json"
 

@@ -14,8 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// State layouts (decision 0030; seed terraform-sdk-state-migration; DESIGN
-// "State upgraders"; our decision 0003). A resource type's schema version
+// State layouts (decision 0030; the Terraform SDK's state-migration guide;
+// ARCHITECTURE.md §1; repo decision 0003). A resource type's schema version
 // names the layout of its state. Every earlier layout is FROZEN: its object
 // type is data committed once and never derived from the live schema. Each
 // layout step is a pure function on the value of its own frozen layout. The

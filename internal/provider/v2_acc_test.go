@@ -14,7 +14,7 @@ import (
 
 // TestBreakingDefinitionNeedsAV2Type holds Gizmo builds to a floor taken
 // from the original build (takoform_gizmo creating under 1.0.0), with the
-// surface package (decision 0030; our 0004). Serving the breaking 2.0.0 as
+// surface package (decision 0030; repo decision 0004). Serving the breaking 2.0.0 as
 // takoform_gizmo itself removes finish and makes labels required: exactly
 // those findings, each naming takoform_gizmo_v2 as the type to mint. The
 // additive 1.1.0 as takoform_gizmo's default create, and 2.0.0 minted as

@@ -25,7 +25,7 @@ import (
 )
 
 // benchClients is the concurrency of every benchmark (the performance
-// budget's c = 32, ../shared/DESIGN.md).
+// budget's c = 32, ARCHITECTURE.md §7).
 const benchClients = 32
 
 // benchReadSet is how many resources the read benchmarks read at random.
@@ -261,8 +261,8 @@ func BenchmarkReplicasRoundTrips(b *testing.B) {
 // (prepare + PUT of an EdgeKVNamespace) and exact reads against `host
 // serve` processes on SQLite (one replica), on PostgreSQL with one and
 // with two replicas, and the floor: bare pgx inserts and selects of the
-// same rows. It prints them beside the targets of issue 10
-// (spec/decisions/0013-replica-tests.md).
+// same rows. It prints them beside the PostgreSQL targets of
+// ARCHITECTURE.md §7 (spec/decisions/0013-replica-tests.md).
 func BenchmarkReplicas(b *testing.B) {
 	pg := func(b *testing.B) string { return pgtest.URL(b) }
 	ref := benchSetup(b, "sqlite-1", 1, func(b *testing.B) string { return filepath.Join(b.TempDir(), "host.db") })

@@ -1,7 +1,7 @@
 // Package replicatest runs several real `takoform host serve` processes on
 // one database behind a round-robin reverse proxy, the shape a scaled-out
-// host has in production (spec/host-api-v1alpha3.md §2.2; ../shared/DESIGN.md,
-// Storage). Tests in this package prove the lane's promises hold across
+// host has in production (spec/host-api-v1alpha3.md §2.2; ARCHITECTURE.md
+// §5). Tests in this package prove the lane's promises hold across
 // replicas: conformance, fences, idempotent replay, operations, conflicting
 // creates, crashes (SIGKILL) and linearizability.
 //

@@ -24,8 +24,9 @@ const clockTick = 10 * time.Millisecond
 // every backend), and this test process (the clients). It reads Linux's
 // /proc (proc(5)); elsewhere every figure is zero. Other work on the
 // machine does not count in any figure, so per-operation CPU is steadier
-// on a shared box than throughput (contention still inflates it: decision
-// spec/decisions/0033-postgres-statements-per-create.md).
+// on a shared box than throughput (contention still inflates it:
+// PERFORMANCE.md, log entry "Where a create's and a read's CPU goes on
+// PostgreSQL").
 type cpuMeter struct {
 	hosts      []int // host process ids
 	postmaster int   // 0: no PostgreSQL in this measurement

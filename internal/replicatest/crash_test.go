@@ -28,7 +28,7 @@ type sent struct {
 // with; every create whose answer the kill cut (unknown outcome) resolves,
 // when resent under its idempotency key, to exactly one 201 — a replay if
 // it had executed — and no UID is handed out twice
-// (../shared/DESIGN.md, Storage: acknowledged means durable).
+// (ARCHITECTURE.md §5: acknowledged means durable).
 func TestKillUnderCreateLoad(t *testing.T) {
 	f := newFixture(t, 2, replicatest.Options{})
 	ctx := context.Background()

@@ -12,7 +12,7 @@ import (
 	"github.com/takoform/takoform/client"
 )
 
-// rssStored and rssBudgetMB are issue 14's memory budget: a `host serve`
+// rssStored and rssBudgetMB are the memory budget of ARCHITECTURE.md §7: a `host serve`
 // process on SQLite holds at most 60 MB resident at 10,000 stored
 // resources.
 const (

@@ -23,9 +23,9 @@ const qExactAnswer = `SELECT ` + sqlrow.ExactAnswerCols + ` FROM resources
 
 // ExactAnswer implements store.ExactReader: one SELECT outside any
 // transaction, its own snapshot taken after the call began; the reads
-// waiting at one moment share one round trip (exactBatched, decisions
-// spec/decisions/0032-postgres-exact-read.md and
-// spec/decisions/0045-postgres-exact-read-batches.md). It returns an
+// waiting at one moment share one round trip (exactBatched,
+// spec/decisions/0045-postgres-exact-read-batches.md; PERFORMANCE.md, log
+// entry "The exact read on PostgreSQL: one statement, no View machinery"). It returns an
 // error wrapping store.ErrNotFound when k holds no resource or one under
 // another FormRef, ErrClosed on a closed Store, the context's error when
 // ctx ends first, and one wrapping store.ErrUnavailable for a lost or

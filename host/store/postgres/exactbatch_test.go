@@ -16,7 +16,7 @@ import (
 // Exact reads asked for at the same moment share round trips, and each
 // answers what it would alone: its own resource, not found for an absent
 // name or another FormRef, the context's error for a caller that gave up
-// (decision 0045).
+// (repo decision 0045).
 func TestExactReadsInBatches(t *testing.T) {
 	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
 	s := openTest(t, via)

@@ -1,6 +1,6 @@
 // Package postgres is the host's scale-out store: store.Store on one
 // PostgreSQL database (pgx v5, a pgxpool connection pool) that any number
-// of host replicas share (DESIGN.md "Storage"). Its schema is versioned
+// of host replicas share (ARCHITECTURE.md §5). Its schema is versioned
 // goose migrations in migrations/, applied at Open under a PostgreSQL
 // advisory lock so replicas starting together migrate once; a database
 // whose schema is newer than this binary is refused with store.ErrTooNew.
@@ -130,7 +130,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	seqCfg.MaxConns = 4
 	// A sequence's commit need not wait for its own flush: the Update that
 	// uses the value commits after it with synchronous_commit=on, and that
-	// flush covers every earlier WAL record (decision 0011).
+	// flush covers every earlier WAL record (repo decision 0011).
 	seqCfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	if s.seq, err = pgxpool.NewWithConfig(ctx, seqCfg); err != nil {
 		s.pool.Close()

@@ -13,7 +13,7 @@ import (
 // A sweep running while a transaction has read a manifest (about to
 // reference it) skips that manifest, and once the reference commits the
 // manifest is kept for good: a sweep never deletes an artifact another
-// replica is referencing (store.Maintenance, decision 0011).
+// replica is referencing (store.Maintenance, repo decision 0011).
 func TestSweepSkipsAnArtifactInUse(t *testing.T) {
 	s := openTest(t, pgtest.URL(t))
 	const d = "sha256:" + "ab00000000000000000000000000000000000000000000000000000000000000"

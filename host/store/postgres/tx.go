@@ -390,7 +390,7 @@ func lockName(parts ...string) string { return strings.Join(parts, "\x1f") }
 
 // readLocked runs query, a point read of at most one row, so that in a
 // write transaction what it read stays as read until the transaction ends
-// (decision 0011): first the transaction-scoped advisory lock lock (when
+// (repo decision 0011): first the transaction-scoped advisory lock lock (when
 // not ""), held even when no row exists, so a concurrent writer of the
 // same key waits; then query with FOR UPDATE, which waits for a concurrent
 // writer of the row and reads its committed version. Both statements go

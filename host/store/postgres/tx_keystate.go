@@ -83,11 +83,11 @@ func (t *tx) execLocked(lock, sql string, args ...any) (pgconn.CommandTag, error
 // replay is not nil), Resource(k), PendingOperationFor(k) and
 // PinsToName(k) as those methods do — the record and the resource under
 // their advisory locks and FOR UPDATE, the two range reads after k's lock
-// (decision 0011) — in one round trip: one pipelined batch, each
+// (repo decision 0011) — in one round trip: one pipelined batch, each
 // statement taking its snapshot after the locks, which its first
 // statement takes, the record's before the key's
-// (spec/decisions/0029-one-read-per-mutation.md,
-// spec/decisions/0033-postgres-statements-per-create.md). In a View it is
+// (spec/decisions/0029-one-read-per-mutation.md; PERFORMANCE.md, log entry
+// "Where a create's and a read's CPU goes on PostgreSQL"). In a View it is
 // those methods one after another.
 func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyState, error) {
 	if t.readOnly {

@@ -11,7 +11,7 @@ import (
 // A View's reads: a kind of View that read one statement last time reads
 // it in one round trip, without a transaction; when it reads again, its
 // first read is checked inside the transaction, and a first read that
-// changed in between runs the function again (decision 0020).
+// changed in between runs the function again (repo decision 0020).
 func TestViewOfOneRead(t *testing.T) {
 	proxy, via := pgtest.NewProxy(t, pgtest.URL(t))
 	s := openTestWith(t, via, Options{MaxConns: 1}) // one connection: its statements stay prepared

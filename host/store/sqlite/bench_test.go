@@ -17,7 +17,7 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// BenchmarkCreateParallel measures durable creates (DESIGN.md budget:
+// BenchmarkCreateParallel measures durable creates (ARCHITECTURE.md §7:
 // ≥ 3,000/s at 32 concurrent clients, flat from 0 to 100,000 stored).
 // Each op is one Update as the host's create makes it: read the key (not
 // found), Next("uid"), CreateResource, PutIdempotency; committed with
@@ -129,8 +129,8 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkReadParallel measures exact reads (one View, Resource by key)
-// at 32 concurrent clients over 100,000 stored resources (DESIGN.md
-// budget for the whole host: ≥ 32,000 reads/s).
+// at 32 concurrent clients over 100,000 stored resources (ARCHITECTURE.md
+// §7, for the whole host: ≥ 32,000 reads/s).
 func BenchmarkReadParallel(b *testing.B) {
 	const stored = 100_000
 	path := filepath.Join(b.TempDir(), "host.db")

@@ -24,9 +24,10 @@ const keyStateWidth = 14
 
 // KeyState reads Idempotency(replay) (when replay is not nil),
 // Resource(k), PendingOperationFor(k) and PinsToName(k) in one statement
-// (qKeyState) instead of four: on the one writer (decision 0001) nothing
+// (qKeyState) instead of four: on the one writer (repo decision 0001) nothing
 // changes them in between, and a create pays one statement for them
-// (spec/decisions/0030-sqlite-create-statements.md). A nil replay reads
+// (PERFORMANCE.md, log entry "SQLite: a create's key state in one
+// statement on the writer"). A nil replay reads
 // the record at NULL, which matches none.
 func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (_ *store.KeyState, err error) {
 	var rt, rp, rs, rk any

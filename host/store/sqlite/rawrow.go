@@ -13,9 +13,10 @@ import (
 // under (*sql.Conn).Raw: a read of one row skips database/sql's Rows, its
 // context watcher and its per-column conversion, and the driver's fresh
 // copy of a BLOB is kept instead of copied again
-// (spec/decisions/0038-raw-exact-read.md). Its argument and row slices
-// are kept from run to run: a reader runs one statement at a time
-// (spec/decisions/0042-read-cpu.md).
+// (PERFORMANCE.md, log entry "The exact read on SQLite runs on the driver
+// connection"). Its argument and row slices are kept from run to run: a
+// reader runs one statement at a time (PERFORMANCE.md, log entry "The
+// host's CPU per exact read").
 type rawStmt struct {
 	stmt  driver.Stmt
 	query driver.StmtQueryContext // stmt, as the driver's statements are

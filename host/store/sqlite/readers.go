@@ -18,7 +18,7 @@ import (
 // reader runs BEGIN, its statements and ROLLBACK as prepared statements
 // under Background: no *sql.Tx, whose watcher goroutines (one per
 // transaction and one per result set) and per-transaction statement
-// rebinding made half of an exact read's cost (issue 14). The caller's
+// rebinding made half of an exact read's cost (repo decision 0022). The caller's
 // context is checked before each statement (tx.usable).
 type reader struct {
 	conn  *sql.Conn
@@ -172,7 +172,7 @@ var _ store.ExactReader = (*Store)(nil)
 // selected (spec/decisions/0046-stored-answer.md). A FormRef whose
 // group or kind is not the key's, which no Host API request names (the
 // exact query's must be the path's), is read through View instead
-// (spec/decisions/0042-read-cpu.md).
+// (PERFORMANCE.md, log entry "The host's CPU per exact read").
 func (s *Store) ExactAnswer(ctx context.Context, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	if ref.APIVersion != k.APIVersion || ref.Kind != k.Kind {
 		return store.ExactAnswerByView(ctx, s, k, ref)

@@ -1,6 +1,6 @@
 // Package sqlite is the host's embedded store: one SQLite file (driver
-// modernc.org/sqlite, pure Go) implementing store.Store (DESIGN.md
-// "Storage"). The file is created on first start and migrated with goose
+// modernc.org/sqlite, pure Go) implementing store.Store (ARCHITECTURE.md
+// §5). The file is created on first start and migrated with goose
 // from the versioned SQL files in migrations/; a file written by a newer
 // binary is refused with store.ErrTooNew.
 //
@@ -186,7 +186,8 @@ func (s *Store) dsn(readOnly bool) string {
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 		// 512 KiB of page cache per reader instead of SQLite's 2 MiB: the
-		// host's RSS budget (spec/decisions/0039-reader-page-cache.md).
+		// host's RSS budget (ARCHITECTURE.md §7; PERFORMANCE.md, log entry
+		// "Readers keep 512 KiB of SQLite page cache").
 		q.Add("_pragma", "cache_size(-512)")
 	} else {
 		q.Set("_txlock", "immediate")

@@ -176,7 +176,7 @@ var queries = [numQueries]string{
 // expressions, each the column's own value: +col AS "". The driver copies
 // each result column's name and declared type into a Go string on every
 // query it runs; an expression has no declared type, and "" no name to
-// copy (spec/decisions/0042-read-cpu.md).
+// copy (PERFORMANCE.md, log entry "The host's CPU per exact read").
 func unnamed(cols string) string {
 	var b strings.Builder
 	for i, c := range strings.Split(cols, ",") {

@@ -20,7 +20,8 @@ import (
 type tx struct {
 	// ctx is what the driver gets. user is the caller's context, checked
 	// before each statement: a View's statements run under Background so
-	// the driver starts no watcher goroutine per statement (issue 14), and
+	// the driver starts no watcher goroutine per statement (repo decision
+	// 0022), and
 	// a cancelled request stops at its next statement.
 	ctx   context.Context
 	user  context.Context
