@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -174,7 +176,8 @@ func (f Finding) String() string {
 
 // Check returns every finding, sorted: an import a rule forbids (unless it
 // is a recorded exception), a rule that governs no package of g and is not
-// planned, and an exception no import of g uses.
+// planned, a planned rule that governs a package, and an exception no
+// import of g uses.
 func Check(r Rules, g Graph) []Finding {
 	var out []Finding
 	pkgs := make([]string, 0, len(g))
@@ -211,8 +214,11 @@ func Check(r Rules, g Graph) []Finding {
 				out = append(out, Finding{Rule: rule.Text, Problem: fmt.Sprintf("%s imports %s", show(p), show(imp))})
 			}
 		}
-		if !governs && !rule.Planned {
+		switch {
+		case !governs && !rule.Planned:
 			out = append(out, Finding{Rule: rule.Text, Problem: "no package matches the rule's subject: correct the path, or mark the rule (planned)"})
+		case governs && rule.Planned:
+			out = append(out, Finding{Rule: rule.Text, Problem: "the rule is marked (planned) but its code exists: drop the mark, and the word planned from the section that describes the code"})
 		}
 	}
 	for _, e := range r.Exceptions {
@@ -241,7 +247,7 @@ func show(p string) string {
 // each, the module packages its non-test Go files import. Errors are the go
 // command's (with its standard error) or a package that did not load.
 func Load(dir string) (Graph, error) {
-	cmd := exec.Command("go", "list", "-deps", "-json", "./...")
+	cmd := exec.Command(goTool(), "list", "-deps", "-json", "./...")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -250,6 +256,18 @@ func Load(dir string) (Graph, error) {
 		return nil, fmt.Errorf("go list -deps -json ./...: %w: %s", err, stderr.String())
 	}
 	return decode(out)
+}
+
+// goTool is the go command of the toolchain that runs the test ($GOROOT/bin/go
+// when GOROOT is set and holds one), else the one on PATH.
+func goTool() string {
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "go"
 }
 
 type listed struct {

@@ -55,6 +55,7 @@ const synthetic = "# A page\n\n```deps\n" +
 	"D3: top may be imported only by cmd/...\n" +
 	"D4: future/... may import only low (planned)\n" +
 	"D5: gone may import only low\n" +
+	"D6: lowtoo may import only low (planned)\n" +
 	"exception: mid/store imports wire\n" +
 	"exception: mid imports low\n" +
 	"```\n\nProse after the block: D9: not a rule.\n"
@@ -87,6 +88,7 @@ func TestCheckReportsViolations(t *testing.T) {
 		"mid/x imports top — breaks ARCHITECTURE.md §3.1 `D3: top may be imported only by cmd/...`",
 		"no package matches the rule's subject: correct the path, or mark the rule (planned) — breaks ARCHITECTURE.md §3.1 `D5: gone may import only low`",
 		"the recorded exception is not needed (no rule forbids it, or mid no longer imports low): remove it from ARCHITECTURE.md §3.1 and §3.2 — breaks ARCHITECTURE.md §3.1 `exception: mid imports low`",
+		"the rule is marked (planned) but its code exists: drop the mark, and the word planned from the section that describes the code — breaks ARCHITECTURE.md §3.1 `D6: lowtoo may import only low (planned)`",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
