@@ -6,7 +6,8 @@
 // under spec/ must exist, and a section sign needs a page before it. A
 // "repo decision NNNN" must name a record in spec/decisions/, and one that
 // names a retired number fails saying where its content went
-// (spec/decisions/README.md); a number of the issue tracker and a document
+// (spec/decisions/README.md); a cited entry of the performance log must be
+// one PERFORMANCE.md has; a number of the issue tracker and a document
 // outside the repository (the design notes, the shared spec pages) are
 // refused (ARCHITECTURE.md §6). The pages' headings are stable
 // (spec/host-api-v1alpha3.md, its opening paragraph; ARCHITECTURE.md, its

@@ -99,7 +99,8 @@ func TestCheckFindsRecordAndTrackerCitations(t *testing.T) {
 	write("ARCHITECTURE.md", "# Arch\n\n## 1. Parts\n\n## 2. Rules\n\nSee §1 and repo decision 0001.\n")
 	write("spec/decisions/0001-x.md", "# 0001 — x\n")
 	write("spec/decisions/0003-y.md", "# 0003 — y\n")
-	write("spec/decisions/README.md", "# Records\n\n## Records\n\n| 0002 | not retired: another table |\n\n## Retired numbers\n\n| Number | Where |\n| --- | --- |\n| 0002 | PERFORMANCE.md, log entry \"Two\" |\n")
+	write("spec/decisions/README.md", "# Records\n\n## Records\n\n| 0002 | not retired: another table |\n\n## Retired numbers\n\n| Number | Where |\n| --- | --- |\n| 0002 | PERFORMANCE.md, log entry \"Two …\" |\n")
+	write("PERFORMANCE.md", "# Log\n\n## Log\n\n### 2026-12-01 — Two things measured\n")
 	write("a.go", `package a
 
 // Good cites repo decisions 0001 and 0003, repo decision
@@ -118,6 +119,10 @@ func Tracker() {}
 
 // Outside cites ../shared/DESIGN.md and ARCHITECTURE.md §9.
 func Outside() {}
+
+// Measured cites PERFORMANCE.md, log entry "Two things
+// measured", and PERFORMANCE.md, log entry "Three".
+func Measured() {}
 `)
 	write("docs/guides/g.md", "# Guide\n\nFixed in issue 12.\n")
 	write("handbook/h.md", "# Handbook\n\nWhy: repo decision 0001, repo decision 0004.\n\nRules: [`ARCHITECTURE.md`](ARCHITECTURE.md) §2, §7.\n")
@@ -133,12 +138,13 @@ func Outside() {}
 	want := []string{
 		`CHANGELOG.md:3: "DESIGN.md": not in this repository`,
 		`a.go:8: "repo decision 0009": there is no repo decision 0009`,
-		`a.go:11: "repo decision 0002": repo decision 0002 is retired; its content went to PERFORMANCE.md, log entry "Two"`,
+		`a.go:11: "repo decision 0002": repo decision 0002 is retired; its content went to PERFORMANCE.md, log entry "Two …"`,
 		`a.go:11: "spec/decisions/0002-two.md": repo decision 0002 is retired`,
 		`a.go:14: "issue 14": a tracker issue number`,
 		`a.go:14: "issues #7": a tracker issue number`,
 		`a.go:17: "../shared/DESIGN.md": not in this repository`,
 		`a.go:17: "ARCHITECTURE.md §9": ARCHITECTURE.md has no section 9`,
+		`a.go:21: "PERFORMANCE.md log entry Three": PERFORMANCE.md has no log entry`,
 		`docs/guides/g.md:3: "issue 12": a tracker issue number`,
 		`handbook/h.md:3: "repo decision 0004": there is no repo decision 0004`,
 		`handbook/h.md:5: "ARCHITECTURE.md §7": ARCHITECTURE.md has no section 7`,

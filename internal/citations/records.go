@@ -24,6 +24,10 @@ var (
 	// outside names a document that is not in a clone: the design notes
 	// beside the repository, or the shared spec pages (now under spec/).
 	outside = regexp.MustCompile(`(?:\.\./)*shared/spec/[A-Za-z0-9_.-]*|(?:(?:\.\./)*shared/)?\bDESIGN\.md\b|\bDESIGN\s+"`)
+	// logEntry cites an entry of the performance log by (a part of) its
+	// title: the page's name, a comma, the words log entry and the title
+	// in double quotes (across line breaks).
+	logEntry = regexp.MustCompile(`PERFORMANCE\.md` + "`?" + `,[ \t\n]+log[ \t\n]+entry[ \t\n]+"([^"]+)"`)
 	// retiredRow is a row of the retired-numbers table of
 	// spec/decisions/README.md: | NNNN | where its content went |.
 	retiredRow = regexp.MustCompile(`^\|[ \t]*([0-9]{4})[ \t]*\|[ \t]*(.+?)[ \t]*\|[ \t]*$`)
@@ -35,6 +39,7 @@ var (
 type records struct {
 	exist   map[string]string // number → file name
 	retired map[string]string // number → where its content went
+	entries []string          // the titles of PERFORMANCE.md's log entries
 }
 
 // loadRecords reads spec/decisions/ under root: every NNNN-*.md file, and
@@ -51,6 +56,15 @@ func loadRecords(root string) (records, error) {
 	for _, f := range files {
 		b := filepath.Base(f)
 		r.exist[b[:4]] = b
+	}
+	perf, err := os.ReadFile(filepath.Join(root, "PERFORMANCE.md"))
+	if err != nil && !os.IsNotExist(err) {
+		return r, err
+	}
+	for _, line := range strings.Split(string(perf), "\n") {
+		if t, ok := strings.CutPrefix(line, "### "); ok {
+			r.entries = append(r.entries, t)
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if os.IsNotExist(err) {
@@ -84,6 +98,16 @@ func (r records) problem(n string) string {
 	return fmt.Sprintf("there is no repo decision %s (no spec/decisions/%s-*.md): cite a record that exists; a bare `decision %s` names the public specification's", n, n, n)
 }
 
+// hasEntry reports whether a log entry's title holds title.
+func (r records) hasEntry(title string) bool {
+	for _, e := range r.entries {
+		if strings.Contains(e, title) {
+			return true
+		}
+	}
+	return false
+}
+
 // recordText checks one comment or paragraph for citations of records,
 // tracker issues and documents outside the repository.
 func (c *checker) recordText(rel string, line int, s string) {
@@ -93,6 +117,12 @@ func (c *checker) recordText(rel string, line int, s string) {
 			if p := c.records.problem(n); p != "" {
 				c.add(rel, at(m[0]), "repo decision "+n, p)
 			}
+		}
+	}
+	for _, m := range logEntry.FindAllStringSubmatchIndex(s, -1) {
+		title := strings.TrimSuffix(strings.Join(strings.Fields(s[m[2]:m[3]]), " "), " …")
+		if !c.records.hasEntry(title) {
+			c.add(rel, at(m[0]), "PERFORMANCE.md log entry "+title, "PERFORMANCE.md has no log entry (### heading) with this title: quote (part of) the title of an entry it has")
 		}
 	}
 	for _, m := range trackerIssue.FindAllStringIndex(s, -1) {
