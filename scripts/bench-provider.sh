@@ -4,8 +4,8 @@
 # and `tofu destroy` of N takoform_edge_kv_namespace resources on a host
 # started here (fresh SQLite file), and of N noop_thing resources of a
 # do-nothing provider (cmd/terraform-provider-noop), then prints the ratios
-# beside the budget (spec/decisions/0019-performance-budget.md): plan <= 1.5x, apply and destroy <= 2x the
-# floor (issue 14). A second floor, N noop_wide resources (the same
+# beside the budget (PERFORMANCE.md, "Budgets"): plan <= 1.5x, apply and
+# destroy <= 2x the floor. A second floor, N noop_wide resources (the same
 # provider, doing nothing, with the schema shape of
 # takoform_edge_kv_namespace), shows what OpenTofu and the plugin framework
 # alone cost for a schema that wide, and a third, N noop_raw resources (that
