@@ -76,12 +76,12 @@ func Split() {}
 	}
 }
 
-// TestReadmeListsEveryDecision: the README's list of decision records names
-// every file in spec/decisions/, so a new decision is found from the front
-// page.
-func TestReadmeListsEveryDecision(t *testing.T) {
+// TestSpecIndexListsEveryDecision: the decision records' index in
+// spec/README.md (linked from the README's "Where to go next") names every
+// file in spec/decisions/, so a new decision is found from the front page.
+func TestSpecIndexListsEveryDecision(t *testing.T) {
 	root := filepath.Join("..", "..")
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	index, err := os.ReadFile(filepath.Join(root, "spec", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +93,9 @@ func TestReadmeListsEveryDecision(t *testing.T) {
 		t.Fatal("no decision records found in spec/decisions")
 	}
 	for _, f := range files {
-		link := "(spec/decisions/" + filepath.Base(f) + ")"
-		if !strings.Contains(string(readme), link) {
-			t.Errorf("README.md does not list %s: add `- [NNNN]%s Title` to its decision records", filepath.Base(f), link)
+		link := "(decisions/" + filepath.Base(f) + ")"
+		if !strings.Contains(string(index), link) {
+			t.Errorf("spec/README.md does not list %s: add `- [NNNN]%s Title` to its decision records", filepath.Base(f), link)
 		}
 	}
 }
