@@ -61,7 +61,8 @@ generate:
 	$(GO) generate ./spaceid ./forms/edge ./internal/provider
 
 # Regenerate docs/ (terraform-plugin-docs over this build's
-# `tofu providers schema -json`, templates/ and examples/) and the import
+# `tofu providers schema -json`, templates/ and examples/; the guides are
+# written in templates/guides/ and copied into docs/guides/) and the import
 # examples; TestDocsAreCurrent in `make test` fails when docs/ is stale.
 docs: tofu
 	GO=$(GO) ./scripts/docs.sh
@@ -94,9 +95,9 @@ fuzz-space:
 # Host benchmarks over real HTTP (32 concurrent clients; 0 and 100,000
 # stored resources), then `host serve` processes on SQLite and on a
 # throwaway PostgreSQL with one and two replicas beside bare pgx
-# (internal/replicatest prints them with the targets of ARCHITECTURE.md §7), and the
+# (internal/replicatest prints them with their targets), and the
 # peak RSS of one `host serve` on SQLite at 10,000 stored beside its
-# 60 MB budget.
+# 60 MB budget: the budgets of PERFORMANCE.md.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./host ./host/store/sqlite
 	./scripts/postgres.sh run -- $(GO) test -run '^$$' -bench Replicas -benchtime 3s -timeout 30m ./internal/replicatest

@@ -3,8 +3,10 @@
 # pinned in go.mod as a tool) from THIS build's schema, as the pinned
 # OpenTofu reports it (`tofu providers schema -json` through a dev_overrides
 # CLI config: no registry, no downloaded CLI), the templates under
-# templates/ and the examples under examples/. The import examples are
-# generated first (go generate ./internal/provider).
+# templates/ and the examples under examples/. The hand-written guides are
+# templates/guides/*.md: tfplugindocs empties docs/guides/ and copies them
+# there as they are. The import examples are generated first (go generate
+# ./internal/provider).
 #
 #   scripts/docs.sh            regenerate docs/ in place
 #   scripts/docs.sh DIR        render into DIR/docs instead (DIR receives a

@@ -40,8 +40,8 @@ func newHostBackupCommand() *cobra.Command {
 
 // backupPath resolves --data as serve does (dataLocation, storeurl) to the
 // SQLite file to copy. A PostgreSQL location is a usage error naming it
-// redacted: its backup is pg_dump -Fc (README "Running on PostgreSQL, with
-// replicas"; spec/decisions/0011-postgres-concurrency.md).
+// redacted: its backup is pg_dump -Fc (handbook/backups.md;
+// spec/decisions/0011-postgres-concurrency.md).
 func backupPath(flag string) (string, error) {
 	data, err := dataLocation(flag)
 	if err != nil {

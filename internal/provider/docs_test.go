@@ -16,7 +16,9 @@ import (
 // TestDocsAreCurrent renders the provider documentation into a temporary
 // directory exactly as `make docs` does (scripts/docs.sh: tfplugindocs over
 // this build's `tofu providers schema -json`, the templates and the
-// examples) and fails when docs/ differs, naming each stale page. It also
+// examples; the hand-written guides of templates/guides/ are copied as they
+// are into docs/guides/) and fails when docs/ differs, naming each stale
+// page and where to edit it. It also
 // holds the schema document to 0 empty descriptions: the provider, every
 // resource type, data source and identity attribute, nested ones included.
 func TestDocsAreCurrent(t *testing.T) {
@@ -36,12 +38,12 @@ func TestDocsAreCurrent(t *testing.T) {
 		if g, ok := got[rel]; !ok {
 			t.Errorf("docs/%s is missing: run make docs", rel)
 		} else if !bytes.Equal(g, b) {
-			t.Errorf("docs/%s is stale: run make docs", rel)
+			t.Errorf("docs/%s is stale: %s", rel, regenerate(rel))
 		}
 	}
 	for rel := range got {
 		if _, ok := want[rel]; !ok {
-			t.Errorf("docs/%s is no longer generated: run make docs", rel)
+			t.Errorf("docs/%s is no longer generated: %s", rel, regenerate(rel))
 		}
 	}
 
@@ -99,6 +101,17 @@ func TestDocsAreCurrent(t *testing.T) {
 	t.Logf("%d attributes, %d without a description", count, len(empty))
 }
 
+// regenerate is the repair for a page of docs/ that differs from what
+// `make docs` renders. A guide is written in templates/guides/ and copied
+// by tfplugindocs into docs/guides/, which `make docs` empties first: an
+// edit made in docs/guides/ would be lost, so it is moved to the source.
+func regenerate(rel string) string {
+	if name, ok := strings.CutPrefix(rel, "guides/"); ok {
+		return "guides are written in templates/guides/ (make docs rewrites docs/guides/): move your edit to templates/guides/" + name + ", then run make docs"
+	}
+	return "run make docs"
+}
+
 // pages reads every file under dir, keyed by slash path.
 func pages(t *testing.T, dir string) map[string][]byte {
 	out := map[string][]byte{}
@@ -136,5 +149,17 @@ func TestDescriptionsComeFromTheForms(t *testing.T) {
 				t.Errorf("%s.%s: markdown %q, plain %q; the Form says %q", name, f.Attr, a.GetMarkdownDescription(), a.GetDescription(), f.Doc)
 			}
 		}
+	}
+}
+
+// TestStaleGuideNamesItsSource: a guide differing from what make docs
+// renders is mended in templates/guides/, since make docs empties
+// docs/guides/; any other page is mended by make docs alone.
+func TestStaleGuideNamesItsSource(t *testing.T) {
+	if got := regenerate("guides/recovery.md"); !strings.Contains(got, "templates/guides/recovery.md") {
+		t.Errorf("a stale guide's repair %q does not name templates/guides/recovery.md", got)
+	}
+	if got := regenerate("resources/worker_bundle.md"); got != "run make docs" {
+		t.Errorf("a stale resource page's repair = %q, want run make docs", got)
 	}
 }

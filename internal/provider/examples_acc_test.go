@@ -36,7 +36,7 @@ func tofuBinary(t *testing.T) string {
 
 // devOverrides builds the provider binary into a fresh directory and
 // writes a CLI config whose dev_overrides point OpenTofu at it, as a user
-// of a local build does (README "Pointing OpenTofu at your host"). It
+// of a local build does (docs/guides/local-build.md). It
 // returns the environment to run OpenTofu with.
 func devOverrides(t *testing.T) []string {
 	dir := t.TempDir()

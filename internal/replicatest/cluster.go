@@ -105,7 +105,7 @@ func Start(t testing.TB, o Options) *Cluster {
 	c.proxy = &http.Server{Handler: &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(c.pick())
-			pr.Out.Host = pr.In.Host // the host builds links from Host (README: replicas)
+			pr.Out.Host = pr.In.Host // the host builds links from Host (handbook/postgresql.md, "Behind a load balancer")
 		},
 		Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {

@@ -229,7 +229,7 @@ func TestUnambiguousURLsAreNotRefused(t *testing.T) {
 // A role refused on tables another role created (the database migrated as
 // one role, then given to another) gets no repair sentence: neither the
 // ownership nor the schema grant would mend it; handing the tables over
-// (REASSIGN OWNED, as the README says) does.
+// (REASSIGN OWNED, as handbook/postgresql.md says) does.
 func TestOpenNamesNoUntrueRepair(t *testing.T) {
 	const password = "role-secret"
 	first, second := testRole(t, password), testRole(t, password)
@@ -251,7 +251,7 @@ func TestOpenNamesNoUntrueRepair(t *testing.T) {
 			t.Errorf("the refusal suggests %s, which would not mend it: %v", untrue, err)
 		}
 	}
-	// What the README says does mend it: the tables handed over.
+	// What handbook/postgresql.md says does mend it: the tables handed over.
 	reassign := "REASSIGN OWNED BY " + first + " TO " + second
 	pgtest.Exec(t, db, reassign)
 	s, err = Open(context.Background(), asRole(t, db, second, password, false), Options{})

@@ -18,21 +18,21 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// readmeUnit returns the Environment= settings and the ExecStart of the
-// systemd unit in README's "Running in production".
-func readmeUnit(t *testing.T) (env map[string]string, exec string) {
+// handbookUnit returns the Environment= settings and the ExecStart of the
+// systemd unit in handbook/running.md, "A systemd unit".
+func handbookUnit(t *testing.T) (env map[string]string, exec string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "handbook", "running.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(b), "## Running in production")
+	_, after, ok := strings.Cut(string(b), "\n## A systemd unit\n")
 	if !ok {
-		t.Fatal(`README has no "Running in production" section`)
+		t.Fatal(`handbook/running.md has no "A systemd unit" section`)
 	}
 	_, unit, ok := strings.Cut(after, "```ini\n")
 	if !ok {
-		t.Fatal("the production section has no ```ini unit")
+		t.Fatal("the systemd unit section has no ```ini unit")
 	}
 	unit, _, _ = strings.Cut(unit, "```")
 	env = map[string]string{}
@@ -48,18 +48,18 @@ func readmeUnit(t *testing.T) (env map[string]string, exec string) {
 	return env, exec
 }
 
-// TestREADMESystemdUnitServes starts host serve the way README's systemd
-// unit does: no flags, every setting from its Environment= lines (files
+// TestHandbookSystemdUnitServes starts host serve the way the handbook's
+// systemd unit (handbook/running.md) does: no flags, every setting from its Environment= lines (files
 // moved into a temporary directory, the port made free). It serves TLS
 // with the unit's certificate and key, checks the permissions strictly,
 // and discovery advertises the unit's public URL.
-func TestREADMESystemdUnitServes(t *testing.T) {
-	env, exec := readmeUnit(t)
+func TestHandbookSystemdUnitServes(t *testing.T) {
+	env, exec := handbookUnit(t)
 	if !strings.HasSuffix(exec, "takoform host serve") {
 		t.Fatalf("ExecStart=%s: want the bare `takoform host serve` (settings in the environment)", exec)
 	}
 	dir := t.TempDir()
-	ca := testca.New(t, "README CA")
+	ca := testca.New(t, "handbook CA")
 	pu, err := url.Parse(env["TAKOFORM_PUBLIC_URL"])
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestREADMESystemdUnitServes(t *testing.T) {
 		t.Fatalf("first line %q: want the unit's public URL %s", h.First, env["TAKOFORM_PUBLIC_URL"])
 	}
 	if strings.Contains(h.Log(), "open to group or others") {
-		t.Fatalf("the README's modes are warned about:\n%s", h.Log())
+		t.Fatalf("the handbook's modes are warned about:\n%s", h.Log())
 	}
 	_, port, err := net.SplitHostPort(h.Listen)
 	if err != nil {
