@@ -1,0 +1,86 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/takoform/takoform/host/runtime/engine"
+	"github.com/takoform/takoform/host/runtime/enginetest"
+)
+
+// TestShardServesVersions writes a two-version shard config and runs it on
+// real workerd: each version answers on its own socket through its
+// generated entry (relative imports, text and data modules, vars as JSON
+// values), and the health worker answers the probe.
+func TestShardServesVersions(t *testing.T) {
+	bin := enginetest.Binary(t)
+	dir := t.TempDir()
+	main := `import msg from "./lib/msg.txt";
+import raw from "/data.bin";
+export default {
+  async fetch(request, env, ctx) {
+    return Response.json({ msg, bytes: new Uint8Array(raw).length, env, keys: Object.keys(env), url: request.url });
+  },
+};`
+	sh := engine.Shard{Dir: dir, Health: filepath.Join(dir, "health.sock")}
+	for i, label := range []string{"one", "two"} {
+		sh.Versions = append(sh.Versions, engine.Version{
+			UID: label, MainModule: "src/index.js",
+			Modules: []engine.Module{
+				{Name: "src/index.js", MediaType: "application/javascript+module", Data: []byte(main)},
+				{Name: "src/lib/msg.txt", MediaType: "text/plain", Data: []byte("hello " + label)},
+				{Name: "data.bin", MediaType: "application/octet-stream", Data: []byte{0, 1, 2, 0xff}},
+				{Name: "src/index.js.map", MediaType: "application/source-map+json", Data: []byte("{}")},
+			},
+			Vars:   []engine.Var{{Name: "Z", Value: json.RawMessage(`[1,"x"]`)}, {Name: "A", Value: json.RawMessage(`"` + label + `"`)}},
+			Socket: filepath.Join(dir, "v"+string(rune('0'+i))+".sock"),
+		})
+	}
+	cfg, err := engine.WriteConfig(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Start(bin, cfg, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(5 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.WaitReady(ctx, sh.Health); err != nil {
+		b, _ := os.ReadFile(cfg)
+		t.Fatalf("%v\n%s", err, b)
+	}
+	for _, v := range sh.Versions {
+		c := http.Client{Transport: engine.UnixTransport(v.Socket)}
+		req, _ := http.NewRequest(http.MethodGet, "http://ep-x.workers.takoform.localhost/p?q", nil)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var got struct {
+			Msg   string
+			Bytes int
+			Env   map[string]any
+			Keys  []string
+			URL   string
+		}
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatalf("version %s answered %d %q", v.UID, resp.StatusCode, body)
+		}
+		if got.Msg != "hello "+v.UID || got.Bytes != 4 || got.Env["A"] != v.UID || strings.Join(got.Keys, ",") != "A,Z" || got.URL != "https://ep-x.workers.takoform.localhost/p?q" {
+			t.Errorf("version %s answered %+v", v.UID, got)
+		}
+	}
+}
