@@ -70,8 +70,7 @@ type versionSpec struct {
 // fingerprint identifies what a version runs: a change of any part
 // starts the shard's next generation (spec/runtime-v1.md §9.4).
 func (v *versionSpec) fingerprint() string {
-	b, _ := json.Marshal([]any{v.uid, v.manifest, v.vars, v.bindings, v.unrunnable})
-	sum := sha256.Sum256(b)
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), v.unrunnable))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -150,7 +149,10 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*rou
 	}
 	for i, v := range ijson.As[[]any](spec["versions"]) {
 		uid := pointerTarget(pins, fmt.Sprintf("/versions/%d/workerVersion", i))
-		weight, _ := ijson.As[json.Number](ijson.As[map[string]any](v)["weight"]).Int64()
+		weight, err := ijson.As[json.Number](ijson.As[map[string]any](v)["weight"]).Int64()
+		if err != nil {
+			return nil, fmt.Errorf("deployment %s/%s versions/%d: weight: %w", dep.Space, dep.Name, i, err)
+		}
 		r.versions = append(r.versions, weighted{uid: uid, weight: weight})
 		if uid == "" {
 			continue

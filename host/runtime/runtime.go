@@ -70,7 +70,7 @@ type Runtime struct {
 	shards  map[string]*shard
 	desired *desired
 	nShards int
-	state   atomic.Value // string: the data plane's state for /readyz
+	state   atomic.Pointer[string] // the data plane's state for /readyz
 }
 
 // New starts the data plane: a first reconcile runs at once in the
@@ -97,9 +97,9 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	rt.tbl.Store(&table{hosts: map[string]*tableRoute{}})
 	if cfg.Binary == "" {
-		rt.state.Store("workers do not run on this host: " + cfg.NoEngine)
+		rt.setState("workers do not run on this host: " + cfg.NoEngine)
 	} else {
-		rt.state.Store("starting")
+		rt.setState("starting")
 	}
 	go rt.loop()
 	rt.Notify(store.Key{})
@@ -110,7 +110,16 @@ func New(cfg Config) (*Runtime, error) {
 func (rt *Runtime) Engine() (bool, string) { return rt.cfg.Binary != "", rt.cfg.NoEngine }
 
 // State is the data plane's state in one line (for /readyz's detail).
-func (rt *Runtime) State() string { return rt.state.Load().(string) }
+func (rt *Runtime) State() string { return *rt.state.Load() }
+
+func (rt *Runtime) setState(s string) { rt.state.Store(&s) }
+
+// removeDir removes a directory the data plane made; a failure is logged.
+func removeDir(log *slog.Logger, dir string) {
+	if err := os.RemoveAll(dir); err != nil {
+		log.Warn("runtime: directory not removed", "dir", dir, "err", err)
+	}
+}
 
 // Notify asks for a reconcile after a committed mutation of k: cheap and
 // non-blocking; keys outside the Edge group are ignored (the zero Key
@@ -146,7 +155,7 @@ func (rt *Runtime) Close() {
 		s.close()
 	}
 	if rt.tmp {
-		_ = os.RemoveAll(rt.cfg.Dir)
+		removeDir(rt.log, rt.cfg.Dir)
 	}
 }
 
@@ -201,7 +210,7 @@ func (rt *Runtime) reconcile() error {
 				gone = append(gone, s)
 			}
 		}
-		rt.state.Store(fmt.Sprintf("workerd running: %d shard(s), %d routed hostname(s)", len(rt.shards), len(d.hosts)))
+		rt.setState(fmt.Sprintf("workerd running: %d shard(s), %d routed hostname(s)", len(rt.shards), len(d.hosts)))
 	}
 	rt.mu.Unlock()
 	rt.publish()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -75,13 +76,19 @@ func newShard(rt *Runtime, tenant string, dir string) (*shard, error) {
 	s := &shard{rt: rt, tenant: tenant, dir: dir, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if rt.cfg.Gateway != nil {
 		s.gwSock = filepath.Join(dir, "gw.sock")
-		_ = os.Remove(s.gwSock)
+		if err := os.Remove(s.gwSock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("binding gateway socket: %w", err)
+		}
 		ln, err := net.Listen("unix", s.gwSock)
 		if err != nil {
 			return nil, fmt.Errorf("binding gateway socket: %w", err)
 		}
 		s.gw = &http.Server{Handler: rt.cfg.Gateway.ForTenant(tenant), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = s.gw.Serve(ln) }()
+		go func() {
+			if err := s.gw.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				rt.log.Error("runtime: binding gateway stopped", "tenant", tenant, "err", err)
+			}
+		}()
 	}
 	go s.run()
 	return s, nil
@@ -141,10 +148,12 @@ func (s *shard) run() {
 			s.mu.Unlock()
 			if cur != nil {
 				cur.proc.Stop(5 * time.Second)
-				_ = os.RemoveAll(cur.dir)
+				removeDir(s.rt.log, cur.dir)
 			}
 			if s.gw != nil {
-				_ = s.gw.Close()
+				if err := s.gw.Close(); err != nil {
+					s.rt.log.Warn("runtime: binding gateway close", "tenant", s.tenant, "err", err)
+				}
 			}
 			return
 		case <-s.kick:
@@ -210,7 +219,7 @@ func (s *shard) drop(g *generation) {
 	}
 	s.mu.Unlock()
 	s.rt.publish()
-	_ = os.RemoveAll(g.dir)
+	removeDir(s.rt.log, g.dir)
 }
 
 // replace makes g (nil: none) the serving generation, republishes
@@ -228,7 +237,7 @@ func (s *shard) replace(g *generation) {
 		go func() {
 			time.Sleep(switchDelay)
 			old.proc.Stop(drainGrace)
-			_ = os.RemoveAll(old.dir)
+			removeDir(s.rt.log, old.dir)
 		}()
 	}
 }
@@ -241,7 +250,7 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 	n := s.n
 	s.mu.Unlock()
 	dir := filepath.Join(s.dir, "g"+strconv.Itoa(n))
-	_ = os.RemoveAll(dir)
+	removeDir(s.rt.log, dir)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -266,17 +275,17 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 		return nil
 	})
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		removeDir(s.rt.log, dir)
 		return nil, err
 	}
 	cfg, err := engine.WriteConfig(sh)
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		removeDir(s.rt.log, dir)
 		return nil, err
 	}
 	proc, err := engine.Start(s.rt.cfg.Binary, cfg, s.rt.log, "tenant", s.tenant, "generation", n)
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		removeDir(s.rt.log, dir)
 		return nil, err
 	}
 	g.proc = proc
@@ -284,7 +293,7 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 	defer cancel()
 	if err := proc.WaitReady(ctx, g.health); err != nil {
 		proc.Kill()
-		_ = os.RemoveAll(dir)
+		removeDir(s.rt.log, dir)
 		return nil, err
 	}
 	return g, nil

@@ -16,6 +16,7 @@ import (
 
 // Process is one running workerd (a shard generation).
 type Process struct {
+	log  *slog.Logger
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // the exit, once done is closed
@@ -37,14 +38,16 @@ func Start(bin, config string, log *slog.Logger, attrs ...any) (*Process, error)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start workerd: %w", err)
 	}
-	p := &Process{cmd: cmd, done: make(chan struct{})}
+	p := &Process{log: log, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			log.Info("engine output", append(attrs, "line", sc.Text())...)
 		}
-		_, _ = io.Copy(io.Discard, out)
+		if _, err := io.Copy(io.Discard, out); err != nil {
+			log.Debug("engine output closed", append(attrs, "err", err)...)
+		}
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
@@ -70,18 +73,21 @@ func (p *Process) Err() error {
 // Stop sends SIGTERM (workerd stops accepting and finishes what it
 // serves), waits up to grace, then kills the process group.
 func (p *Process) Stop(grace time.Duration) {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		p.log.Debug("engine SIGTERM", "pid", p.Pid(), "err", err) // it has exited
+	}
 	select {
 	case <-p.done:
 	case <-time.After(grace):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
+		p.Kill()
 	}
 }
 
 // Kill kills the process group at once and waits for the exit.
 func (p *Process) Kill() {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		p.log.Debug("engine SIGKILL", "pid", p.Pid(), "err", err) // it has exited
+	}
 	<-p.done
 }
 
@@ -89,8 +95,11 @@ func (p *Process) Kill() {
 // with no tenant code) for "ok" within ctx: workerd's one event loop
 // answered, so the process is alive and, once it first answers, every
 // socket of its config is listening.
-func Probe(ctx context.Context, socket string) error {
-	c := http.Client{Transport: UnixTransport(socket)}
+func Probe(ctx context.Context, socket string) (rerr error) {
+	tr := UnixTransport(socket)
+	tr.DisableKeepAlives = true
+	defer tr.CloseIdleConnections()
+	c := http.Client{Transport: tr}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://health/", nil)
 	if err != nil {
 		return err
@@ -99,8 +108,10 @@ func Probe(ctx context.Context, socket string) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64))
+	defer func() { rerr = errors.Join(rerr, resp.Body.Close()) }()
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 64)); err != nil {
+		return err
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("health probe answered %d", resp.StatusCode)
 	}

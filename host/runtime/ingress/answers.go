@@ -18,8 +18,9 @@ const (
 // retryAfterSeconds is the Retry-After of every 503.
 const retryAfterSeconds = 1
 
-// answer writes a host-generated answer.
-func answer(w http.ResponseWriter, status int, body string) {
+// answer writes a host-generated answer; the error is the body's write
+// (the client went away).
+func answer(w http.ResponseWriter, status int, body string) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
@@ -28,5 +29,6 @@ func answer(w http.ResponseWriter, status int, body string) {
 		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(body))
+	_, err := w.Write([]byte(body))
+	return err
 }

@@ -64,15 +64,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch outcome {
 	case runtime.UnknownHost:
 		log.Info("ingress", "host", host, "status", http.StatusNotFound, "reason", reason)
-		answer(w, http.StatusNotFound, bodyUnknownHost)
+		h.answer(w, log, http.StatusNotFound, bodyUnknownHost)
 		return
 	case runtime.NoEngine:
 		log.Warn("ingress", "host", host, "status", http.StatusServiceUnavailable, "reason", reason)
-		answer(w, http.StatusServiceUnavailable, bodyNoEngine)
+		h.answer(w, log, http.StatusServiceUnavailable, bodyNoEngine)
 		return
 	case runtime.NotRunnable:
 		log.Warn("ingress", "host", host, "status", http.StatusServiceUnavailable, "reason", reason)
-		answer(w, http.StatusServiceUnavailable, bodyNotRunnable)
+		h.answer(w, log, http.StatusServiceUnavailable, bodyNotRunnable)
 		return
 	}
 	// Full duplex: the head may leave while the request body is still
@@ -110,18 +110,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case errors.Is(err, errHeadTimeout):
 				status = http.StatusGatewayTimeout
-				answer(w, status, bodyTimeout)
+				h.answer(w, log, status, bodyTimeout)
 			case r.Context().Err() != nil:
 				status = 499 // the client went away; nothing to answer
 			default:
 				status = http.StatusServiceUnavailable
-				answer(w, status, bodyUnreachable)
+				h.answer(w, log, status, bodyUnreachable)
 			}
 			log.Warn("ingress: worker not reached", "host", host, "worker", t.Worker, "version", t.Version, "err", err)
 		},
 	}
 	p.ServeHTTP(w, r)
 	log.Info("ingress", "host", host, "worker", t.Worker, "version", t.Version, "method", r.Method, "status", status, "duration", time.Since(start))
+}
+
+// answer writes a host-generated answer, logging a failed write.
+func (h *Handler) answer(w http.ResponseWriter, log *slog.Logger, status int, body string) {
+	if err := answer(w, status, body); err != nil {
+		log.Debug("ingress: answer not delivered", "status", status, "err", err)
+	}
 }
 
 var errHeadTimeout = errors.New("the worker sent no response head in time")

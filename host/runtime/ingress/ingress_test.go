@@ -13,8 +13,6 @@ import (
 
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host"
-	"github.com/takoform/takoform/host/edgehost"
-	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/runtime/engine"
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/host/runtime/ingress"
@@ -44,21 +42,12 @@ type answer struct {
 	WaitUntil string         `json:"waitUntil"`
 }
 
-// startHost starts a host on a real SQLite file with the data plane on
-// real workerd, and an ingress in front of it.
-func startHost(t *testing.T, binary string) (*hosttest.Host, *httptest.Server) {
-	var rt *runtime.Runtime
-	fam := edgehost.New()
-	h := hosttest.Start(t, hosttest.Options{Family: fam, Configure: func(c *host.Config) {
-		var err error
-		rt, err = runtime.New(runtime.Config{Store: c.Store, Binary: binary, NoEngine: "no workerd binary found", Hostname: fam.EndpointHostname, Logger: slog.New(slog.NewTextHandler(testLog{t}, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Committed, c.DataPlane = rt.Notify, rt.State
-	}})
-	t.Cleanup(rt.Close) // runs before the host stops (cleanups are LIFO)
-	front := httptest.NewServer(&ingress.Handler{Routes: rt, Log: slog.New(slog.NewTextHandler(testLog{t}, nil))})
+// startHost starts a host on a real SQLite file with its data plane
+// (workerd: a binary or hosttest.NoWorkerd), and an ingress in front.
+func startHost(t *testing.T, workerd string) (*hosttest.Host, *httptest.Server) {
+	log := slog.New(slog.NewTextHandler(testLog{t}, nil))
+	h := hosttest.Start(t, hosttest.Options{Workerd: workerd, Logger: log})
+	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log})
 	t.Cleanup(front.Close)
 	return h, front
 }
@@ -206,5 +195,31 @@ func TestDeployedWorkerAnswersAtItsEndpoint(t *testing.T) {
 		if status, _, body := get(t, front, hostname, "/"); status != http.StatusOK || !strings.Contains(body, `"answer":"v2"`) {
 			t.Fatalf("after the switch a request answered %d %q, want v2", status, body)
 		}
+	}
+}
+
+// TestWithoutWorkerdTheIngressSaysWorkersDoNotRun: with no engine every
+// ingress answer is the host's 503 saying so, with Retry-After, and
+// /readyz stays ready with the data plane's state in its detail.
+func TestWithoutWorkerdTheIngressSaysWorkersDoNotRun(t *testing.T) {
+	h, front := startHost(t, hosttest.NoWorkerd)
+	for _, name := range []string{"ep-0123456789abcdef.workers.takoform.localhost", "unknown.example.com"} {
+		status, hdr, body := get(t, front, name, "/")
+		if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(body, "workers do not run on this host") {
+			t.Errorf("GET %s without workerd: %d %q (Retry-After %q), want the host's 503 saying workers do not run", name, status, body, hdr.Get("Retry-After"))
+		}
+	}
+	resp, err := http.Get(h.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var health host.Health
+	if err := json.NewDecoder(resp.Body).Decode(&health); err != nil {
+		t.Fatal(err)
+	}
+	dp := health.Checks["dataplane"]
+	if resp.StatusCode != http.StatusOK || health.Status != "ok" || dp.Status != "ok" || !strings.Contains(dp.Detail, "workers do not run") {
+		t.Errorf("/readyz without workerd: %d %+v, want ready with the data plane's state in the dataplane detail", resp.StatusCode, health)
 	}
 }

@@ -152,13 +152,13 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 
 // ResourcesOfKind lists every resource of (apiVersion, kind), ordered by
 // UID.
-func (t *tx) ResourcesOfKind(apiVersion, kind string) ([]*store.Resource, error) {
+func (t *tx) ResourcesOfKind(apiVersion, kind string) (_ []*store.Resource, rerr error) {
 	what := fmt.Sprintf("list resources %s %s", apiVersion, kind)
 	rows, err := t.query(qResourcesOfKind, apiVersion, kind)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	defer rows.Close()
+	defer store.JoinCleanup(&rerr, rows.Close)
 	var out []*store.Resource
 	for rows.Next() {
 		r, err := sqlrow.ScanResource(rows)
