@@ -143,6 +143,22 @@ func (rt *Runtime) Resolve(host string) (*Target, Outcome, string) {
 	return rt.tbl.Load().resolve(host)
 }
 
+// Processes maps each tenant with a serving shard generation to its
+// workerd process id (for operators and tests).
+func (rt *Runtime) Processes() map[string]int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := map[string]int{}
+	for tenant, s := range rt.shards {
+		s.mu.Lock()
+		if s.cur != nil {
+			out[tenant] = s.cur.proc.Pid()
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
 // Close stops reconciling and every shard (their processes die with them).
 func (rt *Runtime) Close() {
 	close(rt.stop)

@@ -231,6 +231,10 @@ func (s *shard) replace(g *generation) {
 	s.mu.Unlock()
 	s.rt.publish()
 	if g != nil {
+		go func() { // a death is noticed at once, not at the next tick
+			<-g.proc.Done()
+			s.poke()
+		}()
 		s.rt.log.Info("runtime: shard generation serving", "tenant", s.tenant, "generation", g.n, "versions", len(g.targets), "pid", g.proc.Pid())
 	}
 	if old != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -222,4 +223,59 @@ func TestWithoutWorkerdTheIngressSaysWorkersDoNotRun(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || health.Status != "ok" || dp.Status != "ok" || !strings.Contains(dp.Detail, "workers do not run") {
 		t.Errorf("/readyz without workerd: %d %+v, want ready with the data plane's state in the dataplane detail", resp.StatusCode, health)
 	}
+}
+
+// TestDeadShardIsRestarted kills a tenant's workerd: the shard is started
+// again from desired state and the worker answers again, from a new
+// process (spec/runtime-v1.md §0.3).
+func TestDeadShardIsRestarted(t *testing.T) {
+	h, front := startHost(t, enginetest.Binary(t))
+	ctx := context.Background()
+	e, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostname := deploy(t, e, "alive")
+	waitFor(t, front, hostname, "alive")
+	pid := h.Runtime.Processes()["tenant-a"]
+	if pid == 0 {
+		t.Fatalf("no shard process for tenant-a: %v", h.Runtime.Processes())
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, front, hostname, "alive")
+	if again := h.Runtime.Processes()["tenant-a"]; again == 0 || again == pid {
+		t.Errorf("after SIGKILL of %d the shard's process is %d, want a new one", pid, again)
+	}
+}
+
+// deploy creates a worker answering label with one version, deployment
+// and endpoint, and returns the endpoint's hostname.
+func deploy(t *testing.T, e *conformance.Env, label string) string {
+	t.Helper()
+	ctx := context.Background()
+	create := func(kind, prefix string, spec any) *wire.Resource {
+		t.Helper()
+		r, err := e.Create(ctx, e.A1, kind, e.Name(prefix), spec)
+		if err != nil {
+			t.Fatalf("create %s: %v", kind, err)
+		}
+		return r
+	}
+	worker := create("ModuleWorker", "worker", map[string]any{})
+	workerRel := conformance.Rel("ModuleWorker", worker.Metadata.Name)
+	digest, err := e.UploadBundle(ctx, e.A1, workerSource(label))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := create("WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
+	v := create("WorkerVersion", "version", map[string]any{"worker": workerRel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"}})
+	create("WorkerDeployment", "deploy", map[string]any{"worker": workerRel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", v.Metadata.Name)}}})
+	endpoint := create("WorkerEndpoint", "endpoint", map[string]any{"worker": workerRel})
+	var outputs struct{ Hostname string }
+	if err := json.Unmarshal(endpoint.Status.Outputs, &outputs); err != nil {
+		t.Fatalf("the endpoint's outputs %s: %v", endpoint.Status.Outputs, err)
+	}
+	return outputs.Hostname
 }
