@@ -72,6 +72,9 @@ type Options struct {
 	// (enginetest.Binary), or NoWorkerd for a data plane without an
 	// engine. Host.Runtime is then set.
 	Workerd string
+	// Runtime, when set, adjusts the data plane's configuration last
+	// (its binding gateway and projections).
+	Runtime func(*runtime.Config)
 }
 
 // NoWorkerd is Options.Workerd for a data plane that runs no workers.
@@ -125,6 +128,9 @@ func Start(t testing.TB, o Options) *Host {
 		}
 		if o.Workerd == NoWorkerd {
 			rc.Binary, rc.NoEngine = "", "no workerd binary (test host)"
+		}
+		if o.Runtime != nil {
+			o.Runtime(&rc)
 		}
 		if rt, err = runtime.New(rc); err != nil {
 			st.Close()

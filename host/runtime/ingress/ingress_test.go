@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -279,3 +281,37 @@ func deploy(t *testing.T, e *conformance.Env, label string) string {
 	}
 	return outputs.Hostname
 }
+
+// TestSilentShardIsKilledAndRestarted stops a tenant's workerd (SIGSTOP):
+// it misses its watchdog, is killed and started again from desired state
+// (spec/runtime-v1.md §10.3).
+func TestSilentShardIsKilledAndRestarted(t *testing.T) {
+	h, front := startHost(t, enginetest.Binary(t))
+	ctx := context.Background()
+	e, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostname := deploy(t, e, "awake")
+	waitFor(t, front, hostname, "awake")
+	pid := h.Runtime.Processes()["tenant-a"]
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	deadline := time.Now().Add(60 * time.Second)
+	for h.Runtime.Processes()["tenant-a"] == pid || h.Runtime.Processes()["tenant-a"] == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped shard %d was never replaced", pid)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	waitFor(t, front, hostname, "awake")
+	if err := syscall.Kill(pid, 0); err == nil {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(b), ") Z ") {
+			t.Errorf("the silent shard %d is still alive after its replacement", pid)
+		}
+	}
+}
+
+func sleep() { time.Sleep(100 * time.Millisecond) }
