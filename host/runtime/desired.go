@@ -62,6 +62,7 @@ type versionSpec struct {
 	manifest          string // the bundle's manifest digest
 	vars              []engine.Var
 	bindings          []engine.Binding
+	services          []engine.Service
 	// unrunnable says why the version cannot run here ("" when it can);
 	// requests routed to it get the host's 503 (spec/runtime-v1.md §9.1 (4)).
 	unrunnable string
@@ -70,7 +71,7 @@ type versionSpec struct {
 // fingerprint identifies what a version runs: a change of any part
 // starts the shard's next generation (spec/runtime-v1.md §9.4).
 func (v *versionSpec) fingerprint() string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), v.unrunnable))
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), fmt.Sprint(v.services), v.unrunnable))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -135,9 +136,19 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*rou
 		return nil, err
 	}
 	r := &route{tenant: w.Tenant, worker: w.Space + "/" + w.Name}
-	dep, err := deploymentOf(tx, w.UID)
+	r.versions, err = deployed(tx, d, w.UID, gateway)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// deployed is the weighted versions of the worker's active deployment,
+// in stored order (none without one), each added to d.
+func deployed(tx store.Tx, d *desired, workerUID string, gateway bool) ([]weighted, error) {
+	dep, err := deploymentOf(tx, workerUID)
 	if err != nil || dep == nil {
-		return r, err
+		return nil, err
 	}
 	pins, err := tx.Pins(dep.UID)
 	if err != nil {
@@ -147,13 +158,14 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*rou
 	if err != nil {
 		return nil, err
 	}
+	var out []weighted
 	for i, v := range ijson.As[[]any](spec["versions"]) {
 		uid := pointerTarget(pins, fmt.Sprintf("/versions/%d/workerVersion", i))
 		weight, err := ijson.As[json.Number](ijson.As[map[string]any](v)["weight"]).Int64()
 		if err != nil {
 			return nil, fmt.Errorf("deployment %s/%s versions/%d: weight: %w", dep.Space, dep.Name, i, err)
 		}
-		r.versions = append(r.versions, weighted{uid: uid, weight: weight})
+		out = append(out, weighted{uid: uid, weight: weight})
 		if uid == "" {
 			continue
 		}
@@ -161,7 +173,7 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*rou
 			return nil, err
 		}
 	}
-	return r, nil
+	return out, nil
 }
 
 // deploymentOf is the worker's active deployment (the one deployment
@@ -200,31 +212,42 @@ func addVersion(tx store.Tx, d *desired, uid string, gateway bool) error {
 	if t[uid] != nil {
 		return nil
 	}
-	v, err := readVersion(tx, ver, gateway)
+	v, targets, err := readVersion(tx, ver, gateway)
 	if err != nil {
 		return err
 	}
-	t[uid] = v
+	t[uid] = v // before its service targets: a binding cycle ends here
+	for i, worker := range targets {
+		ws, err := deployed(tx, d, worker, gateway)
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			v.services[i].Targets = append(v.services[i].Targets, engine.ServiceTarget{Version: w.uid, Weight: w.weight})
+		}
+	}
 	return nil
 }
 
-// readVersion reads a WorkerVersion's bundle digest, vars and bindings.
-func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, error) {
+// readVersion reads a WorkerVersion's bundle digest, vars and bindings,
+// and the worker UID each service binding targets (in services order; the
+// caller fills in their deployments' versions).
+func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, []string, error) {
 	spec, err := ijson.DecodeObject(ver.Spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pins, err := tx.Pins(ver.UID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v := &versionSpec{uid: ver.UID, tenant: ver.Tenant, name: ver.Space + "/" + ver.Name}
 	if b, err := present(tx.ResourceByUID(pointerTarget(pins, "/bundle"))); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if b != nil {
 		bs, err := ijson.DecodeObject(b.Spec)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		v.manifest = ijson.As[string](bs["manifestDigest"])
 	}
@@ -235,16 +258,25 @@ func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, 
 	for _, k := range sortedKeys(vars) {
 		raw, err := ijson.CanonicalValue(vars[k])
 		if err != nil {
-			return nil, fmt.Errorf("version %s var %s: %w", v.name, k, err)
+			return nil, nil, fmt.Errorf("version %s var %s: %w", v.name, k, err)
 		}
 		v.vars = append(v.vars, engine.Var{Name: k, Value: raw})
 	}
 	if n := len(ijson.As[[]any](spec["requiredSensitiveVars"])); n > 0 && v.unrunnable == "" {
 		v.unrunnable = "it requires sensitive vars, which this host does not supply yet"
 	}
+	var targets []string
+	for i, b := range ijson.As[[]any](spec["serviceBindings"]) {
+		name := ijson.As[string](ijson.As[map[string]any](b)["name"])
+		v.services = append(v.services, engine.Service{Name: name})
+		targets = append(targets, pointerTarget(pins, fmt.Sprintf("/serviceBindings/%d/resource", i)))
+	}
 	for _, bl := range edge.BindingLists {
 		list := ijson.As[[]any](spec[bl.Field])
 		kind, ok := gatewayKinds[bl.Field]
+		if bl.Field == "serviceBindings" {
+			continue
+		}
 		if len(list) > 0 && !ok && v.unrunnable == "" {
 			v.unrunnable = bl.Field + " are not runnable yet"
 		}
@@ -259,7 +291,7 @@ func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, 
 			}
 		}
 	}
-	return v, nil
+	return v, targets, nil
 }
 
 // pinTarget is the target UID of source's pin at pointer, "" when none.

@@ -273,7 +273,7 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 				return fmt.Errorf("version %s: %w", v.name, err)
 			}
 			sock := filepath.Join(dir, "v"+strconv.Itoa(i)+".sock")
-			sh.Versions = append(sh.Versions, engine.Version{UID: uid, MainModule: main, Modules: mods, Vars: v.vars, Bindings: v.bindings, Socket: sock})
+			sh.Versions = append(sh.Versions, engine.Version{UID: uid, MainModule: main, Modules: mods, Vars: v.vars, Bindings: v.bindings, Services: v.services, Socket: sock})
 			g.targets[uid] = &Target{Version: uid, Worker: v.name, Socket: sock, Transport: engine.UnixTransport(sock)}
 		}
 		return nil

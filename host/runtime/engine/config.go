@@ -24,6 +24,7 @@ type Version struct {
 	Modules    []Module
 	Vars       []Var
 	Bindings   []Binding
+	Services   []Service
 	// Socket is the unix socket path the version's HTTP listener binds.
 	Socket string
 }
@@ -115,7 +116,12 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", nil, err
 	}
-	entry, err := Entry(v.MainModule, v.Vars, v.Bindings)
+	service := map[string]string{} // version UID -> its worker service
+	for i, o := range s.Versions {
+		service[o.UID] = "v" + strconv.Itoa(i)
+	}
+	runs := func(uid string) bool { return service[uid] != "" }
+	entry, err := Entry(v.MainModule, v.Vars, v.Bindings, v.Services, runs)
 	if err != nil {
 		return "", nil, err
 	}
@@ -159,6 +165,13 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 		extra = append(extra, fmt.Sprintf(`(name = %s, external = (address = %s, http = (injectRequestHeaders = [(name = "Takoform-Binding", value = %s)])))`,
 			capnpText(gw), capnpText("unix:"+s.Gateway), capnpText(b.UID)))
 		binds = append(binds, fmt.Sprintf(`(name = %s, service = %s)`, capnpText(RawName(i)), capnpText(gw)))
+	}
+	for i, sv := range v.Services {
+		for j, t := range sv.Targets {
+			if runs(t.Version) {
+				binds = append(binds, fmt.Sprintf(`(name = %s, service = %s)`, capnpText(ServiceRawName(i, j)), capnpText(service[t.Version])))
+			}
+		}
 	}
 	for _, k := range kinds {
 		p := Projections[k]

@@ -56,6 +56,26 @@ type Binding struct {
 	UID  string
 }
 
+// Service is one service binding of a version (spec/runtime-v1.md §5.5):
+// its env name and the target worker's active deployment, as weighted
+// version UIDs in stored order. A call draws a version by weight per call;
+// a drawn version the shard does not run (none, not runnable) rejects the
+// call with an Error named backend_unavailable.
+type Service struct {
+	Name    string
+	Targets []ServiceTarget
+}
+
+// ServiceTarget is one weighted version of a service binding's target.
+type ServiceTarget struct {
+	Version string // WorkerVersion UID
+	Weight  int64  // basis points
+}
+
+// ServiceRawName is the internal workerd binding name of a version's i-th
+// service binding's j-th target.
+func ServiceRawName(i, j int) string { return "__takoform_s" + strconv.Itoa(i) + "_" + strconv.Itoa(j) }
+
 // RawName is the internal workerd binding name of a version's i-th
 // gateway binding; tenant code never sees it (the entry builds env).
 func RawName(i int) string { return "__takoform_b" + strconv.Itoa(i) }
@@ -71,11 +91,13 @@ const FailedBody = "500 Internal Server Error: the worker failed before answerin
 // scheduled, queue; none unless the default export is a plain object),
 // exports one that calls it with exactly (event, env, ctx). env is a new
 // plain object per invocation holding exactly vars (their JSON values)
-// and bindings (factory(raw binding) of Projections) in lexicographic
-// order. A fetch that throws, rejects or returns a non-Response answers
+// bindings (factory(raw binding) of Projections) and services, for which
+// runs says which target versions the shard serves, in lexicographic
+// order; a service binding is an object with only fetch (Service). A
+// fetch that throws, rejects or returns a non-Response answers
 // FailedBody with status 500 and logs the error's name and message to the
 // engine's stderr. It fails on a name declared twice.
-func Entry(mainModule string, vars []Var, bindings []Binding) (string, error) {
+func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, runs func(version string) bool) (string, error) {
 	type member struct{ name, expr string }
 	var members []member
 	seen := map[string]bool{}
@@ -105,6 +127,21 @@ func Entry(mainModule string, vars []Var, bindings []Binding) (string, error) {
 		}
 		members = append(members, member{b.Name, p.Factory + "(raw[" + jsString(RawName(i)) + "])"})
 	}
+	for i, s := range services {
+		if seen[s.Name] {
+			return "", fmt.Errorf("env name %q is declared twice", s.Name)
+		}
+		seen[s.Name] = true
+		var targets []string
+		for j, t := range s.Targets {
+			raw := "null"
+			if runs(t.Version) {
+				raw = "raw[" + jsString(ServiceRawName(i, j)) + "]"
+			}
+			targets = append(targets, fmt.Sprintf("[%d, %s]", t.Weight, raw))
+		}
+		members = append(members, member{s.Name, "service([" + strings.Join(targets, ", ") + "])"})
+	}
 	slices.Sort(imports)
 	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.name, b.name) })
 	varsJSON, err := json.Marshal(values)
@@ -129,7 +166,27 @@ func Entry(mainModule string, vars []Var, bindings []Binding) (string, error) {
 }
 
 // entryHandlers is the fixed tail of the generated entry module.
-const entryHandlers = `function report(handler, err) {
+const entryHandlers = `function unavailable() {
+  const err = new Error("the service binding's worker could not be reached");
+  err.name = "backend_unavailable";
+  return err;
+}
+function service(targets) {
+  return {
+    fetch(input, init) {
+      const draw = Math.floor(Math.random() * 10000);
+      let sum = 0;
+      for (const [weight, target] of targets) {
+        sum += weight;
+        if (draw < sum) {
+          return target === null ? Promise.reject(unavailable()) : target.fetch(input, init).catch(() => { throw unavailable(); });
+        }
+      }
+      return Promise.reject(unavailable());
+    },
+  };
+}
+function report(handler, err) {
   const name = err instanceof Error ? err.name : typeof err;
   const message = err instanceof Error ? err.message : "a non-Error value was thrown";
   console.error(JSON.stringify({ takoform: "uncaught", handler, name, message }));
