@@ -241,6 +241,9 @@ func (s *shard) replace(g *generation) {
 		go func() {
 			time.Sleep(switchDelay)
 			old.proc.Stop(drainGrace)
+			for _, t := range old.targets {
+				t.Transport.CloseIdleConnections()
+			}
 			removeDir(s.rt.log, old.dir)
 		}()
 	}
