@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/host/runtime/engine"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -53,6 +54,10 @@ type Config struct {
 	// (status.outputs.hostname, edgehost.Family.EndpointHostname).
 	Hostname func(*store.Resource) string
 	Logger   *slog.Logger
+	// Limits are each shard's CPU and memory ceilings, applied through
+	// cgroup v1 where this host may create groups (engine.CgroupsV1);
+	// elsewhere they are not enforced, which New logs and State says.
+	Limits engine.Limits
 	// Period is the periodic reconcile interval (default 30 s).
 	Period time.Duration
 }
@@ -66,6 +71,7 @@ type Runtime struct {
 	stop    chan struct{}
 	done    chan struct{}
 	tbl     atomic.Pointer[table]
+	limits  string // how shard limits are enforced, for State
 	mu      sync.Mutex // guards shards, desired, nShards, publishing
 	shards  map[string]*shard
 	desired *desired
@@ -96,6 +102,17 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	rt.tbl.Store(&table{hosts: map[string]*tableRoute{}})
+	switch err := error(nil); {
+	case cfg.Limits == engine.Limits{}:
+		rt.limits = "no per-shard CPU or memory limit configured"
+	case func() bool { err = engine.CgroupsV1(); return err != nil }():
+		rt.cfg.Limits = engine.Limits{}
+		rt.limits = "per-shard CPU and memory limits not enforced: " + err.Error()
+		rt.log.Warn("runtime: " + rt.limits)
+	default:
+		rt.limits = fmt.Sprintf("per-shard limits through cgroup v1: %d millicores, %d bytes of memory", cfg.Limits.CPUMillicores, cfg.Limits.MemoryBytes)
+		rt.log.Info("runtime: " + rt.limits)
+	}
 	if cfg.Binary == "" {
 		rt.setState("workers do not run on this host: " + cfg.NoEngine)
 	} else {
@@ -226,7 +243,7 @@ func (rt *Runtime) reconcile() error {
 				gone = append(gone, s)
 			}
 		}
-		rt.setState(fmt.Sprintf("workerd running: %d shard(s), %d routed hostname(s)", len(rt.shards), len(d.hosts)))
+		rt.setState(fmt.Sprintf("workerd running: %d shard(s), %d routed hostname(s); %s", len(rt.shards), len(d.hosts), rt.limits))
 	}
 	rt.mu.Unlock()
 	rt.publish()

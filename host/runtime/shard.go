@@ -52,6 +52,8 @@ type shard struct {
 	gw     *http.Server // nil without a gateway
 	gwSock string
 
+	draining sync.WaitGroup // old generations being stopped
+
 	mu   sync.Mutex
 	want map[string]*versionSpec // runnable versions by UID
 	wfp  string                  // fingerprint of want
@@ -238,9 +240,16 @@ func (s *shard) replace(g *generation) {
 		s.rt.log.Info("runtime: shard generation serving", "tenant", s.tenant, "generation", g.n, "versions", len(g.targets), "pid", g.proc.Pid())
 	}
 	if old != nil {
+		s.draining.Add(1)
 		go func() {
-			time.Sleep(switchDelay)
-			old.proc.Stop(drainGrace)
+			defer s.draining.Done()
+			grace := drainGrace
+			select {
+			case <-time.After(switchDelay):
+			case <-s.stop: // the shard closes: no long drain
+				grace = 5 * time.Second
+			}
+			old.proc.Stop(grace)
 			for _, t := range old.targets {
 				t.Transport.CloseIdleConnections()
 			}
@@ -296,6 +305,13 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 		return nil, err
 	}
 	g.proc = proc
+	if s.rt.cfg.Limits != (engine.Limits{}) {
+		if err := proc.Confine(filepath.Base(s.dir)+"-g"+strconv.Itoa(n), s.rt.cfg.Limits); err != nil {
+			proc.Kill()
+			removeDir(s.rt.log, dir)
+			return nil, fmt.Errorf("confining the shard to its limits: %w", err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
 	if err := proc.WaitReady(ctx, g.health); err != nil {
@@ -334,4 +350,5 @@ func readModules(tx store.Tx, digest string) ([]engine.Module, string, error) {
 func (s *shard) close() {
 	close(s.stop)
 	<-s.done
+	s.draining.Wait()
 }

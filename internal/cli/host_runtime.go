@@ -28,11 +28,15 @@ const DefaultIngress = "127.0.0.1:8788"
 // runtimeFlags are the data plane's flags of `host serve`.
 type runtimeFlags struct {
 	workerd, ingress, runtimeDir string
+	shardCPU                     float64
+	shardMemoryMiB               int64
 }
 
 func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.workerd, "workerd", "", "the workerd binary that runs deployed workers (default: $"+engine.EnvBinary+", tools/ of scripts/workerd.sh, then workerd on PATH); without one the host serves its control plane only")
 	fl.StringVar(&f.ingress, "ingress", "", "address the worker ingress listens on (plain HTTP; routes endpoint hostnames to workers); default "+DefaultIngress+" with a SQLite data file, none with PostgreSQL; \"off\" disables it")
+	fl.Float64Var(&f.shardCPU, "shard-cpu", 1, "CPU ceiling of each tenant's workerd process, in cores (cgroup v1 cpu quota, where the host may create cgroups; 0: none)")
+	fl.Int64Var(&f.shardMemoryMiB, "shard-memory-mib", 1024, "memory ceiling of each tenant's workerd process, in MiB (cgroup v1 memory limit, where the host may create cgroups; 0: none); past it the process is killed and restarted")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
 }
 
@@ -67,11 +71,15 @@ func (f *runtimeFlags) startRuntime(st store.Store, cfg *host.Config, log *slog.
 	default:
 		log.Info("workers run on workerd", "workerd", bin, "from", source, "compatibilityDate", engine.CompatibilityDate)
 	}
+	if f.shardCPU < 0 || f.shardMemoryMiB < 0 {
+		return nil, "", usage("--shard-cpu and --shard-memory-mib cannot be negative (0 sets no limit)")
+	}
 	fam, ok := cfg.Family.(*edgehost.Family)
 	if !ok {
 		fam = edgehost.New()
 	}
-	rt, err := runtime.New(runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log})
+	rt, err := runtime.New(runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log,
+		Limits: engine.Limits{CPUMillicores: int64(f.shardCPU * 1000), MemoryBytes: f.shardMemoryMiB << 20}})
 	if err != nil {
 		return nil, "", err
 	}

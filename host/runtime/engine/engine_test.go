@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,66 @@ export default {
 		}
 		if got.Msg != "hello "+v.UID || got.Bytes != 4 || got.Env["A"] != v.UID || strings.Join(got.Keys, ",") != "A,Z" || got.URL != "https://ep-x.workers.takoform.localhost/p?q" {
 			t.Errorf("version %s answered %+v", v.UID, got)
+		}
+	}
+}
+
+// TestConfine puts a running workerd into its cgroup v1 groups with CPU
+// and memory limits, and removes them when it exits
+// (spec/runtime-v1.md §10.3). Skipped where this process may not create
+// cgroups (not root, no cgroup v1).
+func TestConfine(t *testing.T) {
+	bin := enginetest.Binary(t)
+	if err := engine.CgroupsV1(); err != nil {
+		t.Skipf("per-shard limits are not enforceable here: %v", err)
+	}
+	dir := t.TempDir()
+	sh := engine.Shard{Dir: dir, Health: filepath.Join(dir, "health.sock")}
+	cfg, err := engine.WriteConfig(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Start(bin, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	name := "test-" + strconv.Itoa(p.Pid())
+	if err := p.Confine(name, engine.Limits{CPUMillicores: 500, MemoryBytes: 256 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.WaitReady(ctx, sh.Health); err != nil {
+		t.Fatal(err)
+	}
+	group := filepath.Join("takoform-"+strconv.Itoa(os.Getpid()), name)
+	cg, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"memory", "cpu"} {
+		in := false
+		for _, line := range strings.Split(string(cg), "\n") {
+			f := strings.SplitN(line, ":", 3)
+			if len(f) == 3 && slices.Contains(strings.Split(f[1], ","), c) && f[2] == "/"+group {
+				in = true
+			}
+		}
+		if !in {
+			t.Errorf("the process is in\n%s\nwant the %s group /%s", cg, c, group)
+		}
+	}
+	for file, want := range map[string]string{"memory/" + group + "/memory.limit_in_bytes": "268435456", "cpu/" + group + "/cpu.cfs_quota_us": "50000"} {
+		b, err := os.ReadFile(filepath.Join("/sys/fs/cgroup", file))
+		if err != nil || strings.TrimSpace(string(b)) != want {
+			t.Errorf("%s = %q (%v), want %s", file, b, err, want)
+		}
+	}
+	p.Stop(5 * time.Second)
+	for _, c := range []string{"memory", "cpu"} {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, group)); !os.IsNotExist(err) {
+			t.Errorf("the %s group outlived its process: %v", c, err)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,6 +21,10 @@ type Process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // the exit, once done is closed
+
+	mu     sync.Mutex
+	exited bool
+	cgroup *Cgroup // removed once the process has exited
 }
 
 // Start runs `workerd serve CONFIG config` (no --experimental, no
@@ -49,9 +54,34 @@ func Start(bin, config string, log *slog.Logger, attrs ...any) (*Process, error)
 			log.Debug("engine output closed", append(attrs, "err", err)...)
 		}
 		p.err = cmd.Wait()
+		p.mu.Lock()
+		p.exited = true
+		g := p.cgroup
+		p.mu.Unlock()
+		if g != nil {
+			if err := g.Remove(); err != nil {
+				log.Warn("engine cgroup not removed", append(attrs, "err", err)...)
+			}
+		}
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// Confine puts the process into cgroup v1 groups named name with limits
+// l (Confine of cgroup.go); they are removed when it exits.
+func (p *Process) Confine(name string, l Limits) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exited {
+		return errors.New("the process has exited")
+	}
+	g, err := Confine(p.Pid(), name, l)
+	if err != nil {
+		return errors.Join(err, g.Remove())
+	}
+	p.cgroup = g
+	return nil
 }
 
 // Pid is the process id.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/runtime/engine"
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/host/runtime/ingress"
@@ -49,7 +50,9 @@ type answer struct {
 // (workerd: a binary or hosttest.NoWorkerd), and an ingress in front.
 func startHost(t *testing.T, workerd string) (*hosttest.Host, *httptest.Server) {
 	log := slog.New(slog.NewTextHandler(testLog{t}, nil))
-	h := hosttest.Start(t, hosttest.Options{Workerd: workerd, Logger: log})
+	h := hosttest.Start(t, hosttest.Options{Workerd: workerd, Logger: log, Runtime: func(c *runtime.Config) {
+		c.Limits = engine.Limits{CPUMillicores: 1000, MemoryBytes: 512 << 20} // enforced where cgroup v1 is writable
+	}})
 	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log})
 	t.Cleanup(front.Close)
 	return h, front
