@@ -71,7 +71,7 @@ type Runtime struct {
 	stop    chan struct{}
 	done    chan struct{}
 	tbl     atomic.Pointer[table]
-	limits  string // how shard limits are enforced, for State
+	limits  string     // how shard limits are enforced, for State
 	mu      sync.Mutex // guards shards, desired, nShards, publishing
 	shards  map[string]*shard
 	desired *desired
@@ -102,17 +102,7 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	rt.tbl.Store(&table{hosts: map[string]*tableRoute{}})
-	switch err := error(nil); {
-	case cfg.Limits == engine.Limits{}:
-		rt.limits = "no per-shard CPU or memory limit configured"
-	case func() bool { err = engine.CgroupsV1(); return err != nil }():
-		rt.cfg.Limits = engine.Limits{}
-		rt.limits = "per-shard CPU and memory limits not enforced: " + err.Error()
-		rt.log.Warn("runtime: " + rt.limits)
-	default:
-		rt.limits = fmt.Sprintf("per-shard limits through cgroup v1: %d millicores, %d bytes of memory", cfg.Limits.CPUMillicores, cfg.Limits.MemoryBytes)
-		rt.log.Info("runtime: " + rt.limits)
-	}
+	rt.limits = rt.enforceLimits()
 	if cfg.Binary == "" {
 		rt.setState("workers do not run on this host: " + cfg.NoEngine)
 	} else {
@@ -121,6 +111,22 @@ func New(cfg Config) (*Runtime, error) {
 	go rt.loop()
 	rt.Notify(store.Key{})
 	return rt, nil
+}
+
+// enforceLimits says how shard limits are enforced: through cgroup v1, or
+// not (then they are dropped, and the log says why).
+func (rt *Runtime) enforceLimits() string {
+	l := rt.cfg.Limits
+	if l == (engine.Limits{}) {
+		return "no per-shard CPU or memory limit configured"
+	}
+	if err := engine.CgroupsV1(); err != nil {
+		rt.cfg.Limits = engine.Limits{}
+		rt.log.Warn("runtime: per-shard CPU and memory limits not enforced", "err", err)
+		return "per-shard CPU and memory limits not enforced: " + err.Error()
+	}
+	rt.log.Info("runtime: per-shard limits through cgroup v1", "millicores", l.CPUMillicores, "memoryBytes", l.MemoryBytes)
+	return fmt.Sprintf("per-shard limits through cgroup v1: %d millicores, %d bytes of memory", l.CPUMillicores, l.MemoryBytes)
 }
 
 // Engine reports whether this data plane runs workers, and if not why.
