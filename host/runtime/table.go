@@ -49,6 +49,11 @@ type tableEntry struct {
 // first entry whose running weight sum exceeds r (spec/runtime-v1.md
 // §9.1 (3)). reason says why a request is not routed.
 func (t *table) resolve(host string) (*Target, Outcome, string) {
+	return t.resolveDraw(host, rand.Int64N(10000))
+}
+
+// resolveDraw is resolve with the draw given.
+func (t *table) resolveDraw(host string, draw int64) (*Target, Outcome, string) {
 	r := t.hosts[host]
 	if r == nil {
 		return nil, UnknownHost, "no worker answers this hostname"
@@ -56,7 +61,6 @@ func (t *table) resolve(host string) (*Target, Outcome, string) {
 	if len(r.entries) == 0 {
 		return nil, NotRunnable, "worker " + r.worker + " has no active deployment"
 	}
-	draw := rand.Int64N(10000)
 	var sum int64
 	for _, e := range r.entries {
 		sum += e.weight
