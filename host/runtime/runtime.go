@@ -3,7 +3,7 @@
 // versions that routable workers' deployments weight, and keeps the
 // routing table the ingress (package ingress) resolves hostnames with.
 // It reconciles at start, after each committed Edge mutation (Notify) and
-// periodically.
+// periodically (repo decision 0050).
 package runtime
 
 import (

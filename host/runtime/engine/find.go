@@ -2,7 +2,8 @@
 // (spec/runtime-v1.md §0.3): it finds the pinned binary, writes a shard's
 // configuration (text Cap'n Proto) from desired state, generates the main
 // module that builds env, and starts, probes and stops workerd processes.
-// It knows nothing of the host's store; package runtime feeds it.
+// It knows nothing of the host's store; package runtime feeds it
+// (repo decision 0050).
 package engine
 
 import (
@@ -24,7 +25,7 @@ const Pinned = "1.20261117.1"
 // 2026-11-17 switches on a module registry that roots modules under
 // file:///bundle/, so a "/name" import no longer resolves against the
 // bundle root as spec/runtime-v1.md §1.1 requires (TestShardServesVersions
-// fails with it).
+// fails with it; repo decision 0050).
 const CompatibilityDate = "2026-11-16"
 
 // EnvBinary is the environment variable naming the workerd binary.
