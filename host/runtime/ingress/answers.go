@@ -13,6 +13,17 @@ const (
 	bodyNoEngine    = "503 Service Unavailable: workers do not run on this host (no workerd engine); the host serves its control plane only\n"
 	bodyTimeout     = "504 Gateway Timeout: the worker did not answer in time\n"
 	bodyUnreachable = "503 Service Unavailable: this worker could not be reached; retry later\n"
+	bodyTooLarge    = "413 Content Too Large: the request body exceeds 104857600 bytes\n"
+	bodyURITooLong  = "414 URI Too Long: the request URL exceeds 8192 bytes\n"
+	bodyHeaders     = "431 Request Header Fields Too Large: at most 128 headers, each value at most 8192 bytes\n"
+)
+
+// Inbound limits (spec/runtime-v1.md §6, §2.2).
+const (
+	MaxRequestBytes = 104857600 // maxRequestBytes: 413
+	MaxURLBytes     = 8192      // 414
+	MaxHeaders      = 128       // 431
+	MaxHeaderValue  = 8192      // 431
 )
 
 // retryAfterSeconds is the Retry-After of every 503.

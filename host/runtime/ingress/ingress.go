@@ -8,6 +8,7 @@ package ingress
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -60,6 +61,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	host := canonicalHost(r)
+	if status, body := limited(r); status != 0 {
+		log.Info("ingress", "host", host, "status", status, "reason", "request over a limit")
+		h.answer(w, log, status, body)
+		return
+	}
 	t, outcome, reason := h.Routes.Resolve(host)
 	switch outcome {
 	case runtime.UnknownHost:
@@ -90,6 +96,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	start := time.Now()
 	var status int
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = &capped{body: r.Body, left: MaxRequestBytes}
+	}
 	p := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme = "http"
@@ -111,6 +120,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			case errors.Is(err, errHeadTimeout):
 				status = http.StatusGatewayTimeout
 				h.answer(w, log, status, bodyTimeout)
+			case errors.Is(err, errTooLarge):
+				status = http.StatusRequestEntityTooLarge
+				h.answer(w, log, status, bodyTooLarge)
 			case r.Context().Err() != nil:
 				status = 499 // the client went away; nothing to answer
 			default:
@@ -132,6 +144,51 @@ func (h *Handler) answer(w http.ResponseWriter, log *slog.Logger, status int, bo
 }
 
 var errHeadTimeout = errors.New("the worker sent no response head in time")
+
+// limited is the host's answer to a request over an inbound limit (a
+// declared body over MaxRequestBytes, a URL over MaxURLBytes, too many or
+// too long headers), or 0 when it is within them.
+func limited(r *http.Request) (int, string) {
+	if r.ContentLength > MaxRequestBytes {
+		return http.StatusRequestEntityTooLarge, bodyTooLarge
+	}
+	if len(r.RequestURI) > MaxURLBytes {
+		return http.StatusRequestURITooLong, bodyURITooLong
+	}
+	n := 0
+	for _, vs := range r.Header {
+		for _, v := range vs {
+			n++
+			if len(v) > MaxHeaderValue {
+				return http.StatusRequestHeaderFieldsTooLarge, bodyHeaders
+			}
+		}
+	}
+	if n > MaxHeaders {
+		return http.StatusRequestHeaderFieldsTooLarge, bodyHeaders
+	}
+	return 0, ""
+}
+
+var errTooLarge = errors.New("the request body exceeds the inbound limit")
+
+// capped fails a body of unknown length once it passes the limit, so the
+// worker's request.body errors (spec/runtime-v1.md §6).
+type capped struct {
+	body io.ReadCloser
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.body.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+func (c *capped) Close() error { return c.body.Close() }
 
 // headTimeout bounds the wait for the response head only; the body then
 // streams for as long as it flows.

@@ -25,6 +25,7 @@ const streamWorker = `export default {
     const url = new URL(request.url);
     if (url.pathname === "/slow") { await new Promise((resolve) => setTimeout(resolve, 60000)); }
     if (request.body === null) return new Response("ready");
+    if (url.pathname === "/whole") return new Response(String((await request.arrayBuffer()).byteLength));
     const reader = request.body.getReader();
     const enc = new TextEncoder();
     let total = 0, reads = 0;
@@ -108,6 +109,23 @@ func TestRequestBodyStreamsFullDuplex(t *testing.T) {
 		t.Errorf("after the whole body: %q (%v), want the end line with 12288 bytes", rest, err)
 	}
 
+	// A body of unknown length past 104857600 bytes errors the worker's
+	// request.body; before the head the client gets the host's 413 (§6).
+	big, err := http.NewRequest(http.MethodPost, front.URL+"/whole", io.MultiReader(io.LimitReader(zeros{}, 104857601)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.Host = hostname
+	if resp, err := front.Client().Do(big); err != nil {
+		t.Errorf("a body past the cap: %v, want the host's 413", err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("a body of unknown length past the cap answered %d %q, want the host's 413", resp.StatusCode, b)
+		}
+	}
+
 	slow := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, HeadTimeout: 500 * time.Millisecond})
 	defer slow.Close()
 	status, _, body := get(t, slow, hostname, "/slow")
@@ -146,4 +164,12 @@ func deploySource(t *testing.T, e *conformance.Env, source []byte) string {
 		t.Fatal(err)
 	}
 	return endpointHostname(t, ep.Status.Outputs)
+}
+
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
