@@ -167,6 +167,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		PublicURL: ep.publicURL,
 	}
 	f.op.configure(&cfg)
+	testAddr, testHost, err := f.rt.testListener(f.probe)
+	if err != nil {
+		return err
+	}
 	rt, notice, err := f.rt.startRuntime(st, &cfg, logger)
 	if err != nil {
 		return err
@@ -184,6 +188,13 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		fmt.Fprintln(cmd.OutOrStdout(), notice)
 	}
 	defer serveIngress(ctx, f.rt.ingressAddr(data), rt, cmd.OutOrStdout(), logger)()
+	if testAddr != "" {
+		stopTest, err := serveTestListener(ctx, testAddr, testHost, rt, cmd.OutOrStdout(), logger)
+		if err != nil {
+			return err
+		}
+		defer stopTest()
+	}
 	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len())
 	return f.op.run(ctx, srv, hs, ep.serve, logger)
 }

@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/edgehost"
 	"github.com/takoform/takoform/host/runtime"
@@ -28,6 +30,7 @@ const DefaultIngress = "127.0.0.1:8788"
 // runtimeFlags are the data plane's flags of `host serve`.
 type runtimeFlags struct {
 	workerd, ingress, runtimeDir string
+	testListen                   string
 	shardCPU                     float64
 	shardMemoryMiB               int64
 }
@@ -37,6 +40,7 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.ingress, "ingress", "", "address the worker ingress listens on (plain HTTP; routes endpoint hostnames to workers); default "+DefaultIngress+" with a SQLite data file, none with PostgreSQL; \"off\" disables it")
 	fl.Float64Var(&f.shardCPU, "shard-cpu", 1, "CPU ceiling of each tenant's workerd process, in cores (cgroup v1 cpu quota, where the host may create cgroups; 0: none)")
 	fl.Int64Var(&f.shardMemoryMiB, "shard-memory-mib", 1024, "memory ceiling of each tenant's workerd process, in MiB (cgroup v1 memory limit, where the host may create cgroups; 0: none); past it the process is killed and restarted")
+	fl.StringVar(&f.testListen, "runtime-test-listen", "", "ADDR=HOSTNAME: with --conformance-probe only, a plain-HTTP listener on the loopback ADDR that routes every request as HOSTNAME (for runtime runners that accept only a loopback IP)")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
 }
 
@@ -111,6 +115,54 @@ func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, out io.
 	return func() {
 		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		_ = hs.Shutdown(shut)
+		if err := hs.Shutdown(shut); err != nil {
+			log.Warn("worker ingress shutdown", "err", err)
+		}
 	}
+}
+
+// testListener parses --runtime-test-listen (spec/runtime-v1.md §10.1):
+// only with --conformance-probe, ADDR a loopback IP and port, HOSTNAME a
+// hostname; "" when the flag is unset.
+func (f *runtimeFlags) testListener(probe bool) (addr, hostname string, err error) {
+	if f.testListen == "" {
+		return "", "", nil
+	}
+	if !probe {
+		return "", "", usage("--runtime-test-listen is test-only: it needs --conformance-probe")
+	}
+	addr, name, ok := strings.Cut(f.testListen, "=")
+	host, _, splitErr := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	if !ok || splitErr != nil || ip == nil || !ip.IsLoopback() {
+		return "", "", usage("--runtime-test-listen %q: want LOOPBACK-IP:PORT=HOSTNAME, e.g. 127.0.0.1:8790=ep-0123456789abcdef.workers.takoform.localhost", f.testListen)
+	}
+	canonical, err := edge.CanonicalHostname(name)
+	if err != nil {
+		return "", "", usage("--runtime-test-listen %q: %v", f.testListen, err)
+	}
+	return addr, canonical, nil
+}
+
+// serveTestListener serves the runtime test listener; its failure to bind
+// stops the host (it was asked for by a test).
+func serveTestListener(ctx context.Context, addr, hostname string, rt *runtime.Runtime, out io.Writer, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--runtime-test-listen: %w", err)
+	}
+	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Hostname: hostname}, ReadHeaderTimeout: 30 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("runtime test listener stopped", "err", err)
+		}
+	}()
+	fmt.Fprintf(out, "runtime test listener on http://%s routes every request as %s\n", ln.Addr(), hostname)
+	return func() {
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := hs.Shutdown(shut); err != nil {
+			log.Warn("runtime test listener shutdown", "err", err)
+		}
+	}, nil
 }

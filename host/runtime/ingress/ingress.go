@@ -38,6 +38,10 @@ type Handler struct {
 	Scheme string
 	// HeadTimeout overrides HeadTimeout when positive.
 	HeadTimeout time.Duration
+	// Hostname, when set, routes every request as this canonical hostname
+	// whatever its Host: the test-only loopback listener of
+	// spec/runtime-v1.md §10.1, for runners that accept only a loopback IP.
+	Hostname string
 }
 
 // canonicalHost is the request's hostname as §9.1 (1) defines it: Host
@@ -61,6 +65,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	host := canonicalHost(r)
+	if h.Hostname != "" {
+		host = h.Hostname
+	}
 	if status, body := limited(r); status != 0 {
 		log.Info("ingress", "host", host, "status", status, "reason", "request over a limit")
 		h.answer(w, log, status, body)
@@ -104,6 +111,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			pr.Out.URL.Scheme = "http"
 			pr.Out.URL.Host = host
 			pr.Out.Host = pr.In.Host
+			if h.Hostname != "" {
+				pr.Out.Host = h.Hostname
+			}
 			pr.Out.Header.Set("X-Forwarded-Proto", scheme)
 			pr.Out.Header.Del("Forwarded")
 			pr.Out.Header.Del("X-Forwarded-For")
