@@ -25,6 +25,11 @@ const (
 	kindCustomDomain = "WorkerCustomDomain"
 )
 
+// watchedKinds are the kinds whose mutations can change desired state.
+var watchedKinds = map[string]bool{
+	kindWorker: true, kindVersion: true, kindBundle: true, kindDeployment: true, kindEndpoint: true, kindCustomDomain: true,
+}
+
 // gatewayKinds maps the WorkerVersion binding lists the gateway serves to
 // their engine kind (spec/runtime-v1.md §5.1–§5.4).
 var gatewayKinds = map[string]engine.Kind{

@@ -145,10 +145,10 @@ func removeDir(log *slog.Logger, dir string) {
 }
 
 // Notify asks for a reconcile after a committed mutation of k: cheap and
-// non-blocking; keys outside the Edge group are ignored (the zero Key
-// always reconciles).
+// non-blocking; only the Edge kinds desired state is read from count (the
+// zero Key always reconciles).
 func (rt *Runtime) Notify(k store.Key) {
-	if k.APIVersion != "" && k.APIVersion != edge.Group {
+	if k != (store.Key{}) && (k.APIVersion != edge.Group || !watchedKinds[k.Kind]) {
 		return
 	}
 	select {
@@ -198,10 +198,15 @@ func (rt *Runtime) Close() {
 	}
 }
 
+// reconcileGap is the least time between two reconciles: a burst of
+// mutations costs one read of desired state per gap, not one each.
+const reconcileGap = 100 * time.Millisecond
+
 func (rt *Runtime) loop() {
 	defer close(rt.done)
 	t := time.NewTicker(rt.cfg.Period)
 	defer t.Stop()
+	var last time.Time
 	for {
 		select {
 		case <-rt.stop:
@@ -209,6 +214,14 @@ func (rt *Runtime) loop() {
 		case <-rt.kick:
 		case <-t.C:
 		}
+		if wait := reconcileGap - time.Since(last); wait > 0 {
+			select {
+			case <-rt.stop:
+				return
+			case <-time.After(wait):
+			}
+		}
+		last = time.Now()
 		if err := rt.reconcile(); err != nil {
 			rt.log.Error("runtime: reading desired state failed; the data plane keeps what it runs", "err", err)
 		}
