@@ -125,6 +125,9 @@ func (rt *Runtime) enforceLimits() string {
 		rt.log.Warn("runtime: per-shard CPU and memory limits not enforced", "err", err)
 		return "per-shard CPU and memory limits not enforced: " + err.Error()
 	}
+	if n, err := engine.SweepCgroups(); err != nil || n > 0 {
+		rt.log.Info("runtime: swept cgroups left by hosts that died", "removed", n, "err", err)
+	}
 	rt.log.Info("runtime: per-shard limits through cgroup v1", "millicores", l.CPUMillicores, "memoryBytes", l.MemoryBytes)
 	return fmt.Sprintf("per-shard limits through cgroup v1: %d millicores, %d bytes of memory", l.CPUMillicores, l.MemoryBytes)
 }

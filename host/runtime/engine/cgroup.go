@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -105,4 +106,45 @@ func (g *Cgroup) Remove() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// SweepCgroups removes the empty groups a host that died without cleaning
+// up left behind (takoform-<pid> of a process that no longer exists): its
+// workerd processes died with it (Pdeathsig), their groups did not. It
+// returns how many groups it removed; groups still holding a process stay.
+func SweepCgroups() (int, error) {
+	removed := 0
+	var errs []error
+	for _, c := range []string{"cpu", "memory"} {
+		parents, err := filepath.Glob(filepath.Join(cgroupRoot, c, "takoform-*"))
+		if err != nil {
+			return removed, err
+		}
+		for _, parent := range parents {
+			pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(parent), "takoform-"))
+			if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+				continue // not ours to judge, or its host still runs
+			}
+			children, err := os.ReadDir(parent)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for _, ch := range children {
+				if ch.IsDir() {
+					if err := os.Remove(filepath.Join(parent, ch.Name())); err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					removed++
+				}
+			}
+			if err := os.Remove(parent); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			removed++
+		}
+	}
+	return removed, errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -144,5 +145,37 @@ func TestConfine(t *testing.T) {
 		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, group)); !os.IsNotExist(err) {
 			t.Errorf("the %s group outlived its process: %v", c, err)
 		}
+	}
+}
+
+// TestSweepCgroups removes the groups of a host process that no longer
+// exists and keeps those of a live one.
+func TestSweepCgroups(t *testing.T) {
+	if err := engine.CgroupsV1(); err != nil {
+		t.Skipf("cgroups are not writable here: %v", err)
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join("/sys/fs/cgroup/memory", "takoform-"+strconv.Itoa(cmd.Process.Pid))
+	alive := filepath.Join("/sys/fs/cgroup/memory", "takoform-1")
+	for _, d := range []string{filepath.Join(dead, "s1-g1"), filepath.Join(alive, "s9-g9")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = os.Remove(filepath.Join(alive, "s9-g9"))
+		_ = os.Remove(alive)
+	})
+	if _, err := engine.SweepCgroups(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead host's group %s survived the sweep: %v", dead, err)
+	}
+	if _, err := os.Stat(filepath.Join(alive, "s9-g9")); err != nil {
+		t.Errorf("the live process's group was swept: %v", err)
 	}
 }
