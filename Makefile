@@ -3,18 +3,25 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet lint tofu unit conformance acceptance build generate fuzz fuzz-space bench demo bench-provider docs release-snapshot
+.PHONY: test fmt-check vet lint tofu workerd unit conformance acceptance build generate fuzz fuzz-space bench demo bench-provider docs release-snapshot
 
 # The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
 # installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
 # `make unit` and friends on their own skip the PostgreSQL tests, saying so.
-test: fmt-check vet lint tofu
-	./scripts/postgres.sh run -- $(MAKE) --no-print-directory unit conformance acceptance
+test: fmt-check vet lint tofu workerd
+	TAKOFORM_WORKERD="$$(./scripts/workerd.sh)" ./scripts/postgres.sh run -- $(MAKE) --no-print-directory unit conformance acceptance
 
 # OpenTofu v1.12.6, built from the Go module proxy into tools/ (pinned,
 # cached); the provider's acceptance tests find it there.
 tofu:
 	./scripts/opentofu.sh
+
+# workerd 1.20261117.1 (the data plane's engine, spec/runtime-v1.md §0.3),
+# installed from the npm registry into tools/ (pinned, cached); tests that
+# run workers find it through TAKOFORM_WORKERD or tools/ and, under CI=true,
+# fail without it.
+workerd:
+	./scripts/workerd.sh
 
 fmt-check:
 	@unformatted="$$(gofmt -l .)"; \

@@ -9,6 +9,7 @@ import (
 	"github.com/takoform/takoform/host"
 
 	"github.com/takoform/takoform/conformance"
+	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/internal/hosttest"
 )
 
@@ -16,6 +17,19 @@ import (
 // SQLite file, one subtest per check ID (`go test -v` lists them).
 func TestConformance(t *testing.T) {
 	runAll(t, hosttest.Start(t, hosttest.Options{Probe: true, Catalog: testCatalog(t)}))
+}
+
+// TestConformanceWithDataPlane runs every check against our host with its
+// data plane, on real workerd and without any engine: whatever the data
+// plane's state, every lane answer stays what it is (spec/runtime-v1.md
+// §0.1: the control plane changes only where that page says).
+func TestConformanceWithDataPlane(t *testing.T) {
+	t.Run("workerd", func(t *testing.T) {
+		runAll(t, hosttest.Start(t, hosttest.Options{Probe: true, Catalog: testCatalog(t), Workerd: enginetest.Binary(t)}))
+	})
+	t.Run("no-workerd", func(t *testing.T) {
+		runAll(t, hosttest.Start(t, hosttest.Options{Probe: true, Catalog: testCatalog(t), Workerd: hosttest.NoWorkerd}))
+	})
 }
 
 // runAll runs every registered check against h with the probe, one

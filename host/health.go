@@ -100,6 +100,9 @@ func (s *Server) readiness(r *http.Request) Health {
 		checks["store"] = HealthCheck{Status: "ok"}
 		checks["migrations"] = HealthCheck{Status: "ok", Detail: fmt.Sprintf("schema version %d", applied)}
 	}
+	if s.cfg.DataPlane != nil {
+		checks["dataplane"] = HealthCheck{Status: "ok", Detail: s.cfg.DataPlane()}
+	}
 	if s.ops.shutdown.Load() {
 		checks["shutdown"] = HealthCheck{Status: "fail", Detail: "the host is shutting down"}
 	} else {

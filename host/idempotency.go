@@ -215,6 +215,9 @@ func (s *Server) updateKey(r *request, k store.Key, free bool, fn func(tx store.
 		}
 		return fn(tx, st)
 	})
+	if err == nil && found == nil && s.cfg.Committed != nil {
+		s.cfg.Committed(k)
+	}
 	return s.afterUpdate(r, found, err)
 }
 

@@ -115,7 +115,8 @@ func (s *Server) worker() {
 // store as it is now and binding to the accepted incarnation; the terminal
 // document is stored and replayed byte-identically from then on.
 func (s *Server) settle(id string) error {
-	return s.cfg.Store.Update(context.Background(), func(tx store.Tx) error {
+	var target *store.Key
+	err := s.cfg.Store.Update(context.Background(), func(tx store.Tx) error {
 		op, err := tx.ClaimOperation(id)
 		if errors.Is(err, store.ErrLocked) {
 			return nil // another replica's worker is committing it
@@ -123,8 +124,13 @@ func (s *Server) settle(id string) error {
 		if err != nil || op.Done {
 			return err
 		}
+		target = &op.Target
 		return s.settleIn(tx, op)
 	})
+	if err == nil && target != nil && s.cfg.Committed != nil {
+		s.cfg.Committed(*target)
+	}
+	return err
 }
 
 // settleIn commits the pending operation op inside tx and stores its

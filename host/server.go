@@ -61,6 +61,15 @@ type Config struct {
 	MetricsElsewhere bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Committed, when set, is called with the key of each resource a
+	// committed mutation changed (apply, import, delete, observe, an
+	// operation's commit); it must return at once (the data plane's
+	// reconcile hook, spec/runtime-v1.md §9.4).
+	Committed func(k store.Key)
+	// DataPlane, when set, reports the data plane's state, shown in
+	// /readyz's "dataplane" check detail; that check is always ok, so
+	// /readyz's status keeps meaning the control plane.
+	DataPlane func() string
 }
 
 // Server serves the Host API.

@@ -2,6 +2,12 @@
 # `make demo`: OpenTofu deploys the quickstart worker app through the
 # takoform provider to a Takoform host started here on a fresh SQLite file,
 # then shows an empty plan, rolls out changed code and destroys everything.
+# The host runs the deployed workers on workerd (installed into tools/ by
+# scripts/workerd.sh): the demo requests each endpoint through the host's
+# ingress and prints the answer, before and after the rollout. The app
+# worker binds KV, a bucket, a database and a queue, which run once the
+# host's binding gateway is in; until then it answers the host's 503 and
+# the demo prints the vars-only greeter's answer.
 # No network: the provider comes from bin/ through a dev_overrides CLI
 # config, so `tofu init` (registry access) is skipped.
 #
@@ -50,9 +56,17 @@ tofu="$("$root/scripts/findtofu.sh" 2> >(tee -a "$log" >&2))"
 "$tofu" version | sed -n 1p
 done_step
 
+step "install workerd (scripts/workerd.sh)"
+TAKOFORM_WORKERD="$("$root/scripts/workerd.sh" 2>>"$log")"
+export TAKOFORM_WORKERD
+"$TAKOFORM_WORKERD" --version
+done_step
+
 step "start takoform host serve on a fresh SQLite file"
-start_host
-echo "host $endpoint (pid $host_pid, data $work/host.db)"
+start_host --ingress 127.0.0.1:0
+ingress="$(sed -n 's/^worker ingress on http:\/\/\([^ ]*\) .*/\1/p' "$work/host.log")"
+[ -n "$ingress" ] || { cat "$work/host.log" >&2; echo "demo: the host's worker ingress did not start" >&2; exit 1; }
+echo "host $endpoint (pid $host_pid, data $work/host.db), worker ingress $ingress"
 done_step
 
 export TAKOFORM_ENDPOINT="$endpoint" TAKOFORM_SPACE="demo" TAKOFORM_TOKEN="$token"
@@ -107,19 +121,54 @@ plan_apply
 done_step
 
 url="$(cd "$app" && "$tofu" output -raw url)"
-printf '\nendpoint url: %s\n' "$url"
+greeter_url="$(cd "$app" && "$tofu" output -raw greeter_url)"
+printf '\nendpoint url: %s\ngreeter url:  %s\n' "$url" "$greeter_url"
+
+# request URL [EXPECT]: GET URL through the ingress (the URL's hostname
+# in Host; *.localhost names resolve to loopback anyway), retrying until a
+# 200 answer contains EXPECT (the data plane reconciles after each apply);
+# without EXPECT, once. Prints the status and body.
+request() {
+  local url="$1" expect="${2:-}" host path out status tries=150
+  host="${url#https://}"
+  host="${host%%/*}"
+  path="/${url#https://*/}"
+  [ -n "$expect" ] || tries=1
+  for _ in $(seq 1 "$tries"); do
+    out="$(curl -sS --max-time 10 -H "Host: $host" -w '\n%{http_code}' "http://$ingress$path" 2>>"$log" || true)"
+    status="${out##*$'\n'}"
+    if [ "$status" = 200 ] && [[ "$out" == *"$expect"* ]]; then
+      break
+    fi
+    sleep 0.2
+  done
+  printf '    $ curl -H "Host: %s" http://%s%s\n    HTTP %s: %s\n' "$host" "$ingress" "$path" "$status" "${out%$'\n'*}"
+  [ "$status" = 200 ] && [[ "$out" == *"$expect"* ]]
+}
+
+step "request the workers through the ingress"
+request "${greeter_url}hello" "hello from takoform" || { echo "demo: the greeter did not answer" >&2; exit 1; }
+echo "    the app worker (KV, bucket, SQL and queue bindings) runs once the binding gateway is in; today:"
+request "$url" "" || true
+done_step
 
 step "plan -detailed-exitcode (expect no changes)"
 plan_empty "after the first apply"
 done_step
 
 step "change the module source and apply the rollout"
-sed -i.orig 's/hello from takoform/hello again from takoform/' "$app/src/worker.js"
-rm -f "$app/src/worker.js.orig"
-grep -q 'hello again from takoform' "$app/src/worker.js" || { echo "demo: the source edit did not apply" >&2; exit 1; }
+for f in worker.js greeter.js; do
+  sed -i.orig 's/hello from takoform/hello again from takoform/' "$app/src/$f"
+  rm -f "$app/src/$f.orig"
+  grep -q 'hello again from takoform' "$app/src/$f" || { echo "demo: the source edit of $f did not apply" >&2; exit 1; }
+done
 plan_apply
 printf '    endpoint url after the rollout: %s\n' "$(cd "$app" && "$tofu" output -raw url)"
 plan_empty "after the rollout"
+done_step
+
+step "request the greeter after the rollout"
+request "${greeter_url}hello" "hello again from takoform" || { echo "demo: the greeter never answered with the new code" >&2; exit 1; }
 done_step
 
 step "destroy"

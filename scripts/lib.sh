@@ -38,10 +38,11 @@ use_dev_overrides() {
 }
 
 # start_host starts `takoform host serve` on a fresh SQLite file in $work,
-# on a free loopback port with a one-off dev token, and waits for it.
+# on a free loopback port with a one-off dev token, and waits for it; its
+# arguments are added to the command line.
 start_host() {
   token="$label-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-  "$bin/takoform" host serve --listen 127.0.0.1:0 --data "$work/host.db" --dev-token "$token" \
+  "$bin/takoform" host serve --listen 127.0.0.1:0 --data "$work/host.db" --dev-token "$token" "$@" \
     >"$work/host.log" 2>&1 &
   host_pid=$!
   endpoint=""

@@ -134,3 +134,54 @@ output "url" {
   description = "Where the worker is served."
   value       = takoform_worker_endpoint.app.url
 }
+
+# ---------------------------------------------------------------------------
+# A second, vars-only worker: its env holds just GREETING (a JSON value).
+# ---------------------------------------------------------------------------
+
+resource "takoform_module_worker" "greeter" {
+  name = "quickstart-greeter"
+}
+
+resource "takoform_worker_bundle" "greeter" {
+  revision_owner = takoform_module_worker.greeter.name
+  main_module    = "greeter.js"
+  modules = [
+    { name = "greeter.js", content_file = "${path.module}/src/greeter.js" },
+  ]
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "takoform_worker_version" "greeter" {
+  revision_owner = takoform_module_worker.greeter.name
+  worker         = takoform_module_worker.greeter.name
+  bundle         = takoform_worker_bundle.greeter.name
+  handlers       = ["fetch"]
+  vars_json      = jsonencode({ GREETING = { text = "quickstart greeter" } })
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "takoform_worker_deployment" "greeter" {
+  name   = "quickstart-greeter"
+  worker = takoform_module_worker.greeter.name
+  versions = [
+    { worker_version = takoform_worker_version.greeter.name, weight = 10000 },
+  ]
+}
+
+resource "takoform_worker_endpoint" "greeter" {
+  name       = "quickstart-greeter"
+  worker     = takoform_module_worker.greeter.name
+  depends_on = [takoform_worker_deployment.greeter]
+}
+
+output "greeter_url" {
+  description = "Where the greeter is served."
+  value       = takoform_worker_endpoint.greeter.url
+}

@@ -187,16 +187,18 @@ func (f *Family) Render(tx store.Tx, def *form.Definition, res *store.Resource) 
 		c, err := workerReadiness(tx, res)
 		return []wire.Condition{c}, nil, err
 	case WorkerEndpoint:
-		h := f.endpointHostname(res)
+		h := f.EndpointHostname(res)
 		return nil, map[string]any{"hostname": h, "url": "https://" + h + "/"}, nil
 	}
 	return nil, nil, nil
 }
 
-// endpointHostname is the host-assigned address of an endpoint: a pure
-// function of its tenant and UID, so it is stable for the UID and distinct
-// per endpoint (and so per worker: one endpoint per worker).
-func (f *Family) endpointHostname(res *store.Resource) string {
+// EndpointHostname is the host-assigned address of a WorkerEndpoint
+// (its status.outputs.hostname): "ep-" + 16 hex digits of sha256(tenant,
+// NUL, UID) + "." + EndpointDomain, a pure function of its tenant and UID,
+// so it is stable for the UID and distinct per endpoint (and so per
+// worker: one endpoint per worker; spec/runtime-v1.md §9.1 (2)).
+func (f *Family) EndpointHostname(res *store.Resource) string {
 	sum := sha256.Sum256([]byte(res.Tenant + "\x00" + res.UID))
 	return "ep-" + hex.EncodeToString(sum[:8]) + "." + f.EndpointDomain
 }

@@ -202,6 +202,11 @@ type Tx interface {
 	DeleteResource(uid string) error             // also drops its pins; ErrNotFound
 	// ResourceByNativeID finds the live claimant of a native id in a tenant.
 	ResourceByNativeID(tenant, nativeID string) (*Resource, error) // ErrNotFound
+	// ResourcesOfKind lists every live resource of (apiVersion, kind) in
+	// every tenant and space, ordered by UID (none: nil, no error), read
+	// through an index on (api_version, kind): the data plane's desired
+	// state, which starts from the routable kinds (spec/runtime-v1.md §9.1).
+	ResourcesOfKind(apiVersion, kind string) ([]*Resource, error)
 
 	// Relations: the pins a source holds and the reverse index.
 	Pins(sourceUID string) ([]Pin, error)

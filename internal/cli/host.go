@@ -64,6 +64,7 @@ type serveFlags struct {
 	probe                          bool
 	deploy                         deployFlags
 	op                             *operatorFlags
+	rt                             runtimeFlags
 }
 
 // ServeGCPercent is the GC percent `host serve` runs with when the operator
@@ -103,6 +104,7 @@ func newHostServeCommand() *cobra.Command {
 	fl.Int64Var(&f.maxBody, "max-body-bytes", 8<<20, "largest request body accepted")
 	fl.BoolVar(&f.probe, "conformance-probe", false, "enable the test-only Takoform-Conformance-Probe header (loopback listeners only)")
 	f.deploy.register(fl)
+	f.rt.register(fl)
 	f.op = addOperatorFlags(fl)
 	return cmd
 }
@@ -165,6 +167,15 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		PublicURL: ep.publicURL,
 	}
 	f.op.configure(&cfg)
+	testAddr, testHost, err := f.rt.testListener(f.probe)
+	if err != nil {
+		return err
+	}
+	rt, notice, err := f.rt.startRuntime(st, &cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
 	srv, err := host.New(ctx, cfg)
 	if err != nil {
 		return err
@@ -173,6 +184,17 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	hs := srv.HTTPServer()
 	reloadOnHUP(ctx, srv, ep, f, logger)
 	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (listen %s, data %s, %d forms)\n", ep.url, ep.ln.Addr(), storeurl.Redact(data), cat.Len())
+	if notice != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), notice)
+	}
+	defer serveIngress(ctx, f.rt.ingressAddr(data), rt, cmd.OutOrStdout(), logger)()
+	if testAddr != "" {
+		stopTest, err := serveTestListener(ctx, testAddr, testHost, rt, cmd.OutOrStdout(), logger)
+		if err != nil {
+			return err
+		}
+		defer stopTest()
+	}
 	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len())
 	return f.op.run(ctx, srv, hs, ep.serve, logger)
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/edgehost"
+	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
 	"github.com/takoform/takoform/host/store/storeurl"
@@ -35,7 +37,9 @@ type Host struct {
 	Path   string // the SQLite file ("" on PostgreSQL)
 	Server *host.Server
 	Store  store.Store
-	http   *httptest.Server
+	// Runtime is the data plane (Options.Workerd), nil without one.
+	Runtime *runtime.Runtime
+	http    *httptest.Server
 }
 
 // Options adjust the host; zero values take host defaults and the
@@ -63,7 +67,18 @@ type Options struct {
 	// Wrap, when set, wraps the host's handler: a test that must show a
 	// conformance check fails on a host breaking its rule breaks ours here.
 	Wrap func(http.Handler) http.Handler
+	// Workerd, when set, runs the data plane beside the host (wired as
+	// `host serve` wires it): a workerd binary path
+	// (enginetest.Binary), or NoWorkerd for a data plane without an
+	// engine. Host.Runtime is then set.
+	Workerd string
+	// Runtime, when set, adjusts the data plane's configuration last
+	// (its binding gateway and projections).
+	Runtime func(*runtime.Config)
 }
+
+// NoWorkerd is Options.Workerd for a data plane that runs no workers.
+const NoWorkerd = "none"
 
 // Start starts a host and stops it when the test ends.
 func Start(t testing.TB, o Options) *Host {
@@ -105,8 +120,29 @@ func Start(t testing.TB, o Options) *Host {
 	if o.Configure != nil {
 		o.Configure(&cfg)
 	}
+	var rt *runtime.Runtime
+	if o.Workerd != "" {
+		rc := runtime.Config{Store: st, Binary: o.Workerd, Hostname: edgehost.New().EndpointHostname, Logger: cfg.Logger}
+		if fam, ok := cfg.Family.(*edgehost.Family); ok {
+			rc.Hostname = fam.EndpointHostname
+		}
+		if o.Workerd == NoWorkerd {
+			rc.Binary, rc.NoEngine = "", "no workerd binary (test host)"
+		}
+		if o.Runtime != nil {
+			o.Runtime(&rc)
+		}
+		if rt, err = runtime.New(rc); err != nil {
+			st.Close()
+			t.Fatal(err)
+		}
+		cfg.Committed, cfg.DataPlane = rt.Notify, rt.State
+	}
 	srv, err := host.New(ctx, cfg)
 	if err != nil {
+		if rt != nil {
+			rt.Close()
+		}
 		st.Close()
 		t.Fatal(err)
 	}
@@ -120,7 +156,7 @@ func Start(t testing.TB, o Options) *Host {
 		hs.Listener = o.Listener
 	}
 	hs.Start()
-	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, http: hs}
+	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, Runtime: rt, http: hs}
 	t.Cleanup(h.Stop)
 	return h
 }
@@ -132,6 +168,9 @@ func (h *Host) Stop() {
 	}
 	h.http.Close()
 	h.Server.Close()
+	if h.Runtime != nil {
+		h.Runtime.Close()
+	}
 	h.Store.Close()
 	h.http = nil
 }

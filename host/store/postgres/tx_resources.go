@@ -31,6 +31,24 @@ func (t *tx) ResourceByUID(uid string) (*store.Resource, error) {
 	return r, nil
 }
 
+// ResourcesOfKind lists every resource of (apiVersion, kind), ordered by
+// UID.
+func (t *tx) ResourcesOfKind(apiVersion, kind string) ([]*store.Resource, error) {
+	var out []*store.Resource
+	err := t.queryAll(func(rows pgx.Rows) error {
+		r, err := sqlrow.ScanResource(rows)
+		if err != nil {
+			return err
+		}
+		out = append(out, r)
+		return nil
+	}, `SELECT `+sqlrow.ResourceCols+` FROM resources WHERE api_version = $1 AND kind = $2 ORDER BY uid`, apiVersion, kind)
+	if err != nil {
+		return nil, fmt.Errorf("list resources %s %s: %w", apiVersion, kind, err)
+	}
+	return out, nil
+}
+
 // ResourceByNativeID returns the resource of tenant claiming nativeID, or
 // an error wrapping store.ErrNotFound (always for an empty nativeID).
 func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error) {

@@ -20,6 +20,7 @@ const (
 	qResourceByKey query = iota
 	qResourceByUID
 	qResourceByNativeID
+	qResourcesOfKind
 	qInsertResource
 	qUpdateResource
 	qDeleteResource
@@ -71,6 +72,8 @@ var queries = [numQueries]string{
 	qResourceByUID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources WHERE uid = ?`,
 	qResourceByNativeID: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
 		WHERE tenant = ? AND native_id = ? AND native_id <> ''`,
+	qResourcesOfKind: `SELECT ` + sqlrow.ResourceCols + ` FROM resources
+		WHERE api_version = ? AND kind = ? ORDER BY uid`,
 	qInsertResource: `INSERT INTO resources (` + sqlrow.ResourceWriteCols + `)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateResource: `UPDATE resources SET form_api_version = ?, form_kind = ?,

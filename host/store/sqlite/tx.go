@@ -151,6 +151,29 @@ func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error
 	return r, nil
 }
 
+// ResourcesOfKind lists every resource of (apiVersion, kind), ordered by
+// UID.
+func (t *tx) ResourcesOfKind(apiVersion, kind string) (_ []*store.Resource, rerr error) {
+	what := fmt.Sprintf("list resources %s %s", apiVersion, kind)
+	rows, err := t.query(qResourcesOfKind, apiVersion, kind)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer store.JoinCleanup(&rerr, rows.Close)
+	var out []*store.Resource
+	for rows.Next() {
+		r, err := sqlrow.ScanResource(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
 // CreateResource inserts r. An existing key, UID or (tenant, native id)
 // claim is an error wrapping store.ErrConflict.
 func (t *tx) CreateResource(r *store.Resource) error {

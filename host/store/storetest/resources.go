@@ -28,6 +28,29 @@ func testResourceCreateRead(t *testing.T, s store.Store) {
 	})
 }
 
+// ResourcesOfKind lists one kind across tenants and spaces, in UID order,
+// and nothing of another kind or a deleted resource.
+func testResourcesOfKind(t *testing.T, s store.Store) {
+	b := kv("globex", "dev", "b", "uid-b")
+	a := kv("acme", "prod", "a", "uid-a")
+	gone := kv("acme", "prod", "gone", "uid-c")
+	other := kv("acme", "prod", "w", "uid-0")
+	other.Kind = "Worker"
+	create(t, s, b, a, gone, other)
+	update(t, s, func(tx store.Tx) error { return tx.DeleteResource("uid-c") })
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.ResourcesOfKind(refV1.APIVersion, refV1.Kind)
+		wantNoErr(t, "ResourcesOfKind", err)
+		equal(t, "ResourcesOfKind", got, []*store.Resource{a, b})
+		none, err := tx.ResourcesOfKind(refV1.APIVersion, "Absent")
+		wantNoErr(t, "ResourcesOfKind of an absent kind", err)
+		if len(none) != 0 {
+			t.Errorf("ResourcesOfKind of an absent kind = %d resources, want none", len(none))
+		}
+		return nil
+	})
+}
+
 func testResourceNotFound(t *testing.T, s store.Store) {
 	create(t, s, kv("acme", "prod", "sessions", "uid-1"))
 	update(t, s, func(tx store.Tx) error {

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	}{
 		{"ResourceCreateRead", testResourceCreateRead},
 		{"ResourceNotFound", testResourceNotFound},
+		{"ResourcesOfKind", testResourcesOfKind},
 		{"ResourceKeyConflictAcrossDefinitionVersions", testResourceKeyConflict},
 		{"ResourceUIDConflict", testResourceUIDConflict},
 		{"ResourceUpdate", testResourceUpdate},

@@ -1,0 +1,332 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/host/runtime/engine"
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/ijson"
+)
+
+// The Edge kinds the data plane reads (spec/host-api-v1alpha3.md §6).
+const (
+	kindWorker       = "ModuleWorker"
+	kindVersion      = "WorkerVersion"
+	kindBundle       = "WorkerBundle"
+	kindDeployment   = "WorkerDeployment"
+	kindEndpoint     = "WorkerEndpoint"
+	kindCustomDomain = "WorkerCustomDomain"
+)
+
+// watchedKinds are the kinds whose mutations can change desired state.
+var watchedKinds = map[string]bool{
+	kindWorker: true, kindVersion: true, kindBundle: true, kindDeployment: true, kindEndpoint: true, kindCustomDomain: true,
+}
+
+// gatewayKinds maps the WorkerVersion binding lists the gateway serves to
+// their engine kind (spec/runtime-v1.md §5.1–§5.4).
+var gatewayKinds = map[string]engine.Kind{
+	"kvBindings":            engine.KindKV,
+	"bucketBindings":        engine.KindObjects,
+	"sqliteBindings":        engine.KindSQL,
+	"queueProducerBindings": engine.KindQueue,
+}
+
+// desired is what should run, read from the store in one View.
+type desired struct {
+	// hosts maps a canonical hostname to the worker that answers it.
+	hosts map[string]*route
+	// tenants maps a tenant to the versions its shard should run, by UID.
+	tenants map[string]map[string]*versionSpec
+}
+
+// route is one routable worker: its deployment's weighted versions in
+// stored order (spec/runtime-v1.md §9.1 (3)); none when it has no active
+// deployment.
+type route struct {
+	tenant, worker string // worker: "space/name", for logs
+	versions       []weighted
+}
+
+type weighted struct {
+	uid    string
+	weight int64
+}
+
+// versionSpec is one version as the engine needs it, short of module
+// bytes (read when a generation is built).
+type versionSpec struct {
+	uid, tenant, name string
+	manifest          string // the bundle's manifest digest
+	vars              []engine.Var
+	bindings          []engine.Binding
+	services          []engine.Service
+	// unrunnable says why the version cannot run here ("" when it can);
+	// requests routed to it get the host's 503 (spec/runtime-v1.md §9.1 (4)).
+	unrunnable string
+}
+
+// fingerprint identifies what a version runs: a change of any part
+// starts the shard's next generation (spec/runtime-v1.md §9.4).
+func (v *versionSpec) fingerprint() string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), fmt.Sprint(v.services), v.unrunnable))
+	return hex.EncodeToString(sum[:])
+}
+
+// readDesired reads every routable worker (each WorkerEndpoint, and each
+// WorkerCustomDomain whose hostname needs no ownership proof,
+// spec/runtime-v1.md §10.6), its active deployment and the versions it
+// weights. hostname is the endpoint's host-assigned hostname
+// (status.outputs.hostname).
+func readDesired(tx store.Tx, hostname func(*store.Resource) string, gateway bool) (*desired, error) {
+	d := &desired{hosts: map[string]*route{}, tenants: map[string]map[string]*versionSpec{}}
+	eps, err := tx.ResourcesOfKind(edge.Group, kindEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	doms, err := tx.ResourcesOfKind(edge.Group, kindCustomDomain)
+	if err != nil {
+		return nil, err
+	}
+	type attach struct {
+		res  *store.Resource
+		host string
+	}
+	var all []attach
+	for _, ep := range eps {
+		all = append(all, attach{ep, hostname(ep)})
+	}
+	for _, dom := range doms {
+		spec, err := ijson.DecodeObject(dom.Spec)
+		if err != nil {
+			return nil, err
+		}
+		h, err := edge.CanonicalHostname(ijson.As[string](spec["hostname"]))
+		if err != nil || !(h == "localhost" || strings.HasSuffix(h, ".localhost")) {
+			continue // routed once ownership can be proved (§10.6)
+		}
+		all = append(all, attach{dom, h})
+	}
+	for _, a := range all {
+		if _, taken := d.hosts[a.host]; taken {
+			continue // two tenants' claims on one hostname: neither proved it (§10.6)
+		}
+		r, err := readRoute(tx, a.res, d, gateway)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			d.hosts[a.host] = r
+		}
+	}
+	return d, nil
+}
+
+// readRoute follows an attachment to its worker and the worker's active
+// deployment, adding the weighted versions to d.
+func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*route, error) {
+	workerUID, err := pinTarget(tx, att.UID, "/worker")
+	if err != nil || workerUID == "" {
+		return nil, err
+	}
+	w, err := present(tx.ResourceByUID(workerUID))
+	if err != nil || w == nil {
+		return nil, err
+	}
+	r := &route{tenant: w.Tenant, worker: w.Space + "/" + w.Name}
+	r.versions, err = deployed(tx, d, w.UID, gateway)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// deployed is the weighted versions of the worker's active deployment,
+// in stored order (none without one), each added to d.
+func deployed(tx store.Tx, d *desired, workerUID string, gateway bool) ([]weighted, error) {
+	dep, err := deploymentOf(tx, workerUID)
+	if err != nil || dep == nil {
+		return nil, err
+	}
+	pins, err := tx.Pins(dep.UID)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := ijson.DecodeObject(dep.Spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []weighted
+	for i, v := range ijson.As[[]any](spec["versions"]) {
+		uid := pointerTarget(pins, fmt.Sprintf("/versions/%d/workerVersion", i))
+		weight, err := ijson.As[json.Number](ijson.As[map[string]any](v)["weight"]).Int64()
+		if err != nil {
+			return nil, fmt.Errorf("deployment %s/%s versions/%d: weight: %w", dep.Space, dep.Name, i, err)
+		}
+		out = append(out, weighted{uid: uid, weight: weight})
+		if uid == "" {
+			continue
+		}
+		if err := addVersion(tx, d, uid, gateway); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// deploymentOf is the worker's active deployment (the one deployment
+// whose /worker pins it), nil when none.
+func deploymentOf(tx store.Tx, workerUID string) (*store.Resource, error) {
+	pins, err := tx.PinsTo(workerUID)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pins {
+		if p.Pointer != "/worker" {
+			continue
+		}
+		src, err := present(tx.ResourceByUID(p.SourceUID))
+		if err != nil {
+			return nil, err
+		}
+		if src != nil && src.APIVersion == edge.Group && src.Kind == kindDeployment {
+			return src, nil
+		}
+	}
+	return nil, nil
+}
+
+// addVersion reads version uid into d (once).
+func addVersion(tx store.Tx, d *desired, uid string, gateway bool) error {
+	ver, err := present(tx.ResourceByUID(uid))
+	if err != nil || ver == nil {
+		return err
+	}
+	t := d.tenants[ver.Tenant]
+	if t == nil {
+		t = map[string]*versionSpec{}
+		d.tenants[ver.Tenant] = t
+	}
+	if t[uid] != nil {
+		return nil
+	}
+	v, targets, err := readVersion(tx, ver, gateway)
+	if err != nil {
+		return err
+	}
+	t[uid] = v // before its service targets: a binding cycle ends here
+	for i, worker := range targets {
+		ws, err := deployed(tx, d, worker, gateway)
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			v.services[i].Targets = append(v.services[i].Targets, engine.ServiceTarget{Version: w.uid, Weight: w.weight})
+		}
+	}
+	return nil
+}
+
+// readVersion reads a WorkerVersion's bundle digest, vars and bindings,
+// and the worker UID each service binding targets (in services order; the
+// caller fills in their deployments' versions).
+func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, []string, error) {
+	spec, err := ijson.DecodeObject(ver.Spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	pins, err := tx.Pins(ver.UID)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := &versionSpec{uid: ver.UID, tenant: ver.Tenant, name: ver.Space + "/" + ver.Name}
+	if b, err := present(tx.ResourceByUID(pointerTarget(pins, "/bundle"))); err != nil {
+		return nil, nil, err
+	} else if b != nil {
+		bs, err := ijson.DecodeObject(b.Spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		v.manifest = ijson.As[string](bs["manifestDigest"])
+	}
+	if v.manifest == "" {
+		v.unrunnable = "its bundle is gone"
+	}
+	vars := ijson.As[map[string]any](spec["vars"])
+	for _, k := range sortedKeys(vars) {
+		raw, err := ijson.CanonicalValue(vars[k])
+		if err != nil {
+			return nil, nil, fmt.Errorf("version %s var %s: %w", v.name, k, err)
+		}
+		v.vars = append(v.vars, engine.Var{Name: k, Value: raw})
+	}
+	if n := len(ijson.As[[]any](spec["requiredSensitiveVars"])); n > 0 && v.unrunnable == "" {
+		v.unrunnable = "it requires sensitive vars, which this host does not supply yet"
+	}
+	var targets []string
+	for i, b := range ijson.As[[]any](spec["serviceBindings"]) {
+		name := ijson.As[string](ijson.As[map[string]any](b)["name"])
+		v.services = append(v.services, engine.Service{Name: name})
+		targets = append(targets, pointerTarget(pins, fmt.Sprintf("/serviceBindings/%d/resource", i)))
+	}
+	for _, bl := range edge.BindingLists {
+		list := ijson.As[[]any](spec[bl.Field])
+		kind, ok := gatewayKinds[bl.Field]
+		if bl.Field == "serviceBindings" {
+			continue
+		}
+		if len(list) > 0 && !ok && v.unrunnable == "" {
+			v.unrunnable = bl.Field + " are not runnable yet"
+		}
+		if len(list) > 0 && ok && !gateway && v.unrunnable == "" {
+			v.unrunnable = bl.Field + " need the binding gateway, which this host does not run yet"
+		}
+		for i, b := range list {
+			name := ijson.As[string](ijson.As[map[string]any](b)["name"])
+			uid := pointerTarget(pins, fmt.Sprintf("/%s/%d/resource", bl.Field, i))
+			if ok {
+				v.bindings = append(v.bindings, engine.Binding{Name: name, Kind: kind, UID: uid})
+			}
+		}
+	}
+	return v, targets, nil
+}
+
+// pinTarget is the target UID of source's pin at pointer, "" when none.
+func pinTarget(tx store.Tx, source, pointer string) (string, error) {
+	pins, err := tx.Pins(source)
+	return pointerTarget(pins, pointer), err
+}
+
+func pointerTarget(pins []store.Pin, pointer string) string {
+	for _, p := range pins {
+		if p.Pointer == pointer {
+			return p.TargetUID
+		}
+	}
+	return ""
+}
+
+// present turns store.ErrNotFound into nil, nil.
+func present(r *store.Resource, err error) (*store.Resource, error) {
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return r, err
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

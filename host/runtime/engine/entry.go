@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// EntryModule is the name of the generated main module of every version.
+// Manifest names never start with "__takoform/" in a runnable version
+// (ReservedPrefix), so it cannot collide with a tenant's module.
+const EntryModule = ReservedPrefix + "entry.js"
+
+// ReservedPrefix starts every module name the host adds to a version.
+const ReservedPrefix = "__takoform/"
+
+// Kind is a gateway-served binding kind (spec/runtime-v1.md §5.1–§5.4).
+type Kind string
+
+// The gateway-served binding kinds, by the WorkerVersion field that
+// declares them (spec/host-api-v1alpha3.md §6.4).
+const (
+	KindKV      Kind = "kv"      // kvBindings, edge.kv
+	KindObjects Kind = "objects" // bucketBindings, edge.objects
+	KindSQL     Kind = "sql"     // sqliteBindings, edge.sql (v1alpha1 family)
+	KindQueue   Kind = "queue"   // queueProducerBindings, edge.queue producer
+)
+
+// Projection is where a kind's JS projection comes from: the module the
+// data side supplies (its source is Shard.Projections[Module]) and the
+// factory it exports, called as factory(rawFetcher) to build env.NAME.
+type Projection struct{ Module, Factory string }
+
+// Projections is the one table of projection modules and factories.
+var Projections = map[Kind]Projection{
+	KindKV:      {ReservedPrefix + "kv.js", "makeKV"},
+	KindObjects: {ReservedPrefix + "objects.js", "makeObjects"},
+	KindSQL:     {ReservedPrefix + "sql-v1alpha1.js", "makeSQL"},
+	KindQueue:   {ReservedPrefix + "queue.js", "makeQueue"},
+}
+
+// Var is one declared var: its env name and stored JSON value.
+type Var struct {
+	Name  string
+	Value json.RawMessage
+}
+
+// Binding is one gateway-served binding of a version: its env name, kind
+// and the UID of the bound resource (sent by workerd as the
+// Takoform-Binding header, never by tenant code).
+type Binding struct {
+	Name string
+	Kind Kind
+	UID  string
+}
+
+// Service is one service binding of a version (spec/runtime-v1.md §5.5):
+// its env name and the target worker's active deployment, as weighted
+// version UIDs in stored order. A call draws a version by weight per call;
+// a drawn version the shard does not run (none, not runnable) rejects the
+// call with an Error named backend_unavailable.
+type Service struct {
+	Name    string
+	Targets []ServiceTarget
+}
+
+// ServiceTarget is one weighted version of a service binding's target.
+type ServiceTarget struct {
+	Version string // WorkerVersion UID
+	Weight  int64  // basis points
+}
+
+// ServiceRawName is the internal workerd binding name of a version's i-th
+// service binding's j-th target.
+func ServiceRawName(i, j int) string { return "__takoform_s" + strconv.Itoa(i) + "_" + strconv.Itoa(j) }
+
+// RawName is the internal workerd binding name of a version's i-th
+// gateway binding; tenant code never sees it (the entry builds env).
+func RawName(i int) string { return "__takoform_b" + strconv.Itoa(i) }
+
+// FailedBody is the fixed body of the host-generated 500 a fetch that
+// throws, rejects or returns a non-Response gets (spec/runtime-v1.md §2.2,
+// §10.8): no error, no stack, no tenant detail.
+const FailedBody = "500 Internal Server Error: the worker failed before answering\n"
+
+// Entry generates the main module of a version (spec/runtime-v1.md §2.1,
+// §3.1): it imports the tenant's main module (mainModule, a manifest
+// name) and, for each handler its default export carries (fetch,
+// scheduled, queue; none unless the default export is a plain object),
+// exports one that calls it with exactly (event, env, ctx). env is a new
+// plain object per invocation holding exactly vars (their JSON values)
+// bindings (factory(raw binding) of Projections) and services, for which
+// runs says which target versions the shard serves, in lexicographic
+// order; a service binding is an object with only fetch (Service). A
+// fetch that throws, rejects or returns a non-Response answers
+// FailedBody with status 500 and logs the error's name and message to the
+// engine's stderr. It fails on a name declared twice.
+func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, runs func(version string) bool) (string, error) {
+	type member struct{ name, expr string }
+	var members []member
+	seen := map[string]bool{}
+	values := map[string]json.RawMessage{}
+	for _, v := range vars {
+		if seen[v.Name] {
+			return "", fmt.Errorf("env name %q is declared twice", v.Name)
+		}
+		seen[v.Name] = true
+		values[v.Name] = v.Value
+		members = append(members, member{v.Name, "v[" + jsString(v.Name) + "]"})
+	}
+	var imports []string
+	imported := map[Kind]bool{}
+	for i, b := range bindings {
+		if seen[b.Name] {
+			return "", fmt.Errorf("env name %q is declared twice", b.Name)
+		}
+		seen[b.Name] = true
+		p, ok := Projections[b.Kind]
+		if !ok {
+			return "", fmt.Errorf("binding %q has unknown kind %q", b.Name, b.Kind)
+		}
+		if !imported[b.Kind] {
+			imported[b.Kind] = true
+			imports = append(imports, fmt.Sprintf("import { %s } from %s;\n", p.Factory, jsString("/"+p.Module)))
+		}
+		members = append(members, member{b.Name, p.Factory + "(raw[" + jsString(RawName(i)) + "])"})
+	}
+	for i, s := range services {
+		if seen[s.Name] {
+			return "", fmt.Errorf("env name %q is declared twice", s.Name)
+		}
+		seen[s.Name] = true
+		var targets []string
+		for j, t := range s.Targets {
+			raw := "null"
+			if runs(t.Version) {
+				raw = "raw[" + jsString(ServiceRawName(i, j)) + "]"
+			}
+			targets = append(targets, fmt.Sprintf("[%d, %s]", t.Weight, raw))
+		}
+		members = append(members, member{s.Name, "service([" + strings.Join(targets, ", ") + "])"})
+	}
+	slices.Sort(imports)
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.name, b.name) })
+	varsJSON, err := json.Marshal(values)
+	if err != nil {
+		return "", fmt.Errorf("vars: %w", err)
+	}
+	var js strings.Builder
+	js.WriteString("// Generated by the Takoform host (spec/runtime-v1.md §2.1, §3.1).\n")
+	fmt.Fprintf(&js, "import tenant from %s;\n", jsString("../"+mainModule))
+	for _, im := range imports {
+		js.WriteString(im)
+	}
+	fmt.Fprintf(&js, "const VARS = %s;\n", jsString(string(varsJSON)))
+	js.WriteString("function env(raw) {\n  const v = JSON.parse(VARS);\n  return {\n")
+	for _, m := range members {
+		fmt.Fprintf(&js, "    %s: %s,\n", jsString(m.name), m.expr)
+	}
+	js.WriteString("  };\n}\n")
+	fmt.Fprintf(&js, "const FAILED = %s;\n", jsString(FailedBody))
+	js.WriteString(entryHandlers)
+	return js.String(), nil
+}
+
+// entryHandlers is the fixed tail of the generated entry module.
+const entryHandlers = `function unavailable() {
+  const err = new Error("the service binding's worker could not be reached");
+  err.name = "backend_unavailable";
+  return err;
+}
+function service(targets) {
+  return {
+    fetch(input, init) {
+      const draw = Math.floor(Math.random() * 10000);
+      let sum = 0;
+      for (const [weight, target] of targets) {
+        sum += weight;
+        if (draw < sum) {
+          return target === null ? Promise.reject(unavailable()) : target.fetch(input, init).catch(() => { throw unavailable(); });
+        }
+      }
+      return Promise.reject(unavailable());
+    },
+  };
+}
+function report(handler, err) {
+  const name = err instanceof Error ? err.name : typeof err;
+  const message = err instanceof Error ? err.message : "a non-Error value was thrown";
+  console.error(JSON.stringify({ takoform: "uncaught", handler, name, message }));
+}
+function failed() {
+  return new Response(FAILED, { status: 500, headers: { "content-type": "text/plain; charset=utf-8" } });
+}
+const handlers = {};
+if (tenant !== null && typeof tenant === "object") {
+  if (typeof tenant.fetch === "function") {
+    handlers.fetch = async function (request, raw, ctx) {
+      let response;
+      try {
+        response = await tenant.fetch(request, env(raw), ctx);
+      } catch (err) {
+        report("fetch", err);
+        return failed();
+      }
+      if (!(response instanceof Response)) {
+        report("fetch", new TypeError("fetch returned a value that is not a Response"));
+        return failed();
+      }
+      return response;
+    };
+  }
+  if (typeof tenant.scheduled === "function") {
+    handlers.scheduled = function (event, raw, ctx) { return tenant.scheduled(event, env(raw), ctx); };
+  }
+  if (typeof tenant.queue === "function") {
+    handlers.queue = function (batch, raw, ctx) { return tenant.queue(batch, env(raw), ctx); };
+  }
+}
+export default handlers;
+`
+
+// jsString is s as a JavaScript string literal (JSON's, which JS accepts;
+// U+2028 and U+2029 are escaped by encoding/json).
+func jsString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // a string always marshals
+	}
+	return string(b)
+}

@@ -1,0 +1,241 @@
+// Package ingress is the data plane's front (spec/runtime-v1.md §9.1): it
+// takes a request's canonical hostname, asks the runtime for the version
+// drawn by weight, and proxies the request full duplex to that version's
+// workerd socket; otherwise it answers the host's fixed 404, 503 or 504
+// (§10.8).
+package ingress
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"strings"
+	"time"
+
+	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/host/runtime"
+)
+
+// HeadTimeout is how long a worker may take to send its response head
+// before the client gets the host's 504 (spec/runtime-v1.md §10.3).
+const HeadTimeout = 100 * time.Second
+
+// Resolver routes a canonical hostname (runtime.Runtime.Resolve).
+type Resolver interface {
+	Resolve(host string) (*runtime.Target, runtime.Outcome, string)
+}
+
+// Handler is the ingress http.Handler.
+type Handler struct {
+	Routes Resolver
+	Log    *slog.Logger
+	// Scheme is the inbound scheme the worker's request.url carries:
+	// "https" (default) or "http" for a plain loopback listener.
+	Scheme string
+	// HeadTimeout overrides HeadTimeout when positive.
+	HeadTimeout time.Duration
+	// Hostname, when set, routes every request as this canonical hostname
+	// whatever its Host: the test-only loopback listener of
+	// spec/runtime-v1.md §10.1, for runners that accept only a loopback IP.
+	Hostname string
+}
+
+// canonicalHost is the request's hostname as §9.1 (1) defines it: Host
+// (or :authority) without its port, lowercased, no trailing dot; "" when
+// it is no hostname.
+func canonicalHost(r *http.Request) string {
+	h := r.Host
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	c, err := edge.CanonicalHostname(strings.TrimSuffix(h, "."))
+	if err != nil {
+		return ""
+	}
+	return c
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	log := h.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	host := canonicalHost(r)
+	if h.Hostname != "" {
+		host = h.Hostname
+	}
+	if status, body := limited(r); status != 0 {
+		log.Info("ingress", "host", host, "status", status, "reason", "request over a limit")
+		h.answer(w, log, status, body)
+		return
+	}
+	t, outcome, reason := h.Routes.Resolve(host)
+	switch outcome {
+	case runtime.UnknownHost:
+		log.Info("ingress", "host", host, "status", http.StatusNotFound, "reason", reason)
+		h.answer(w, log, http.StatusNotFound, bodyUnknownHost)
+		return
+	case runtime.NoEngine:
+		log.Warn("ingress", "host", host, "status", http.StatusServiceUnavailable, "reason", reason)
+		h.answer(w, log, http.StatusServiceUnavailable, bodyNoEngine)
+		return
+	case runtime.NotRunnable:
+		log.Warn("ingress", "host", host, "status", http.StatusServiceUnavailable, "reason", reason)
+		h.answer(w, log, http.StatusServiceUnavailable, bodyNotRunnable)
+		return
+	}
+	// Full duplex: the head may leave while the request body is still
+	// open (spec/runtime-v1.md §2.3 S3); HTTP/2 is always full duplex.
+	if err := http.NewResponseController(w).EnableFullDuplex(); err != nil && r.ProtoMajor == 1 {
+		log.Debug("ingress: full duplex unavailable", "err", err)
+	}
+	scheme := h.Scheme
+	if scheme == "" {
+		scheme = "https"
+	}
+	timeout := h.HeadTimeout
+	if timeout <= 0 {
+		timeout = HeadTimeout
+	}
+	start := time.Now()
+	var status int
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = &capped{body: r.Body, left: MaxRequestBytes}
+	}
+	p := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme = "http"
+			pr.Out.URL.Host = host
+			pr.Out.Host = pr.In.Host
+			if h.Hostname != "" {
+				pr.Out.Host = h.Hostname
+			}
+			pr.Out.Header.Set("X-Forwarded-Proto", scheme)
+			pr.Out.Header.Del("Forwarded")
+			pr.Out.Header.Del("X-Forwarded-For")
+			pr.Out.Header.Del("X-Forwarded-Host")
+		},
+		Transport:     headTimeout{t.Transport, timeout},
+		FlushInterval: -1, // every chunk at once (§2.3 S4)
+		ModifyResponse: func(resp *http.Response) error {
+			status = resp.StatusCode
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			switch {
+			case errors.Is(err, errHeadTimeout):
+				status = http.StatusGatewayTimeout
+				h.answer(w, log, status, bodyTimeout)
+			case errors.Is(err, errTooLarge):
+				status = http.StatusRequestEntityTooLarge
+				h.answer(w, log, status, bodyTooLarge)
+			case r.Context().Err() != nil:
+				status = 499 // the client went away; nothing to answer
+			default:
+				status = http.StatusServiceUnavailable
+				h.answer(w, log, status, bodyUnreachable)
+			}
+			log.Warn("ingress: worker not reached", "host", host, "worker", t.Worker, "version", t.Version, "err", err)
+		},
+	}
+	p.ServeHTTP(w, r)
+	log.Info("ingress", "host", host, "worker", t.Worker, "version", t.Version, "method", r.Method, "status", status, "duration", time.Since(start))
+}
+
+// answer writes a host-generated answer, logging a failed write.
+func (h *Handler) answer(w http.ResponseWriter, log *slog.Logger, status int, body string) {
+	if err := answer(w, status, body); err != nil {
+		log.Debug("ingress: answer not delivered", "status", status, "err", err)
+	}
+}
+
+var errHeadTimeout = errors.New("the worker sent no response head in time")
+
+// limited is the host's answer to a request over an inbound limit (a
+// declared body over MaxRequestBytes, a URL over MaxURLBytes, too many or
+// too long headers), or 0 when it is within them.
+func limited(r *http.Request) (int, string) {
+	if r.ContentLength > MaxRequestBytes {
+		return http.StatusRequestEntityTooLarge, bodyTooLarge
+	}
+	if len(r.RequestURI) > MaxURLBytes {
+		return http.StatusRequestURITooLong, bodyURITooLong
+	}
+	n := 0
+	for _, vs := range r.Header {
+		for _, v := range vs {
+			n++
+			if len(v) > MaxHeaderValue {
+				return http.StatusRequestHeaderFieldsTooLarge, bodyHeaders
+			}
+		}
+	}
+	if n > MaxHeaders {
+		return http.StatusRequestHeaderFieldsTooLarge, bodyHeaders
+	}
+	return 0, ""
+}
+
+var errTooLarge = errors.New("the request body exceeds the inbound limit")
+
+// capped fails a body of unknown length once it passes the limit, so the
+// worker's request.body errors (spec/runtime-v1.md §6).
+type capped struct {
+	body io.ReadCloser
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.body.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+func (c *capped) Close() error { return c.body.Close() }
+
+// headTimeout bounds the wait for the response head only; the body then
+// streams for as long as it flows.
+type headTimeout struct {
+	rt      http.RoundTripper
+	timeout time.Duration
+}
+
+func (h headTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(r.Context())
+	timer := time.AfterFunc(h.timeout, func() { cancel(errHeadTimeout) })
+	resp, err := h.rt.RoundTrip(r.WithContext(ctx))
+	if !timer.Stop() {
+		if err != nil {
+			cancel(nil)
+			return nil, errHeadTimeout
+		}
+	}
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	resp.Body = &cancelBody{resp.Body, cancel}
+	return resp, nil
+}
+
+type cancelBody struct {
+	body interface {
+		Read([]byte) (int, error)
+		Close() error
+	}
+	cancel context.CancelCauseFunc
+}
+
+func (b *cancelBody) Read(p []byte) (int, error) { return b.body.Read(p) }
+func (b *cancelBody) Close() error {
+	err := b.body.Close()
+	b.cancel(nil)
+	return err
+}

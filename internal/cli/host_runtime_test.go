@@ -1,0 +1,116 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/takoform/takoform/conformance"
+	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/runtime/enginetest"
+	"github.com/takoform/takoform/internal/cli"
+	"github.com/takoform/takoform/internal/servetest"
+)
+
+// TestServeWithAnIngressThatCannotBind: --ingress on a taken port logs
+// and prints that the ingress does not serve, and the control plane
+// serves on, ready, with the data plane's state in /readyz's detail.
+func TestServeWithAnIngressThatCannotBind(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	h := servetest.Start(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--ingress", taken.Addr().String())
+	h.WaitLog(t, "worker ingress not serving; the control plane serves on")
+	resp, err := http.Get(h.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var health host.Health
+	if err := json.NewDecoder(resp.Body).Decode(&health); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || health.Checks["dataplane"].Detail == "" {
+		t.Errorf("/readyz with an unbound ingress: %d %+v, want ready with a dataplane detail", resp.StatusCode, health)
+	}
+}
+
+// TestServeRefusesAWorkerdThatIsNoBinary: --workerd naming no executable
+// stops the host before it serves, naming the path.
+func TestServeRefusesAWorkerdThatIsNoBinary(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-workerd")
+	var out, errOut bytes.Buffer
+	code := cli.Main([]string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "h.db"), "--dev-token", "t", "--workerd", missing}, &out, &errOut)
+	if code == 0 || !strings.Contains(errOut.String(), "--workerd names "+missing) {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
+	}
+	if out.Len() != 0 {
+		t.Fatalf("it started serving: %s", out.String())
+	}
+}
+
+// TestRuntimeTestListener: --runtime-test-listen under --conformance-probe
+// serves a loopback listener that routes every request as its hostname
+// (spec/runtime-v1.md §10.1), here a .localhost custom domain, which needs
+// no ownership proof (§10.6); without --conformance-probe or with a
+// non-loopback address the host refuses to start.
+func TestRuntimeTestListener(t *testing.T) {
+	bin := enginetest.Binary(t)
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	h := servetest.Start(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--workerd", bin, "--ingress", "off", "--conformance-probe",
+		"--runtime-test-listen", addr+"=App.Takoform.localhost")
+	ctx := context.Background()
+	e, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: "tok", A2: "tok", B: "tok"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := e.DeployApp(ctx, e.A1, "fetch") // answers "fetch"
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), map[string]any{
+		"worker": conformance.Rel("ModuleWorker", app.Worker.Metadata.Name), "hostname": "app.takoform.localhost"}); err != nil {
+		t.Fatal(err)
+	}
+	var status int
+	var body []byte
+	for range 300 {
+		resp, err := http.Get("http://" + addr + "/abi/health")
+		if err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if status = resp.StatusCode; status == http.StatusOK {
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if status != http.StatusOK || string(body) != "fetch" {
+		t.Errorf("the test listener answered %d %q, want the worker's answer \"fetch\"", status, body)
+	}
+	for _, args := range [][]string{
+		{"--runtime-test-listen", "127.0.0.1:0=ep-0123456789abcdef.workers.takoform.localhost"},
+		{"--conformance-probe", "--runtime-test-listen", "0.0.0.0:0=ep-0123456789abcdef.workers.takoform.localhost"},
+		{"--conformance-probe", "--runtime-test-listen", "127.0.0.1:0"},
+	} {
+		var out, errOut bytes.Buffer
+		code := cli.Main(append([]string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "h.db"), "--dev-token", "t"}, args...), &out, &errOut)
+		if code == 0 || !strings.Contains(errOut.String(), "--runtime-test-listen") || out.Len() != 0 {
+			t.Errorf("host serve %q: exit %d, stdout %q, stderr %q; want a refusal naming --runtime-test-listen", args, code, out.String(), errOut.String())
+		}
+	}
+}
