@@ -56,11 +56,13 @@ type Stats struct {
 	ArtifactBytes      int64
 }
 
-// Usage is one tenant's quota usage: live resources and the bytes of the
-// blobs it holds (each distinct blob counted once per tenant).
+// Usage is one tenant's quota usage: live resources, the bytes of the
+// blobs it holds (each distinct blob counted once per tenant) and the
+// bytes of its edge.kv entries (KVEntry.Size, expired ones until swept).
 type Usage struct {
 	Resources     int64
 	ArtifactBytes int64
+	KVBytes       int64
 }
 
 // Artifact reference holders (ReplaceArtifactRefs).

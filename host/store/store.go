@@ -286,4 +286,7 @@ type Tx interface {
 
 	// Readiness, gauges, quota usage, artifact references, sweeps.
 	Maintenance
+
+	// edge.kv entries of the runtime gateway (kv.go).
+	KV
 }

@@ -62,6 +62,12 @@ const (
 	qBegin
 	qRollback
 	qExactAnswer
+	qKVGet
+	qKVPut
+	qKVDelete
+	qKVList
+	qKVListTo
+	qKVSweep
 	numQueries
 )
 
@@ -170,6 +176,20 @@ var queries = [numQueries]string{
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?
 		AND form_api_version = api_version AND form_kind = kind
 		AND form_definition_version = ? AND form_schema_digest = ?`,
+	// edge.kv entries (kv.go); keys are bound as BLOBs so they compare by bytes.
+	qKVGet: `SELECT tenant, value, metadata, expires_at FROM kv_entries
+		WHERE namespace = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)`,
+	qKVPut: `INSERT INTO kv_entries (namespace, key, tenant, value, metadata, expires_at, size)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, key) DO UPDATE SET tenant = excluded.tenant, value = excluded.value,
+		metadata = excluded.metadata, expires_at = excluded.expires_at, size = excluded.size`,
+	qKVDelete: `DELETE FROM kv_entries WHERE namespace = ? AND key = ?`,
+	qKVList: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3
+		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
+	qKVListTo: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3 AND key < ?6
+		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
+	qKVSweep: `DELETE FROM kv_entries WHERE rowid IN (SELECT rowid FROM kv_entries
+		WHERE expires_at <= ? ORDER BY expires_at LIMIT ?) AND expires_at <= ?`,
 }
 
 // unnamed writes the column list cols as a select list of unnamed

@@ -4,7 +4,8 @@
 // where store.Tx documents them, uniqueness rules of spec/host-api-v1alpha3.md §1.6–1.7,
 // idempotency record lifetime (§3.5), the operation queue (§4), artifact
 // holdings (§3.6), sequences, maintenance (schema version, gauges, usage,
-// artifact references and conditional sweeps, maintenance.go), and
+// artifact references and conditional sweeps, maintenance.go), edge.kv
+// entries (kv.go), and
 // transaction isolation (an Update commits all or nothing, concurrent
 // Updates do not affect each other, a View sees committed data only).
 //
@@ -72,6 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ViewReleasesOnPanicAndCancel", testViewReleases},
 	}
 	suites = append(suites, maintenanceCases...)
+	suites = append(suites, kvCases...)
 	for _, sc := range suites {
 		t.Run(sc.name, func(t *testing.T) { sc.fn(t, open(t)) })
 	}
