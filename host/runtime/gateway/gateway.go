@@ -114,7 +114,7 @@ func (g *Gateway) ForTenant(tenant string) http.Handler {
 	sq := &sqlHandler{g: g, tenant: tenant}
 	mux.HandleFunc("POST /sql/v1/{op}", sq.serve)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &Error{Status: http.StatusNotFound, Code: "backend_unavailable", Message: "no gateway route " + r.Method + " " + r.URL.Path})
+		g.writeError(w, &Error{Status: http.StatusNotFound, Code: "backend_unavailable", Message: "no gateway route " + r.Method + " " + r.URL.Path})
 	})
 	return mux
 }
@@ -139,17 +139,25 @@ func invalidArgument(format string, a ...any) *Error {
 	return errorf(http.StatusBadRequest, "invalid_argument", format, a...)
 }
 
-func writeError(w http.ResponseWriter, e *Error) {
+func (g *Gateway) writeError(w http.ResponseWriter, e *Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(e.Status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": e.Code, "message": e.Message}})
+	g.delivered(json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": e.Code, "message": e.Message}}))
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+func (g *Gateway) writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(v)
+	g.delivered(json.NewEncoder(w).Encode(v))
+}
+
+// delivered logs an answer that did not reach the engine (it went away);
+// nothing else can be done once the status is out.
+func (g *Gateway) delivered(err error) {
+	if err != nil {
+		g.log.Debug("gateway: answer not delivered", "err", err)
+	}
 }
 
 // errBindingRefused is what tenant code sees when its request names no
@@ -207,7 +215,7 @@ func (g *Gateway) fail(w http.ResponseWriter, r *http.Request, tenant string, er
 	if e.cause != nil {
 		g.log.Error("gateway: storage fault", "tenant", tenant, "path", r.URL.Path, "err", e.cause)
 	}
-	writeError(w, e)
+	g.writeError(w, e)
 }
 
 // Sweep removes what deleted resources and expired entries leave: up to

@@ -69,7 +69,7 @@ func queryKey(r *http.Request) (string, *Error) {
 func (h *kvHandler) begin(w http.ResponseWriter, r *http.Request) (string, bool) {
 	uid, e := h.g.bindingUID(r, h.tenant, KindKV)
 	if e != nil {
-		writeError(w, e)
+		h.g.writeError(w, e)
 		return "", false
 	}
 	return uid, true
@@ -82,7 +82,7 @@ func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	key, e := queryKey(r)
 	if e != nil {
-		writeError(w, e)
+		h.g.writeError(w, e)
 		return
 	}
 	var entry *store.KVEntry
@@ -102,7 +102,7 @@ func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if entry == nil {
-		writeError(w, errorf(http.StatusNotFound, "not_found", "no value is stored under this key"))
+		h.g.writeError(w, errorf(http.StatusNotFound, "not_found", "no value is stored under this key"))
 		return
 	}
 	if entry.Metadata != nil {
@@ -110,7 +110,8 @@ func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.Itoa(len(entry.Value)))
-	_, _ = w.Write(entry.Value)
+	_, err = w.Write(entry.Value)
+	h.g.delivered(err)
 }
 
 func (h *kvHandler) put(w http.ResponseWriter, r *http.Request) {
@@ -120,34 +121,34 @@ func (h *kvHandler) put(w http.ResponseWriter, r *http.Request) {
 	}
 	key, e := queryKey(r)
 	if e != nil {
-		writeError(w, e)
+		h.g.writeError(w, e)
 		return
 	}
 	var expires time.Time
 	if ttl := r.URL.Query()["ttl"]; len(ttl) > 0 {
 		n, err := strconv.ParseInt(ttl[0], 10, 64)
 		if len(ttl) != 1 || err != nil || n < MinKVTTLSeconds || n > MaxKVTTLSeconds {
-			writeError(w, invalidArgument("expirationTtlSeconds is an integer from %d to %d", MinKVTTLSeconds, MaxKVTTLSeconds))
+			h.g.writeError(w, invalidArgument("expirationTtlSeconds is an integer from %d to %d", MinKVTTLSeconds, MaxKVTTLSeconds))
 			return
 		}
 		expires = h.g.now().Add(time.Duration(n) * time.Second)
 	}
 	meta, e := parseMetadata(r.Header.Values(KVMetadataHeader))
 	if e != nil {
-		writeError(w, e)
+		h.g.writeError(w, e)
 		return
 	}
 	if r.ContentLength > MaxKVValueBytes {
-		writeError(w, valueTooLarge(r.ContentLength))
+		h.g.writeError(w, valueTooLarge(r.ContentLength))
 		return
 	}
 	value, err := io.ReadAll(io.LimitReader(r.Body, MaxKVValueBytes+1))
 	if err != nil {
-		writeError(w, errorf(http.StatusBadRequest, "invalid_value", "the value could not be read: %v", err))
+		h.g.writeError(w, errorf(http.StatusBadRequest, "invalid_value", "the value could not be read: %v", err))
 		return
 	}
 	if len(value) > MaxKVValueBytes {
-		writeError(w, valueTooLarge(-1))
+		h.g.writeError(w, valueTooLarge(-1))
 		return
 	}
 	entry := &store.KVEntry{Tenant: h.tenant, Namespace: uid, Key: key, Value: value, Metadata: meta, ExpiresAt: expires}
@@ -234,7 +235,7 @@ func (h *kvHandler) del(w http.ResponseWriter, r *http.Request) {
 	}
 	key, e := queryKey(r)
 	if e != nil {
-		writeError(w, e)
+		h.g.writeError(w, e)
 		return
 	}
 	err := h.g.store.Update(r.Context(), func(tx store.Tx) error {
@@ -268,20 +269,20 @@ func (h *kvHandler) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	for name, vals := range q {
 		if len(vals) != 1 || (name != "prefix" && name != "limit" && name != "cursor") {
-			writeError(w, invalidArgument("list takes prefix, limit and cursor, each at most once"))
+			h.g.writeError(w, invalidArgument("list takes prefix, limit and cursor, each at most once"))
 			return
 		}
 	}
 	prefix := q.Get("prefix")
 	if !utf8.ValidString(prefix) || utf8.RuneCountInString(prefix) > MaxKVPrefixChars {
-		writeError(w, invalidArgument("prefix is a well-formed string of at most %d characters", MaxKVPrefixChars))
+		h.g.writeError(w, invalidArgument("prefix is a well-formed string of at most %d characters", MaxKVPrefixChars))
 		return
 	}
 	limit := MaxKVListLimit
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxKVListLimit {
-			writeError(w, invalidArgument("limit is an integer from 1 to %d", MaxKVListLimit))
+			h.g.writeError(w, invalidArgument("limit is an integer from 1 to %d", MaxKVListLimit))
 			return
 		}
 		limit = n
@@ -295,7 +296,7 @@ func (h *kvHandler) list(w http.ResponseWriter, r *http.Request) {
 	if c, present := q["cursor"]; present {
 		var ok bool
 		if after, ok = openCursor(key, uid, prefix, c[0]); !ok {
-			writeError(w, errorf(http.StatusBadRequest, "invalid_cursor", "this cursor was not issued by a list of this namespace with this prefix; send back the cursor a list returned, unchanged"))
+			h.g.writeError(w, errorf(http.StatusBadRequest, "invalid_cursor", "this cursor was not issued by a list of this namespace with this prefix; send back the cursor a list returned, unchanged"))
 			return
 		}
 	}
@@ -320,7 +321,7 @@ func (h *kvHandler) list(w http.ResponseWriter, r *http.Request) {
 	for _, k := range keys {
 		ans.Keys = append(ans.Keys, kvName{Name: k})
 	}
-	writeJSON(w, ans)
+	h.g.writeJSON(w, ans)
 }
 
 // kvCursorKey is the host's cursor MAC key, made once and kept in the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -96,7 +97,9 @@ func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []st
 	for i, st := range stmts {
 		r, ferr := runStatement(e, pol, mode, st, &size)
 		if ferr != nil {
-			_ = host("ROLLBACK")
+			if err := host("ROLLBACK"); err != nil {
+				return nil, unavailable(fmt.Errorf("roll back after %s: %w", ferr.Message, err))
+			}
 			mu.Lock()
 			timedOut := interrupted
 			mu.Unlock()
@@ -115,7 +118,9 @@ func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []st
 		end = "ROLLBACK"
 	}
 	if err := host(end); err != nil {
-		_ = host("ROLLBACK")
+		if rerr := host("ROLLBACK"); rerr != nil && !e.autocommit() {
+			return nil, unavailable(errors.Join(err, rerr))
+		}
 		return nil, engineError(err, false)
 	}
 	return results, nil

@@ -100,7 +100,11 @@ func (f *sqlFiles) run(ctx context.Context, uid string, mode authMode, stmts []s
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	defer conn.Close()
+	defer func() {
+		if err := conn.Close(); err != nil {
+			f.g.log.Warn("gateway: closing a SQLite connection failed", "uid", uid, "err", err)
+		}
+	}()
 	var results []result
 	var ferr *Error
 	err = conn.Raw(func(dc any) error {
@@ -226,26 +230,26 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 	case "query":
 		mode = authQuery
 	default:
-		writeError(w, invalidArgument("no SQL operation %q", op))
+		h.g.writeError(w, invalidArgument("no SQL operation %q", op))
 		return
 	}
 	uid, e := h.g.bindingUID(r, h.tenant, KindSQL)
 	if e != nil {
-		writeError(w, e)
+		h.g.writeError(w, e)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxSQLRequestBytes+1))
 	if err != nil {
-		writeError(w, invalidArgument("the request could not be read: %v", err))
+		h.g.writeError(w, invalidArgument("the request could not be read: %v", err))
 		return
 	}
 	if len(body) > MaxSQLRequestBytes {
-		writeError(w, sqlErrorf("one call carries at most %d bytes of statements and params; send less per call", MaxSQLRequestBytes))
+		h.g.writeError(w, sqlErrorf("one call carries at most %d bytes of statements and params; send less per call", MaxSQLRequestBytes))
 		return
 	}
 	stmts, e := decodeCall(op, body)
 	if e != nil {
-		writeError(w, e)
+		h.g.writeError(w, e)
 		return
 	}
 	err = h.g.store.View(r.Context(), func(tx store.Tx) error {
@@ -264,10 +268,10 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if op == "transaction" {
-		writeJSON(w, map[string]any{"results": results})
+		h.g.writeJSON(w, map[string]any{"results": results})
 		return
 	}
-	writeJSON(w, results[0])
+	h.g.writeJSON(w, results[0])
 }
 
 func decodeCall(op string, body []byte) ([]statement, *Error) {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -67,7 +68,7 @@ func (t *tx) KVDelete(namespace, key string) error {
 }
 
 // KVList lists up to limit live keys under prefix after after, by bytes.
-func (t *tx) KVList(namespace, prefix, after string, now time.Time, limit int) ([]string, error) {
+func (t *tx) KVList(namespace, prefix, after string, now time.Time, limit int) (_ []string, rerr error) {
 	q, args := qKVList, []any{namespace, kvKey(prefix), kvKey(after), now.UnixMilli(), limit}
 	if end, ok := store.KVPrefixEnd(prefix); ok {
 		q, args = qKVListTo, append(args, []byte(end))
@@ -76,7 +77,7 @@ func (t *tx) KVList(namespace, prefix, after string, now time.Time, limit int) (
 	if err != nil {
 		return nil, fmt.Errorf("list KV namespace %s: %w", namespace, err)
 	}
-	defer rows.Close()
+	defer func() { rerr = errors.Join(rerr, rows.Close()) }()
 	keys := []string{}
 	for rows.Next() {
 		var k []byte
