@@ -61,6 +61,11 @@ type Config struct {
 	MetricsElsewhere bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// DataSweep, when set, runs with every Sweep: it removes what the data
+	// plane keeps for deleted resources and expired entries, at most
+	// limit expired entries a run (host/runtime/gateway's
+	// Gateway.Sweep).
+	DataSweep func(ctx context.Context, limit int) (kvExpired, sqlDatabases int, err error)
 }
 
 // Server serves the Host API.

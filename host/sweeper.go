@@ -46,9 +46,10 @@ func (r Retention) withDefaults(idempotencyTTL time.Duration) Retention {
 }
 
 // Swept counts what one Sweep deleted (idempotency records expire too,
-// uncounted).
+// uncounted): records, and the data-plane data of Config.DataSweep.
 type Swept struct {
 	Operations, Uploads, Artifacts int
+	KVEntries, SQLDatabases        int
 }
 
 // maxBatchesPerSweep bounds one Sweep so it never holds the writer long;
@@ -92,6 +93,15 @@ func (s *Server) Sweep(ctx context.Context) (Swept, error) {
 			}
 		}
 	}
+	if s.cfg.DataSweep != nil {
+		kv, dbs, err := s.cfg.DataSweep(ctx, r.Batch)
+		out.KVEntries, out.SQLDatabases = kv, dbs
+		s.ops.metrics.swept.WithLabelValues("kv_entries").Add(float64(kv))
+		s.ops.metrics.swept.WithLabelValues("sql_databases").Add(float64(dbs))
+		if err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
@@ -120,7 +130,8 @@ func (s *Server) sweeper() {
 		case err != nil:
 			s.log.Error("retention sweep", "err", err)
 		case n != Swept{}:
-			s.log.Info("retention sweep", "operations", n.Operations, "uploads", n.Uploads, "artifacts", n.Artifacts)
+			s.log.Info("retention sweep", "operations", n.Operations, "uploads", n.Uploads, "artifacts", n.Artifacts,
+				"kvEntries", n.KVEntries, "sqlDatabases", n.SQLDatabases)
 		}
 	}
 }
