@@ -287,6 +287,8 @@ type Tx interface {
 	// Readiness, gauges, quota usage, artifact references, sweeps.
 	Maintenance
 
-	// edge.kv entries of the runtime gateway (kv.go).
+	// edge.kv entries and edge.queue messages of the runtime gateway
+	// (kv.go, queue.go).
 	KV
+	Queue
 }

@@ -1,6 +1,6 @@
 // Package gateway serves the bindings a deployed worker reaches in the
-// host's own storage (spec/runtime-v1.md §5): edge.kv from the host store
-// (kv.go) and edge.sql from one SQLite file per SQLiteDatabase UID under
+// host's own storage (spec/runtime-v1.md §5): edge.kv and the edge.queue
+// producer from the host store (kv.go, queue.go) and edge.sql from one SQLite file per SQLiteDatabase UID under
 // the host's data directory (sqlfiles.go, sqlexec.go). The JavaScript
 // projections of host/runtime/projection are its only clients.
 //
@@ -11,7 +11,7 @@
 // sets nor sees it; the gateway serves a request only when that header
 // appears exactly once and names a live resource of this tenant, of the
 // Form kind the route serves (EdgeKVNamespace for /kv/, SQLiteDatabase for
-// /sql/), of the edge family; anything else is refused and logged
+// /sql/, AtLeastOnceQueue for /queue/), of the edge family; anything else is refused and logged
 // (spec/runtime-v1.md §10.4). Nothing else in a request names a resource.
 //
 // The wire between projection and gateway is internal (it changes with
@@ -45,22 +45,29 @@ const EdgeAPIVersion = "edge.forms.takoform.com/v1alpha1"
 
 // The Form kinds behind each route (forms/edge).
 const (
-	KindKV  = "EdgeKVNamespace"
-	KindSQL = "SQLiteDatabase"
+	KindKV    = "EdgeKVNamespace"
+	KindSQL   = "SQLiteDatabase"
+	KindQueue = "AtLeastOnceQueue"
 )
 
 // DefaultKVStorageBytes is a tenant's default limit on the bytes of its
 // edge.kv entries (store.KVEntry.Size summed, store.Usage.KVBytes): 1 GiB.
-const DefaultKVStorageBytes = 1 << 30
+// DefaultQueueStorageBytes is the same for the bodies of its stored
+// edge.queue messages (store.Usage.QueueBytes).
+const (
+	DefaultKVStorageBytes    = 1 << 30
+	DefaultQueueStorageBytes = 1 << 30
+)
 
 // Gateway serves the store-backed bindings of every tenant. It is safe for
 // concurrent use.
 type Gateway struct {
-	store   store.Store
-	dataDir string
-	log     *slog.Logger
-	now     func() time.Time
-	kvLimit int64
+	store      store.Store
+	dataDir    string
+	log        *slog.Logger
+	now        func() time.Time
+	kvLimit    int64
+	queueLimit int64
 
 	keyMu     sync.Mutex
 	cursorKey []byte // kvCursorKey
@@ -82,6 +89,18 @@ func WithKVStorageLimit(n int64) Option {
 	}
 }
 
+// WithQueueStorageLimit sets each tenant's limit on the bytes of its
+// stored queue messages (default DefaultQueueStorageBytes); a send past it
+// is refused with message_too_large naming the limit. n ≤ 0 keeps the
+// default.
+func WithQueueStorageLimit(n int64) Option {
+	return func(g *Gateway) {
+		if n > 0 {
+			g.queueLimit = n
+		}
+	}
+}
+
 // WithClock sets the clock for TTLs (default time.Now).
 func WithClock(now func() time.Time) Option { return func(g *Gateway) { g.now = now } }
 
@@ -92,7 +111,7 @@ func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *G
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes}
+	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes, queueLimit: DefaultQueueStorageBytes}
 	for _, o := range opts {
 		o(g)
 	}
@@ -111,6 +130,9 @@ func (g *Gateway) ForTenant(tenant string) http.Handler {
 	mux.HandleFunc("PUT /kv/v1/value", kv.put)
 	mux.HandleFunc("DELETE /kv/v1/value", kv.del)
 	mux.HandleFunc("GET /kv/v1/keys", kv.list)
+	q := &queueHandler{g: g, tenant: tenant}
+	mux.HandleFunc("POST /queue/v1/send", q.send)
+	mux.HandleFunc("POST /queue/v1/batch", q.batch)
 	sq := &sqlHandler{g: g, tenant: tenant}
 	mux.HandleFunc("POST /sql/v1/{op}", sq.serve)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -178,19 +200,25 @@ func (g *Gateway) bindingUID(r *http.Request, tenant, kind string) (string, *Err
 // checkBinding verifies in tx that uid is a live resource of tenant of
 // kind in the edge family.
 func (g *Gateway) checkBinding(tx store.Tx, tenant, kind, uid string) *Error {
+	_, e := g.resolve(tx, tenant, kind, uid)
+	return e
+}
+
+// resolve is checkBinding returning the resource (nil with the refusal).
+func (g *Gateway) resolve(tx store.Tx, tenant, kind, uid string) (*store.Resource, *Error) {
 	res, err := tx.ResourceByUID(uid)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		g.log.Warn("gateway: request refused: binding names no live resource", "tenant", tenant, "kind", kind, "uid", uid)
-		return errBindingRefused
+		return nil, errBindingRefused
 	case err != nil:
-		return unavailable(err)
+		return nil, unavailable(err)
 	case res.Tenant != tenant || res.Kind != kind || res.APIVersion != EdgeAPIVersion:
 		g.log.Warn("gateway: request refused: binding names a resource of another tenant or kind",
 			"tenant", tenant, "kind", kind, "uid", uid, "resourceTenant", res.Tenant, "resourceKind", res.Kind, "resourceGroup", res.APIVersion)
-		return errBindingRefused
+		return nil, errBindingRefused
 	}
-	return nil
+	return res, nil
 }
 
 // unavailable is a store fault: retryable backend_unavailable, the detail

@@ -76,6 +76,7 @@ func repoRoot() (string, error) {
 const testWorker = `
 import { makeKV } from "__takoform/kv.js";
 import { makeSQL } from "__takoform/sql-v1alpha1.js";
+import { makeQueue } from "__takoform/queue.js";
 
 async function settle(fn) {
   try {
@@ -87,7 +88,8 @@ async function settle(fn) {
 
 export default {
   async fetch(request, hostEnv) {
-    const env = { CACHE: makeKV(hostEnv.KV_GW), DB: makeSQL(hostEnv.SQL_GW), THEIRS: makeKV(hostEnv.THEIRS_GW) };
+    const env = { CACHE: makeKV(hostEnv.KV_GW), DB: makeSQL(hostEnv.SQL_GW), THEIRS: makeKV(hostEnv.THEIRS_GW),
+      EVENTS: makeQueue(hostEnv.QUEUE_GW) };
     const url = new URL(request.url);
     const key = url.searchParams.get("key");
     switch (url.pathname) {
@@ -142,6 +144,20 @@ export default {
         const { op, args } = await request.json();
         return Response.json(await settle(() => env.DB[op](...args)));
       }
+      case "/queue": {
+        const sent = new Uint8Array(await request.arrayBuffer());
+        const big = new Uint8Array(sent.length + 2).fill(9);
+        big.set(sent, 1);
+        return Response.json({
+          methods: Object.keys(env.EVENTS).sort(),
+          send: await settle(() => env.EVENTS.send(big.subarray(1, 1 + sent.length), { delaySeconds: 0 })),
+          batch: await settle(() => env.EVENTS.sendBatch([{ body: "one" }, { body: new Uint8Array([2]).buffer, delaySeconds: 5 }])),
+          notBytes: await settle(() => env.EVENTS.send(42)),
+          unknownOption: await settle(() => env.EVENTS.send("x", { retries: 1 })),
+          tooLarge: await settle(() => env.EVENTS.send(new Uint8Array(131073))),
+          tooMany: await settle(() => env.EVENTS.sendBatch(Array.from({ length: 101 }, () => ({ body: "m" })))),
+        });
+      }
       case "/theirs":
         return Response.json(await settle(() => env.THEIRS.get("k")));
       case "/spoof": {
@@ -177,6 +193,7 @@ func startEngine(t *testing.T) *engine {
 	err = st.Update(context.Background(), func(tx store.Tx) error {
 		for _, r := range []struct{ tenant, kind, uid string }{
 			{"acme", gateway.KindKV, "uid-kv"}, {"acme", gateway.KindSQL, "uid-sql"}, {"globex", gateway.KindKV, "uid-kv-globex"},
+			{"acme", gateway.KindQueue, "uid-q"},
 		} {
 			if err := tx.CreateResource(&store.Resource{
 				Key: store.Key{Tenant: r.tenant, Space: "prod", APIVersion: gateway.EdgeAPIVersion, Kind: r.kind, Name: r.uid},
@@ -227,6 +244,7 @@ func startEngine(t *testing.T) *engine {
 		`  services = [`,
 		`    (name = "main", worker = .worker),`,
 		gwService("gw-kv", "uid-kv"), gwService("gw-sql", "uid-sql"), gwService("gw-theirs", "uid-kv-globex"),
+		gwService("gw-queue", "uid-q"),
 		`  ],`,
 		`  sockets = [(name = "http", http = (), service = "main")],`,
 		`);`,
@@ -235,7 +253,7 @@ func startEngine(t *testing.T) *engine {
 		`    (name = "main.js", esModule = embed "w/main.js"),`,
 		strings.Join(modLines, "\n"),
 		`  ],`,
-		`  bindings = [(name = "KV_GW", service = "gw-kv"), (name = "SQL_GW", service = "gw-sql"), (name = "THEIRS_GW", service = "gw-theirs")],`,
+		`  bindings = [(name = "KV_GW", service = "gw-kv"), (name = "SQL_GW", service = "gw-sql"), (name = "THEIRS_GW", service = "gw-theirs"), (name = "QUEUE_GW", service = "gw-queue")],`,
 		`  compatibilityDate = "2026-11-17",`,
 		`);`,
 	}, "\n")
@@ -466,5 +484,54 @@ func TestSQLProjectionInWorkerd(t *testing.T) {
 	}
 	if s := run("query", "SELECT count(*) AS n FROM visits"); string(s.Value) != `{"rows":[{"n":{"type":"integer","value":"1"}}],"rowsWritten":0}` {
 		t.Errorf("after the refusals: %s; want the one row", s.Value)
+	}
+}
+
+func TestQueueProjectionInWorkerd(t *testing.T) {
+	e := startEngine(t)
+	payload := []byte("queue-round-trip-bytes\x00\xff")
+	var got struct {
+		Methods                                        []string
+		Send, Batch, NotBytes, UnknownOption, TooLarge settled
+		TooMany                                        settled
+	}
+	e.json(t, "POST", "/queue", payload, &got)
+	if strings.Join(got.Methods, ",") != "send,sendBatch" {
+		t.Errorf("methods: %v; want exactly send, sendBatch", got.Methods)
+	}
+	var id string
+	var ids []string
+	if !got.Send.OK || json.Unmarshal(got.Send.Value, &id) != nil || !strings.HasPrefix(id, "msg_") {
+		t.Fatalf("send: %+v %s", got.Send, got.Send.Value)
+	}
+	if !got.Batch.OK || json.Unmarshal(got.Batch.Value, &ids) != nil || len(ids) != 2 {
+		t.Fatalf("sendBatch: %+v %s", got.Batch, got.Batch.Value)
+	}
+	for name, tc := range map[string]struct {
+		got  settled
+		want string
+	}{
+		"a number as body": {got.NotBytes, "invalid_body"}, "an unknown option": {got.UnknownOption, "TypeError"},
+		"131073 bytes": {got.TooLarge, "message_too_large"}, "101 messages": {got.TooMany, "batch_too_large"},
+	} {
+		if tc.got.OK || tc.got.Name != tc.want {
+			t.Errorf("%s: %+v; want a rejection named %s", name, tc.got, tc.want)
+		}
+	}
+	var msgs []*store.QueueMessage
+	err := e.st.View(context.Background(), func(tx store.Tx) error {
+		var err error
+		msgs, err = tx.QueueMessages("uid-q", 10)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string][]byte{}
+	for _, m := range msgs {
+		byID[m.ID] = m.Body
+	}
+	if len(msgs) != 3 || !bytes.Equal(byID[id], payload) || string(byID[ids[0]]) != "one" || !bytes.Equal(byID[ids[1]], []byte{2}) {
+		t.Errorf("stored messages %v; want the sent window's exact bytes under %s and the batch's two", byID, id)
 	}
 }

@@ -68,6 +68,8 @@ const (
 	qKVList
 	qKVListTo
 	qKVSweep
+	qQueueSend
+	qQueueMessages
 	numQueries
 )
 
@@ -190,6 +192,11 @@ var queries = [numQueries]string{
 		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
 	qKVSweep: `DELETE FROM kv_entries WHERE rowid IN (SELECT rowid FROM kv_entries
 		WHERE expires_at <= ? ORDER BY expires_at LIMIT ?) AND expires_at <= ?`,
+	// edge.queue messages (queue.go).
+	qQueueSend: `INSERT INTO queue_messages (queue, id, tenant, body, accepted_at, deliverable_at, attempts, size)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	qQueueMessages: `SELECT tenant, id, body, accepted_at, deliverable_at, attempts FROM queue_messages
+		WHERE queue = ? ORDER BY deliverable_at, id LIMIT ?`,
 }
 
 // unnamed writes the column list cols as a select list of unnamed
