@@ -44,8 +44,11 @@ var tables = []struct{ name, order string }{
 	{"sequences", "name"},
 	{"settings", "name"},
 	{"artifact_refs", "holder, digest"},
-	// Last: the target's triggers (migration 00002) fill tenant_usage as
-	// resources and holdings are copied; Copy replaces those rows with the
+	{"kv_entries", "namespace, key"},
+	{"queue_messages", "queue, id"},
+	// Last: the target's triggers (migrations 00002, 00007, 00008) fill
+	// tenant_usage as resources, holdings, KV entries and queue messages
+	// are copied; Copy replaces those rows with the
 	// source's, so the digests compare what the source holds.
 	{"tenant_usage", "tenant"},
 }
