@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -8,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/takoform/takoform/host/store"
@@ -106,7 +106,7 @@ func (h *queueHandler) batch(w http.ResponseWriter, r *http.Request) {
 			DelaySeconds *json.RawMessage `json:"delaySeconds"`
 		} `json:"messages"`
 	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		h.g.writeError(w, invalidArgument("sendBatch takes [{body, delaySeconds?}, …]: %v", err))

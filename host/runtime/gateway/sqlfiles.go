@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -275,7 +276,7 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func decodeCall(op string, body []byte) ([]statement, *Error) {
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if op == "transaction" {
 		var req struct {
