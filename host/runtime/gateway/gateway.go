@@ -55,9 +55,11 @@ const (
 // edge.kv entries (store.KVEntry.Size summed, store.Usage.KVBytes): 1 GiB.
 // DefaultQueueStorageBytes is the same for the bodies of its stored
 // edge.queue messages (store.Usage.QueueBytes).
+// DefaultSQLDatabaseBytes bounds each SQLite database file.
 const (
 	DefaultKVStorageBytes    = 1 << 30
 	DefaultQueueStorageBytes = 1 << 30
+	DefaultSQLDatabaseBytes  = 1 << 30
 )
 
 // Gateway serves the store-backed bindings of every tenant. It is safe for
@@ -69,6 +71,7 @@ type Gateway struct {
 	now        func() time.Time
 	kvLimit    int64
 	queueLimit int64
+	sqlLimit   int64
 
 	keyMu     sync.Mutex
 	cursorKey []byte // kvCursorKey
@@ -102,6 +105,18 @@ func WithQueueStorageLimit(n int64) Option {
 	}
 }
 
+// WithSQLDatabaseLimit bounds each SQLite database's file (default
+// DefaultSQLDatabaseBytes, rounded down to whole 4096-byte pages, at least
+// 16 pages): a write past it fails sql_error naming the limit. n ≤ 0 keeps
+// the default.
+func WithSQLDatabaseLimit(n int64) Option {
+	return func(g *Gateway) {
+		if n > 0 {
+			g.sqlLimit = n
+		}
+	}
+}
+
 // WithClock sets the clock for TTLs (default time.Now).
 func WithClock(now func() time.Time) Option { return func(g *Gateway) { g.now = now } }
 
@@ -112,7 +127,8 @@ func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *G
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes, queueLimit: DefaultQueueStorageBytes}
+	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes, queueLimit: DefaultQueueStorageBytes,
+		sqlLimit: DefaultSQLDatabaseBytes}
 	for _, o := range opts {
 		o(g)
 	}
@@ -148,6 +164,7 @@ type Error struct {
 	Code    string
 	Message string
 	cause   error // a store fault, logged, never sent
+	full    bool  // SQLITE_FULL: the database reached its size limit
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

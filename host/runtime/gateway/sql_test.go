@@ -274,3 +274,19 @@ func TestSQLFilePerDatabase(t *testing.T) {
 		t.Error("the deleted database's file is still there")
 	}
 }
+
+// A database stops at the host's size limit with a clear sql_error, and
+// the refused call applied nothing.
+func TestSQLDatabaseSizeLimit(t *testing.T) {
+	f := newFixture(t, gateway.WithSQLDatabaseLimit(64<<10))
+	f.sql(t, "execute", "CREATE TABLE b (v BLOB)")
+	f.sql(t, "execute", "INSERT INTO b VALUES (zeroblob(20000))")
+	body := f.sqlRefused(t, "execute", "INSERT INTO b VALUES (zeroblob(100000))")
+	if !strings.Contains(body, "limit of 65536 bytes per SQLite database") {
+		t.Errorf("the refusal does not name the limit: %s", body)
+	}
+	if r := f.sql(t, "query", "SELECT count(*) AS n FROM b"); r.Rows[0]["n"]["value"] != "1" {
+		t.Errorf("rows after the refused insert: %v; want 1", r.Rows[0]["n"])
+	}
+	f.sqlRefused(t, "execute", "PRAGMA max_page_count = 100000")
+}

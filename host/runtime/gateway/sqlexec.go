@@ -85,6 +85,14 @@ func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []st
 		pol.reset(authHost)
 		return e.exec(text)
 	}
+	// rollback ends the call's transaction unless SQLite already rolled it
+	// back (it does after SQLITE_FULL, IOERR, NOMEM, BUSY, INTERRUPT).
+	rollback := func() error {
+		if e.autocommit() {
+			return nil
+		}
+		return host("ROLLBACK")
+	}
 	begin := "BEGIN IMMEDIATE"
 	if mode == authQuery {
 		begin = "BEGIN"
@@ -97,7 +105,7 @@ func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []st
 	for i, st := range stmts {
 		r, ferr := runStatement(e, pol, mode, st, &size)
 		if ferr != nil {
-			if err := host("ROLLBACK"); err != nil {
+			if err := rollback(); err != nil {
 				return nil, unavailable(fmt.Errorf("roll back after %s: %w", ferr.Message, err))
 			}
 			mu.Lock()
@@ -118,7 +126,7 @@ func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []st
 		end = "ROLLBACK"
 	}
 	if err := host(end); err != nil {
-		if rerr := host("ROLLBACK"); rerr != nil && !e.autocommit() {
+		if rerr := rollback(); rerr != nil {
 			return nil, unavailable(errors.Join(err, rerr))
 		}
 		return nil, engineError(err, false)
@@ -293,7 +301,11 @@ func engineError(err error, statement bool) *Error {
 	switch se.code {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return errorf(http.StatusServiceUnavailable, "busy", "the database is busy: %s; run the whole call again", se.msg)
-	case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+	case sqlite3.SQLITE_FULL:
+		e := unavailable(err)
+		e.full = true
+		return e
+	case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 		return unavailable(err)
 	}
 	if !statement {

@@ -44,6 +44,8 @@ func (f *sqlFiles) init(g *Gateway) {
 	f.dbs = map[string]*sqlDB{}
 }
 
+const sqlPageSize = 4096
+
 func (f *sqlFiles) dir() string { return filepath.Join(f.g.dataDir, "sql") }
 
 // SQLitePath is where the database of the SQLiteDatabase with uid lives
@@ -73,8 +75,12 @@ func (f *sqlFiles) open(uid string) (*sqlDB, error) {
 	if err := fh.Close(); err != nil {
 		return nil, err
 	}
+	// page_size holds only for a new file (SQLite's default, 4096, for an
+	// old one); max_page_count is per connection and worker SQL cannot
+	// change it (its PRAGMA is refused).
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_defensive=1"
+		"?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_defensive=1" +
+		fmt.Sprintf("&_pragma=page_size(%d)&_pragma=max_page_count(%d)", sqlPageSize, max(f.g.sqlLimit/sqlPageSize, 16))
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -122,6 +128,11 @@ func (f *sqlFiles) run(ctx context.Context, uid string, mode authMode, stmts []s
 		}
 		e.noAttach()
 		results, ferr = call(ctx, e, &d.pol, mode, stmts)
+		if ferr != nil && ferr.full {
+			f.g.log.Warn("gateway: a SQLite database is full", "uid", uid, "err", ferr.cause)
+			ferr = sqlErrorf("the database is full: it reached the host's limit of %d bytes per SQLite database (or the host's disk is full); delete rows or ask the host's operator to raise the limit; nothing of this call was applied",
+				max(f.g.sqlLimit/sqlPageSize, 16)*sqlPageSize)
+		}
 		return nil
 	})
 	if err != nil {
