@@ -62,10 +62,11 @@ type Config struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// DataSweep, when set, runs with every Sweep: it removes what the data
-	// plane keeps for deleted resources and expired entries, at most
-	// limit expired entries a run (host/runtime/gateway's
+	// plane keeps for deleted resources and expired entries (at most limit
+	// expired entries a run) and returns what it removed by kind, counted
+	// in takoform_retention_deleted_total (host/runtime/gateway's
 	// Gateway.Sweep).
-	DataSweep func(ctx context.Context, limit int) (kvExpired, sqlDatabases int, err error)
+	DataSweep func(ctx context.Context, limit int) (map[string]int, error)
 }
 
 // Server serves the Host API.

@@ -46,10 +46,10 @@ func (r Retention) withDefaults(idempotencyTTL time.Duration) Retention {
 }
 
 // Swept counts what one Sweep deleted (idempotency records expire too,
-// uncounted): records, and the data-plane data of Config.DataSweep.
+// uncounted): records, and by kind what Config.DataSweep removed.
 type Swept struct {
 	Operations, Uploads, Artifacts int
-	KVEntries, SQLDatabases        int
+	Data                           map[string]int
 }
 
 // maxBatchesPerSweep bounds one Sweep so it never holds the writer long;
@@ -94,10 +94,11 @@ func (s *Server) Sweep(ctx context.Context) (Swept, error) {
 		}
 	}
 	if s.cfg.DataSweep != nil {
-		kv, dbs, err := s.cfg.DataSweep(ctx, r.Batch)
-		out.KVEntries, out.SQLDatabases = kv, dbs
-		s.ops.metrics.swept.WithLabelValues("kv_entries").Add(float64(kv))
-		s.ops.metrics.swept.WithLabelValues("sql_databases").Add(float64(dbs))
+		var err error
+		out.Data, err = s.cfg.DataSweep(ctx, r.Batch)
+		for kind, n := range out.Data {
+			s.ops.metrics.swept.WithLabelValues(kind).Add(float64(n))
+		}
 		if err != nil {
 			return out, err
 		}
@@ -129,9 +130,17 @@ func (s *Server) sweeper() {
 		switch {
 		case err != nil:
 			s.log.Error("retention sweep", "err", err)
-		case n != Swept{}:
-			s.log.Info("retention sweep", "operations", n.Operations, "uploads", n.Uploads, "artifacts", n.Artifacts,
-				"kvEntries", n.KVEntries, "sqlDatabases", n.SQLDatabases)
+		case n.Operations+n.Uploads+n.Artifacts > 0 || anyRemoved(n.Data):
+			s.log.Info("retention sweep", "operations", n.Operations, "uploads", n.Uploads, "artifacts", n.Artifacts, "data", n.Data)
 		}
 	}
+}
+
+func anyRemoved(m map[string]int) bool {
+	for _, n := range m {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }

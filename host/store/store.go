@@ -287,8 +287,9 @@ type Tx interface {
 	// Readiness, gauges, quota usage, artifact references, sweeps.
 	Maintenance
 
-	// edge.kv entries and edge.queue messages of the runtime gateway
-	// (kv.go, queue.go).
+	// edge.kv entries, edge.queue messages and edge.objects metadata of
+	// the runtime gateway (kv.go, queue.go, objects.go).
 	KV
 	Queue
+	Objects
 }

@@ -1,6 +1,8 @@
 // Package gateway serves the bindings a deployed worker reaches in the
 // host's own storage (spec/runtime-v1.md §5): edge.kv and the edge.queue
-// producer from the host store (kv.go, queue.go) and edge.sql from one SQLite file per SQLiteDatabase UID under
+// producer from the host store (kv.go, queue.go), edge.objects with
+// metadata in the store and bodies as files under the host's data
+// directory (objects*.go), and edge.sql from one SQLite file per SQLiteDatabase UID under
 // the host's data directory (sqlfiles.go, sqlexec.go). The JavaScript
 // projections of host/runtime/projection are its only clients.
 //
@@ -11,7 +13,8 @@
 // sets nor sees it; the gateway serves a request only when that header
 // appears exactly once and names a live resource of this tenant, of the
 // Form kind the route serves (EdgeKVNamespace for /kv/, SQLiteDatabase for
-// /sql/, AtLeastOnceQueue for /queue/), of the edge family; anything else is refused and logged
+// /sql/, AtLeastOnceQueue for /queue/, ObjectBucket for /objects/), of the
+// edge family; anything else is refused and logged
 // (spec/runtime-v1.md §10.4). Nothing else in a request names a resource.
 //
 // The wire between projection and gateway is internal (it changes with
@@ -46,9 +49,10 @@ const EdgeAPIVersion = "edge.forms.takoform.com/v1alpha1"
 
 // The Form kinds behind each route (forms/edge).
 const (
-	KindKV    = "EdgeKVNamespace"
-	KindSQL   = "SQLiteDatabase"
-	KindQueue = "AtLeastOnceQueue"
+	KindKV     = "EdgeKVNamespace"
+	KindSQL    = "SQLiteDatabase"
+	KindQueue  = "AtLeastOnceQueue"
+	KindBucket = "ObjectBucket"
 )
 
 // DefaultKVStorageBytes is a tenant's default limit on the bytes of its
@@ -65,13 +69,16 @@ const (
 // Gateway serves the store-backed bindings of every tenant. It is safe for
 // concurrent use.
 type Gateway struct {
-	store      store.Store
-	dataDir    string
-	log        *slog.Logger
-	now        func() time.Time
-	kvLimit    int64
-	queueLimit int64
-	sqlLimit   int64
+	store       store.Store
+	dataDir     string
+	log         *slog.Logger
+	now         func() time.Time
+	kvLimit     int64
+	queueLimit  int64
+	sqlLimit    int64
+	objectLimit int64
+	objLocks    objectLocks
+	staged      stagedBodies
 
 	keyMu     sync.Mutex
 	cursorKey []byte // kvCursorKey
@@ -117,6 +124,18 @@ func WithSQLDatabaseLimit(n int64) Option {
 	}
 }
 
+// WithObjectStorageLimit sets each tenant's limit on the bytes of its
+// objects and uploaded parts (default DefaultObjectStorage, 10 GiB); a
+// write past it is refused with value_too_large naming the limit. n ≤ 0
+// keeps the default.
+func WithObjectStorageLimit(n int64) Option {
+	return func(g *Gateway) {
+		if n > 0 {
+			g.objectLimit = n
+		}
+	}
+}
+
 // WithClock sets the clock for TTLs (default time.Now).
 func WithClock(now func() time.Time) Option { return func(g *Gateway) { g.now = now } }
 
@@ -128,7 +147,7 @@ func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *G
 		logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes, queueLimit: DefaultQueueStorageBytes,
-		sqlLimit: DefaultSQLDatabaseBytes}
+		sqlLimit: DefaultSQLDatabaseBytes, objectLimit: DefaultObjectStorage}
 	for _, o := range opts {
 		o(g)
 	}
@@ -150,6 +169,17 @@ func (g *Gateway) ForTenant(tenant string) http.Handler {
 	q := &queueHandler{g: g, tenant: tenant}
 	mux.HandleFunc("POST /queue/v1/send", q.send)
 	mux.HandleFunc("POST /queue/v1/batch", q.batch)
+	ob := &objectHandler{g: g, tenant: tenant}
+	mux.HandleFunc("PUT /objects/v1/stage", ob.stage)
+	mux.HandleFunc("GET /objects/v1/head", ob.head)
+	mux.HandleFunc("GET /objects/v1/object", ob.get)
+	mux.HandleFunc("PUT /objects/v1/object", ob.put)
+	mux.HandleFunc("DELETE /objects/v1/object", ob.del)
+	mux.HandleFunc("GET /objects/v1/list", ob.list)
+	mux.HandleFunc("POST /objects/v1/uploads", ob.create)
+	mux.HandleFunc("PUT /objects/v1/part", ob.part)
+	mux.HandleFunc("POST /objects/v1/complete", ob.complete)
+	mux.HandleFunc("DELETE /objects/v1/upload", ob.abort)
 	sq := &sqlHandler{g: g, tenant: tenant}
 	mux.HandleFunc("POST /sql/v1/{op}", sq.serve)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -265,19 +295,42 @@ func (g *Gateway) fail(w http.ResponseWriter, r *http.Request, tenant string, er
 }
 
 // Sweep removes what deleted resources and expired entries leave: up to
-// limit expired edge.kv entries, and every SQLite file under the data
-// directory whose SQLiteDatabase no longer exists. The host calls it on
-// its sweep interval; it is safe beside serving.
-func (g *Gateway) Sweep(ctx context.Context, limit int) (kvExpired, sqlFiles int, err error) {
-	err = g.store.Update(ctx, func(tx store.Tx) error {
-		kvExpired, err = tx.KVSweepExpired(g.now(), limit)
+// limit expired edge.kv entries ("kv_entries"), every SQLite file under
+// the data directory whose SQLiteDatabase no longer exists
+// ("sql_databases"), the object bodies of deleted ObjectBuckets
+// ("object_buckets") and object temp files a write never finished. It
+// returns what it removed by kind. The host calls it on its sweep
+// interval (host.Config.DataSweep); it is safe beside serving.
+func (g *Gateway) Sweep(ctx context.Context, limit int) (map[string]int, error) {
+	out := map[string]int{}
+	err := g.store.Update(ctx, func(tx store.Tx) error {
+		n, err := tx.KVSweepExpired(g.now(), limit)
+		out["kv_entries"] = n
 		return err
 	})
 	if err != nil {
-		return 0, 0, err
+		return out, err
 	}
-	sqlFiles, err = g.sql.sweep(ctx)
-	return kvExpired, sqlFiles, err
+	if out["sql_databases"], err = g.sql.sweep(ctx); err != nil {
+		return out, err
+	}
+	out["object_buckets"], err = g.sweepObjects(func(uid string) (bool, error) { return g.live(ctx, uid, KindBucket) })
+	return out, err
+}
+
+// live reports whether uid names a live resource of kind in the edge
+// family.
+func (g *Gateway) live(ctx context.Context, uid, kind string) (bool, error) {
+	live := false
+	err := g.store.View(ctx, func(tx store.Tx) error {
+		res, err := tx.ResourceByUID(uid)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		live = err == nil && res.Kind == kind && res.APIVersion == EdgeAPIVersion
+		return err
+	})
+	return live, err
 }
 
 // ensureDir creates dir 0700 if missing.

@@ -79,7 +79,7 @@ func TestDataOfResourcesDeletedThroughTheHostAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	swept, err := h.Server.Sweep(ctx)
-	if err != nil || swept.SQLDatabases != 1 {
+	if err != nil || swept.Data["sql_databases"] != 1 {
 		t.Errorf("Sweep: %+v %v; want one SQLite database removed", swept, err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {

@@ -178,8 +178,8 @@ func TestKVTTL(t *testing.T) {
 	if a := f.do(t, "GET", kvPath("k"), nil, nil, "uid-kv"); a.status != 404 {
 		t.Errorf("get 60 s after: %d; want 404", a.status)
 	}
-	n, _, err := f.gw.Sweep(context.Background(), 100)
-	if err != nil || n != 1 {
+	swept, err := f.gw.Sweep(context.Background(), 100)
+	if n := swept["kv_entries"]; err != nil || n != 1 {
 		t.Errorf("Sweep removed %d expired entries (%v); want 1", n, err)
 	}
 }

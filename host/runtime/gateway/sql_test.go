@@ -261,14 +261,14 @@ func TestSQLFilePerDatabase(t *testing.T) {
 			t.Errorf("a refused call created a database for %s", uid)
 		}
 	}
-	if n, m, err := f.gw.Sweep(context.Background(), 10); err != nil || n != 0 || m != 0 {
-		t.Errorf("Sweep of live data removed %d entries, %d databases (%v)", n, m, err)
+	if swept, err := f.gw.Sweep(context.Background(), 10); err != nil || swept["kv_entries"]+swept["sql_databases"] != 0 {
+		t.Errorf("Sweep of live data removed %v (%v)", swept, err)
 	}
 	if err := f.st.Update(context.Background(), func(tx store.Tx) error { return tx.DeleteResource("uid-sql") }); err != nil {
 		t.Fatal(err)
 	}
-	if _, m, err := f.gw.Sweep(context.Background(), 10); err != nil || m != 1 {
-		t.Errorf("Sweep after the delete removed %d databases (%v); want 1", m, err)
+	if swept, err := f.gw.Sweep(context.Background(), 10); err != nil || swept["sql_databases"] != 1 {
+		t.Errorf("Sweep after the delete removed %v (%v); want 1 database", swept, err)
 	}
 	if _, err := os.Stat(gateway.SQLitePath(f.dataDir, "uid-sql")); err == nil {
 		t.Error("the deleted database's file is still there")

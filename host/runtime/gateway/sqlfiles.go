@@ -181,15 +181,7 @@ func (f *sqlFiles) sweep(ctx context.Context) (int, error) {
 		if !ok || !wire.ValidUID(uid) {
 			continue
 		}
-		live := false
-		err := f.g.store.View(ctx, func(tx store.Tx) error {
-			res, err := tx.ResourceByUID(uid)
-			if errors.Is(err, store.ErrNotFound) {
-				return nil
-			}
-			live = err == nil && res.Kind == KindSQL && res.APIVersion == EdgeAPIVersion
-			return err
-		})
+		live, err := f.g.live(ctx, uid, KindSQL)
 		if err != nil {
 			return n, err
 		}

@@ -48,9 +48,10 @@ func Modules() map[string]string {
 
 // The Binding definitions the projections serve, by name (forms/edge).
 const (
-	BindingKV    = "module-worker.edge-kv"
-	BindingSQL   = "module-worker.sqlite"
-	BindingQueue = "module-worker.queue-producer"
+	BindingKV     = "module-worker.edge-kv"
+	BindingSQL    = "module-worker.sqlite"
+	BindingQueue  = "module-worker.queue-producer"
+	BindingBucket = "module-worker.object-bucket"
 )
 
 // FamilyV1alpha1 is the group of the v1alpha1 family (spec/runtime-v1.md §0.2).
@@ -70,6 +71,8 @@ func Maker(apiVersion, binding string) (module, export string, err error) {
 			return Prefix + "sql-v1alpha1.js", "makeSQL", nil
 		case BindingQueue:
 			return Prefix + "queue.js", "makeQueue", nil
+		case BindingBucket:
+			return Prefix + "objects.js", "makeObjects", nil
 		}
 	}
 	return "", "", fmt.Errorf("no projection of binding %s for %s", binding, apiVersion)

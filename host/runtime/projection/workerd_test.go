@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -77,6 +78,7 @@ const testWorker = `
 import { makeKV } from "__takoform/kv.js";
 import { makeSQL } from "__takoform/sql-v1alpha1.js";
 import { makeQueue } from "__takoform/queue.js";
+import { makeObjects } from "__takoform/objects.js";
 
 async function settle(fn) {
   try {
@@ -89,7 +91,7 @@ async function settle(fn) {
 export default {
   async fetch(request, hostEnv) {
     const env = { CACHE: makeKV(hostEnv.KV_GW), DB: makeSQL(hostEnv.SQL_GW), THEIRS: makeKV(hostEnv.THEIRS_GW),
-      EVENTS: makeQueue(hostEnv.QUEUE_GW) };
+      EVENTS: makeQueue(hostEnv.QUEUE_GW), MEDIA: makeObjects(hostEnv.BUCKET_GW) };
     const url = new URL(request.url);
     const key = url.searchParams.get("key");
     switch (url.pathname) {
@@ -158,6 +160,37 @@ export default {
           tooMany: await settle(() => env.EVENTS.sendBatch(Array.from({ length: 101 }, () => ({ body: "m" })))),
         });
       }
+      case "/objects": {
+        const enc = new TextEncoder();
+        const stream = (parts) => new ReadableStream({
+          start(c) { for (const p of parts) c.enqueue(enc.encode(p)); c.close(); } });
+        const failing = new ReadableStream({
+          pull(c) { c.enqueue(enc.encode("partial")); c.error(new Error("source broke")); } });
+        const text = async (o) => o === null ? null : { ...o, body: await new Response(o.body).text() };
+        const big = new Uint8Array(5242880).fill(97);
+        return Response.json({
+          methods: Object.keys(env.MEDIA).sort(),
+          put: await settle(() => env.MEDIA.put("docs/a.txt", stream(["hello ", "streamed ", "world"]), { contentType: "text/plain" })),
+          head: await settle(() => env.MEDIA.head("docs/a.txt")),
+          get: await settle(async () => text(await env.MEDIA.get("docs/a.txt"))),
+          range: await settle(async () => text(await env.MEDIA.get("docs/a.txt", { range: { offset: 6, length: 8 } }))),
+          absent: await settle(() => env.MEDIA.get("nope")),
+          createOnly: await settle(() => env.MEDIA.put("docs/a.txt", "x", { ifNoneMatch: "*" })),
+          brokenStream: await settle(() => env.MEDIA.put("docs/broken", failing)),
+          afterBroken: await settle(() => env.MEDIA.head("docs/broken")),
+          list: await settle(() => env.MEDIA.list({ prefix: "docs/", delimiter: "/" })),
+          multipart: await settle(async () => {
+            const { uploadId } = await env.MEDIA.createMultipartUpload("big.bin");
+            const p1 = await env.MEDIA.uploadPart("big.bin", uploadId, 1, big);
+            const p2 = await env.MEDIA.uploadPart("big.bin", uploadId, 2, stream(["end"]));
+            const done = await env.MEDIA.completeMultipartUpload("big.bin", uploadId, [p1, p2]);
+            const h = await env.MEDIA.head("big.bin");
+            return { size: done.size, headSize: h.size, etagsAgree: done.etag === h.etag };
+          }),
+          badPart: await settle(() => env.MEDIA.uploadPart("big.bin", "up_none", 1, "x")),
+          deleted: await settle(async () => { await env.MEDIA.delete("docs/a.txt"); return env.MEDIA.head("docs/a.txt"); }),
+        });
+      }
       case "/theirs":
         return Response.json(await settle(() => env.THEIRS.get("k")));
       case "/spoof": {
@@ -193,7 +226,7 @@ func startEngine(t *testing.T) *engine {
 	err = st.Update(context.Background(), func(tx store.Tx) error {
 		for _, r := range []struct{ tenant, kind, uid string }{
 			{"acme", gateway.KindKV, "uid-kv"}, {"acme", gateway.KindSQL, "uid-sql"}, {"globex", gateway.KindKV, "uid-kv-globex"},
-			{"acme", gateway.KindQueue, "uid-q"},
+			{"acme", gateway.KindQueue, "uid-q"}, {"acme", gateway.KindBucket, "uid-b"},
 		} {
 			if err := tx.CreateResource(&store.Resource{
 				Key: store.Key{Tenant: r.tenant, Space: "prod", APIVersion: gateway.EdgeAPIVersion, Kind: r.kind, Name: r.uid},
@@ -244,7 +277,7 @@ func startEngine(t *testing.T) *engine {
 		`  services = [`,
 		`    (name = "main", worker = .worker),`,
 		gwService("gw-kv", "uid-kv"), gwService("gw-sql", "uid-sql"), gwService("gw-theirs", "uid-kv-globex"),
-		gwService("gw-queue", "uid-q"),
+		gwService("gw-queue", "uid-q"), gwService("gw-bucket", "uid-b"),
 		`  ],`,
 		`  sockets = [(name = "http", http = (), service = "main")],`,
 		`);`,
@@ -253,7 +286,8 @@ func startEngine(t *testing.T) *engine {
 		`    (name = "main.js", esModule = embed "w/main.js"),`,
 		strings.Join(modLines, "\n"),
 		`  ],`,
-		`  bindings = [(name = "KV_GW", service = "gw-kv"), (name = "SQL_GW", service = "gw-sql"), (name = "THEIRS_GW", service = "gw-theirs"), (name = "QUEUE_GW", service = "gw-queue")],`,
+		`  bindings = [(name = "KV_GW", service = "gw-kv"), (name = "SQL_GW", service = "gw-sql"), (name = "THEIRS_GW", service = "gw-theirs"), (name = "QUEUE_GW", service = "gw-queue"),` +
+			` (name = "BUCKET_GW", service = "gw-bucket")],`,
 		`  compatibilityDate = "2026-11-17",`,
 		`);`,
 	}, "\n")
@@ -533,5 +567,56 @@ func TestQueueProjectionInWorkerd(t *testing.T) {
 	}
 	if len(msgs) != 3 || !bytes.Equal(byID[id], payload) || string(byID[ids[0]]) != "one" || !bytes.Equal(byID[ids[1]], []byte{2}) {
 		t.Errorf("stored messages %v; want the sent window's exact bytes under %s and the batch's two", byID, id)
+	}
+}
+
+func TestObjectsProjectionInWorkerd(t *testing.T) {
+	e := startEngine(t)
+	var got struct {
+		Methods                                                                    []string
+		Put, Head, Get, Range, Absent, CreateOnly, BrokenStream, AfterBroken, List settled
+		Multipart, BadPart, Deleted                                                settled
+	}
+	e.json(t, "GET", "/objects", nil, &got)
+	if strings.Join(got.Methods, ",") != "abortMultipartUpload,completeMultipartUpload,createMultipartUpload,delete,get,head,list,put,uploadPart" {
+		t.Errorf("methods: %v", got.Methods)
+	}
+	sum := sha256.Sum256([]byte("hello streamed world"))
+	etag := hex.EncodeToString(sum[:])
+	for name, tc := range map[string]struct {
+		got  settled
+		want string // the value's JSON, or a prefix of it ending in "…"
+	}{
+		"put of a stream":       {got.Put, `{"etag":"` + etag + `","size":20}`},
+		"head":                  {got.Head, `{"size":20,"etag":"` + etag + `","contentType":"text/plain","uploadedAtMillis":…`},
+		"get":                   {got.Get, `{"body":"hello streamed world","size":20,"etag":"` + etag + `","contentType":"text/plain","uploadedAtMillis":…`},
+		"an absent key":         {got.Absent, `null`},
+		"after a broken stream": {got.AfterBroken, `null`},
+		"list":                  {got.List, `{"objects":[{"key":"docs/a.txt","size":20,"etag":"` + etag + `","uploadedAtMillis":…`},
+		"multipart":             {got.Multipart, `{"size":5242883,"headSize":5242883,"etagsAgree":true}`},
+		"after delete":          {got.Deleted, `null`},
+	} {
+		v := string(tc.got.Value)
+		if pre, ok := strings.CutSuffix(tc.want, "…"); !tc.got.OK || (ok && !strings.HasPrefix(v, pre)) || (!ok && v != tc.want) {
+			t.Errorf("%s: %+v %s\nwant %s", name, tc.got, v, tc.want)
+		}
+	}
+	if !strings.Contains(string(got.Get.Value), `"body":"hello streamed world"`) || !strings.Contains(string(got.Get.Value), `"partial":false`) {
+		t.Errorf("get body: %s", got.Get.Value)
+	}
+	if !strings.Contains(string(got.Range.Value), `"body":"streamed"`) || !strings.Contains(string(got.Range.Value), `"partial":true`) {
+		t.Errorf("ranged get: %s", got.Range.Value)
+	}
+	for name, tc := range map[string]struct {
+		got  settled
+		want string
+	}{
+		"create-only over a key": {got.CreateOnly, "precondition_failed"},
+		"a stream that errors":   {got.BrokenStream, "invalid_body"},
+		"a part of no upload":    {got.BadPart, "upload_not_found"},
+	} {
+		if tc.got.OK || tc.got.Name != tc.want {
+			t.Errorf("%s: %+v; want a rejection named %s", name, tc.got, tc.want)
+		}
 	}
 }

@@ -139,8 +139,8 @@ func TestCopyMovesAHost(t *testing.T) {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
 	}
-	if len(tables) != 15 {
-		t.Errorf("copied %d tables, want all 15", len(tables))
+	if len(tables) != 18 {
+		t.Errorf("copied %d tables, want all 18", len(tables))
 	}
 
 	pg := hosttest.Start(t, hosttest.Options{Data: target})
