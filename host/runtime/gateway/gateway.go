@@ -2,9 +2,10 @@
 // host's own storage (spec/runtime-v1.md §5): edge.kv and the edge.queue
 // producer from the host store (kv.go, queue.go), edge.objects with
 // metadata in the store and bodies as files under the host's data
-// directory (objects*.go), and edge.sql from one SQLite file per SQLiteDatabase UID under
-// the host's data directory (sqlfiles.go, sqlexec.go). The JavaScript
-// projections of host/runtime/projection are its only clients.
+// directory (objects*.go), and edge.sql from one SQLite file per
+// SQLiteDatabase UID under the data directory (sqlfiles.go, sqlexec.go).
+// The JavaScript projections of host/runtime/projection are its only
+// clients.
 //
 // The host serves ForTenant(tenant) on a unix socket only that tenant's
 // engine process (shard) can reach. workerd adds the header
