@@ -126,7 +126,7 @@ func WithSQLDatabaseLimit(n int64) Option {
 }
 
 // WithObjectStorageLimit sets each tenant's limit on the bytes of its
-// objects and uploaded parts (default DefaultObjectStorage, 10 GiB); a
+// objects and uploaded parts (default DefaultObjectStorageBytes, 10 GiB); a
 // write past it is refused with value_too_large naming the limit. n ≤ 0
 // keeps the default.
 func WithObjectStorageLimit(n int64) Option {
@@ -148,7 +148,7 @@ func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *G
 		logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes, queueLimit: DefaultQueueStorageBytes,
-		sqlLimit: DefaultSQLDatabaseBytes, objectLimit: DefaultObjectStorage}
+		sqlLimit: DefaultSQLDatabaseBytes, objectLimit: DefaultObjectStorageBytes}
 	for _, o := range opts {
 		o(g)
 	}

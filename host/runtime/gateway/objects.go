@@ -24,21 +24,21 @@ import (
 // edge.objects limits of the v1alpha1 family and the host's, enforced
 // exactly (spec/runtime-v1.md §5.2).
 const (
-	MaxObjectKeyBytes      = 1024
-	MaxObjectSinglePut     = 314572800
-	MaxObjectBytes         = 5368709120
-	MaxObjectParts         = 10000
-	MinObjectPartBytes     = 5242880
-	MaxObjectListLimit     = 1000
-	MaxObjectDelimiter     = 16
-	MaxObjectContentType   = 1024
-	ObjectHeader           = "Takoform-Object" // base64 of the get answer's JSON members
-	objectTempMaxAge       = time.Hour
-	DefaultObjectStorage   = 10 << 30
-	objectFilePrefix       = "o-"
-	objectPartPrefix       = "p-"
-	objectTempPrefix       = "tmp-"
-	objectCursorKindPrefix = "objects\x00"
+	MaxObjectKeyBytes         = 1024
+	MaxObjectSinglePut        = 314572800
+	MaxObjectBytes            = 5368709120
+	MaxObjectParts            = 10000
+	MinObjectPartBytes        = 5242880
+	MaxObjectListLimit        = 1000
+	MaxObjectDelimiter        = 16
+	MaxObjectContentType      = 1024
+	ObjectHeader              = "Takoform-Object" // base64 of the get answer's JSON members
+	objectTempMaxAge          = time.Hour
+	DefaultObjectStorageBytes = 10 << 30
+	objectFilePrefix          = "o-"
+	objectPartPrefix          = "p-"
+	objectTempPrefix          = "tmp-"
+	objectCursorKindPrefix    = "objects\x00"
 )
 
 // objectFiles holds object bodies: DATA/objects/<bucket UID>/<file>, 0600
