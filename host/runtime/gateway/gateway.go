@@ -22,7 +22,7 @@
 // both together): routes under /kv/v1/ and /sql/v1/, bytes as raw bodies,
 // failures as {"error":{"code","message"}} where code is the Interface
 // error code the projection names its Error after (spec/runtime-v1.md §5.0).
-// Why it is built so: repo decision 0050.
+// Why it is built so: repo decision 0051.
 package gateway
 
 import (

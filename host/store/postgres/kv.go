@@ -9,7 +9,7 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// The edge.kv entries of store.KV (migration 00007_kv.sql). Keys go to
+// The edge.kv entries of store.KV (migration 00008_kv.sql). Keys go to
 // PostgreSQL as BYTEA, which compares by bytes, so the primary key lists
 // by UTF-8 bytes whatever the database's collation.
 

@@ -10,7 +10,7 @@ import (
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
-// The edge.objects metadata of store.Objects (migration 00009_objects.sql).
+// The edge.objects metadata of store.Objects (migration 00010_objects.sql).
 
 const (
 	pgObjectCols = `bucket, key, tenant, file, size, etag, content_type, uploaded_at`

@@ -9,7 +9,7 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// The edge.queue messages of store.Queue (migration 00008_queue.sql).
+// The edge.queue messages of store.Queue (migration 00009_queue.sql).
 
 const (
 	// One statement for a whole batch (sendBatch is all-or-nothing).

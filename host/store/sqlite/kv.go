@@ -9,7 +9,7 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// The edge.kv entries of store.KV (migration 00004_kv.sql). Keys go to
+// The edge.kv entries of store.KV (migration 00005_kv.sql). Keys go to
 // SQLite as BLOBs: a BLOB compares by memcmp, so the primary key lists by
 // UTF-8 bytes.
 

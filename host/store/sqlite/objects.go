@@ -9,7 +9,7 @@ import (
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
-// The edge.objects metadata of store.Objects (migration 00006_objects.sql).
+// The edge.objects metadata of store.Objects (migration 00007_objects.sql).
 
 func scanObject(r sqlrow.Scanner) (*store.Object, error) {
 	o := &store.Object{}

@@ -8,7 +8,7 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// The edge.queue messages of store.Queue (migration 00005_queue.sql).
+// The edge.queue messages of store.Queue (migration 00006_queue.sql).
 
 // QueueSend stores msgs; a taken (queue, id) wraps store.ErrConflict.
 func (t *tx) QueueSend(msgs []*store.QueueMessage) error {
