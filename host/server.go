@@ -70,6 +70,12 @@ type Config struct {
 	// /readyz's "dataplane" check detail; that check is always ok, so
 	// /readyz's status keeps meaning the control plane.
 	DataPlane func() string
+	// DataSweep, when set, runs with every Sweep: it removes what the data
+	// plane keeps for deleted resources and expired entries (at most limit
+	// expired entries a run) and returns what it removed by kind, counted
+	// in takoform_retention_deleted_total (host/runtime/gateway's
+	// Gateway.Sweep).
+	DataSweep func(ctx context.Context, limit int) (map[string]int, error)
 }
 
 // Server serves the Host API.

@@ -46,9 +46,10 @@ func (r Retention) withDefaults(idempotencyTTL time.Duration) Retention {
 }
 
 // Swept counts what one Sweep deleted (idempotency records expire too,
-// uncounted).
+// uncounted): records, and by kind what Config.DataSweep removed.
 type Swept struct {
 	Operations, Uploads, Artifacts int
+	Data                           map[string]int
 }
 
 // maxBatchesPerSweep bounds one Sweep so it never holds the writer long;
@@ -92,6 +93,16 @@ func (s *Server) Sweep(ctx context.Context) (Swept, error) {
 			}
 		}
 	}
+	if s.cfg.DataSweep != nil {
+		var err error
+		out.Data, err = s.cfg.DataSweep(ctx, r.Batch)
+		for kind, n := range out.Data {
+			s.ops.metrics.swept.WithLabelValues(kind).Add(float64(n))
+		}
+		if err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
@@ -119,8 +130,17 @@ func (s *Server) sweeper() {
 		switch {
 		case err != nil:
 			s.log.Error("retention sweep", "err", err)
-		case n != Swept{}:
-			s.log.Info("retention sweep", "operations", n.Operations, "uploads", n.Uploads, "artifacts", n.Artifacts)
+		case n.Operations+n.Uploads+n.Artifacts > 0 || anyRemoved(n.Data):
+			s.log.Info("retention sweep", "operations", n.Operations, "uploads", n.Uploads, "artifacts", n.Artifacts, "data", n.Data)
 		}
 	}
+}
+
+func anyRemoved(m map[string]int) bool {
+	for _, n := range m {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -56,11 +56,17 @@ type Stats struct {
 	ArtifactBytes      int64
 }
 
-// Usage is one tenant's quota usage: live resources and the bytes of the
-// blobs it holds (each distinct blob counted once per tenant).
+// Usage is one tenant's quota usage: live resources, the bytes of the
+// blobs it holds (each distinct blob counted once per tenant), the bytes
+// of its edge.kv entries (KVEntry.Size, expired ones until swept) and of
+// its stored edge.queue message bodies, and of its objects and uploaded
+// parts.
 type Usage struct {
 	Resources     int64
 	ArtifactBytes int64
+	KVBytes       int64
+	QueueBytes    int64
+	ObjectBytes   int64
 }
 
 // Artifact reference holders (ReplaceArtifactRefs).

@@ -291,4 +291,10 @@ type Tx interface {
 
 	// Readiness, gauges, quota usage, artifact references, sweeps.
 	Maintenance
+
+	// edge.kv entries, edge.queue messages and edge.objects metadata of
+	// the runtime gateway (kv.go, queue.go, objects.go).
+	KV
+	Queue
+	Objects
 }

@@ -26,7 +26,7 @@ const (
 		(SELECT COUNT(*) FROM idempotency), (SELECT COALESCE(SUM(size), 0) FROM blobs)::BIGINT`
 	// A tenant's usage is its plain row and its shard rows (tenant U+001F
 	// shard, migration 00003), one range of the primary key.
-	pgUsage = `SELECT COALESCE(SUM(resources), 0)::BIGINT, COALESCE(SUM(artifact_bytes), 0)::BIGINT FROM tenant_usage
+	pgUsage = `SELECT COALESCE(SUM(resources), 0)::BIGINT, COALESCE(SUM(artifact_bytes), 0)::BIGINT, COALESCE(SUM(kv_bytes), 0)::BIGINT, COALESCE(SUM(queue_bytes), 0)::BIGINT, COALESCE(SUM(object_bytes), 0)::BIGINT FROM tenant_usage
 		WHERE tenant = $1 OR (tenant > $1 || E'\x1f' AND tenant < $1 || E'\x20')`
 	pgDropRefs  = `DELETE FROM artifact_refs WHERE holder = $1`
 	pgInsertRef = `INSERT INTO artifact_refs (holder, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING`
@@ -70,7 +70,7 @@ func (t *tx) Stats() (st store.Stats, err error) {
 
 // Usage sums the tenant's usage rows; none is the zero Usage.
 func (t *tx) Usage(tenant string) (u store.Usage, err error) {
-	err = t.queryRow(pgUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes)
+	err = t.queryRow(pgUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes, &u.KVBytes, &u.QueueBytes, &u.ObjectBytes)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return u, fmt.Errorf("read usage of tenant %s: %w", tenant, err)
 	}

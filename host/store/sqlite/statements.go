@@ -63,6 +63,24 @@ const (
 	qBegin
 	qRollback
 	qExactAnswer
+	qKVGet
+	qKVPut
+	qKVDelete
+	qKVList
+	qKVListTo
+	qKVSweep
+	qQueueSend
+	qQueueMessages
+	qObject
+	qPutObject
+	qDeleteObject
+	qListObjects
+	qListObjectsTo
+	qObjectUpload
+	qPutObjectUpload
+	qDeleteObjectUpload
+	qPutObjectPart
+	qObjectParts
 	numQueries
 )
 
@@ -173,7 +191,46 @@ var queries = [numQueries]string{
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?
 		AND form_api_version = api_version AND form_kind = kind
 		AND form_definition_version = ? AND form_schema_digest = ?`,
+	// edge.kv entries (kv.go); keys are bound as BLOBs so they compare by bytes.
+	qKVGet: `SELECT tenant, value, metadata, expires_at FROM kv_entries
+		WHERE namespace = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)`,
+	qKVPut: `INSERT INTO kv_entries (namespace, key, tenant, value, metadata, expires_at, size)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, key) DO UPDATE SET tenant = excluded.tenant, value = excluded.value,
+		metadata = excluded.metadata, expires_at = excluded.expires_at, size = excluded.size`,
+	qKVDelete: `DELETE FROM kv_entries WHERE namespace = ? AND key = ?`,
+	qKVList: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3
+		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
+	qKVListTo: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3 AND key < ?6
+		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
+	qKVSweep: `DELETE FROM kv_entries WHERE rowid IN (SELECT rowid FROM kv_entries
+		WHERE expires_at <= ? ORDER BY expires_at LIMIT ?) AND expires_at <= ?`,
+	// edge.queue messages (queue.go).
+	qQueueSend: `INSERT INTO queue_messages (queue, id, tenant, body, accepted_at, deliverable_at, attempts, size)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	qQueueMessages: `SELECT tenant, id, body, accepted_at, deliverable_at, attempts FROM queue_messages
+		WHERE queue = ? ORDER BY deliverable_at, id LIMIT ?`,
+	// edge.objects metadata (objects.go); keys are bound as BLOBs.
+	qObject: `SELECT ` + objectCols + ` FROM objects WHERE bucket = ? AND key = ?`,
+	qPutObject: `INSERT INTO objects (` + objectCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (bucket, key) DO UPDATE SET tenant = excluded.tenant, file = excluded.file, size = excluded.size,
+		etag = excluded.etag, content_type = excluded.content_type, uploaded_at = excluded.uploaded_at`,
+	qDeleteObject: `DELETE FROM objects WHERE bucket = ? AND key = ?`,
+	qListObjects: `SELECT ` + objectCols + ` FROM objects WHERE bucket = ?1 AND key >= ?2 AND key > ?3
+		ORDER BY key LIMIT ?4`,
+	qListObjectsTo: `SELECT ` + objectCols + ` FROM objects WHERE bucket = ?1 AND key >= ?2 AND key > ?3 AND key < ?5
+		ORDER BY key LIMIT ?4`,
+	qObjectUpload: `SELECT tenant, key, content_type, created_at FROM object_uploads WHERE bucket = ? AND id = ?`,
+	qPutObjectUpload: `INSERT INTO object_uploads (bucket, id, key, tenant, content_type, created_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (bucket, id) DO NOTHING`,
+	qDeleteObjectUpload: `DELETE FROM object_uploads WHERE bucket = ? AND id = ?`,
+	qPutObjectPart: `INSERT INTO object_parts (bucket, upload, number, tenant, file, size, etag) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (bucket, upload, number) DO UPDATE SET tenant = excluded.tenant, file = excluded.file,
+		size = excluded.size, etag = excluded.etag`,
+	qObjectParts: `SELECT tenant, number, file, size, etag FROM object_parts WHERE bucket = ? AND upload = ? ORDER BY number`,
 }
+
+const objectCols = `bucket, key, tenant, file, size, etag, content_type, uploaded_at`
 
 // unnamed writes the column list cols as a select list of unnamed
 // expressions, each the column's own value: +col AS "". The driver copies

@@ -18,7 +18,7 @@ const (
 	sqlSchemaVersion = `SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied = 1`
 	sqlStats         = `SELECT (SELECT COUNT(*) FROM operations WHERE done = 0),
 		(SELECT COUNT(*) FROM idempotency), (SELECT COALESCE(SUM(size), 0) FROM blobs)`
-	sqlUsage     = `SELECT resources, artifact_bytes FROM tenant_usage WHERE tenant = ?`
+	sqlUsage     = `SELECT resources, artifact_bytes, kv_bytes, queue_bytes, object_bytes FROM tenant_usage WHERE tenant = ?`
 	sqlDropRefs  = `DELETE FROM artifact_refs WHERE holder = ?`
 	sqlInsertRef = `INSERT INTO artifact_refs (holder, digest) VALUES (?, ?) ON CONFLICT DO NOTHING`
 	sqlSweepOps  = `DELETE FROM operations WHERE id IN (SELECT id FROM operations
@@ -68,7 +68,7 @@ func (t *tx) Usage(tenant string) (u store.Usage, err error) {
 	if t.done {
 		return u, errTxDone
 	}
-	err = t.sqlc.QueryRowContext(t.user, sqlUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes)
+	err = t.sqlc.QueryRowContext(t.user, sqlUsage, tenant).Scan(&u.Resources, &u.ArtifactBytes, &u.KVBytes, &u.QueueBytes, &u.ObjectBytes)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return u, fmt.Errorf("read usage of tenant %s: %w", tenant, err)
 	}

@@ -44,9 +44,15 @@ var tables = []struct{ name, order string }{
 	{"sequences", "name"},
 	{"settings", "name"},
 	{"artifact_refs", "holder, digest"},
-	// Last: the target's triggers (migration 00002) fill tenant_usage as
-	// resources and holdings are copied; Copy replaces those rows with the
-	// source's, so the digests compare what the source holds.
+	{"kv_entries", "namespace, key"},
+	{"queue_messages", "queue, id"},
+	{"objects", "bucket, key"},
+	{"object_uploads", "bucket, id"},
+	{"object_parts", "bucket, upload, number"},
+	// Last: the target's triggers (migrations 00002, 00007, 00008, 00009)
+	// fill tenant_usage as resources, holdings, KV entries, queue
+	// messages, objects and parts are copied; Copy replaces those rows
+	// with the source's, so the digests compare what the source holds.
 	{"tenant_usage", "tenant"},
 }
 

@@ -90,13 +90,23 @@ func TestCopyMovesAHost(t *testing.T) {
 		client.Precondition{Generation: res.Metadata.Generation, UID: res.Metadata.UID}); err != nil {
 		t.Fatal(err)
 	}
+	// edge.kv entries and queue messages of the data plane: bytes of
+	// every value (NUL, 0xFE, 0xFF) come across exactly, keys by bytes.
+	kvValue := []byte{0x00, 0x01, 0x02, 0x7f, 0x7f, 0xfe, 0xff, 'T', 'A', 'K', 'O', 'F', 'O', 'R', 'M'}
+	cacheUID := before["cache"].Metadata.UID
 	err = h.Store.Update(context.Background(), func(tx store.Tx) error {
 		for range 3 {
 			if _, err := tx.Next("uid"); err != nil {
 				return err
 			}
 		}
-		return nil
+		for _, k := range []string{"k\x00é", "k\uFFFD"} {
+			if err := tx.KVPut(&store.KVEntry{Tenant: "tenant-a", Namespace: cacheUID, Key: k, Value: kvValue, Metadata: []byte(`{"a":"b"}`)}); err != nil {
+				return err
+			}
+		}
+		return tx.QueueSend([]*store.QueueMessage{{Tenant: "tenant-a", Queue: "uid-queue", ID: "msg_1", Body: kvValue,
+			AcceptedAt: time.UnixMilli(1000), DeliverableAt: time.UnixMilli(2000)}})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -124,13 +134,13 @@ func TestCopyMovesAHost(t *testing.T) {
 	for _, tb := range tables {
 		rows[tb.Name] = tb.Rows
 	}
-	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1} {
+	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1, "kv_entries": 2, "queue_messages": 1} {
 		if rows[table] != want {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
 	}
-	if len(tables) != 13 {
-		t.Errorf("copied %d tables, want all 13", len(tables))
+	if len(tables) != 18 {
+		t.Errorf("copied %d tables, want all 18", len(tables))
 	}
 
 	pg := hosttest.Start(t, hosttest.Options{Data: target})
@@ -143,6 +153,31 @@ func TestCopyMovesAHost(t *testing.T) {
 		if !reflect.DeepEqual(got, before[name]) {
 			t.Errorf("%s on PostgreSQL:\n got  %+v\n want %+v", name, got, before[name])
 		}
+	}
+	err = pg.Store.View(context.Background(), func(tx store.Tx) error {
+		keys, err := tx.KVList(cacheUID, "", "", time.Now(), 10)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(keys, []string{"k\x00é", "k\uFFFD"}) {
+			t.Errorf("KV keys on PostgreSQL: %q", keys)
+		}
+		e, err := tx.KVGet(cacheUID, "k\x00é", time.Now())
+		if err != nil || !bytes.Equal(e.Value, kvValue) || string(e.Metadata) != `{"a":"b"}` {
+			t.Errorf("KV entry on PostgreSQL: %+v %v", e, err)
+		}
+		msgs, err := tx.QueueMessages("uid-queue", 10)
+		if err != nil || len(msgs) != 1 || !bytes.Equal(msgs[0].Body, kvValue) || !msgs[0].DeliverableAt.Equal(time.UnixMilli(2000)) {
+			t.Errorf("queue messages on PostgreSQL: %+v %v", msgs, err)
+		}
+		u, err := tx.Usage("tenant-a")
+		if err == nil && (u.KVBytes != 2*int64(len("k\x00é")+len(kvValue)+9) || u.QueueBytes != int64(len(kvValue))) {
+			t.Errorf("tenant-a usage on PostgreSQL: %+v", u)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	// The stored answers came across (the reads above were served from them).
 	var answered int

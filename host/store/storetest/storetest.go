@@ -4,7 +4,9 @@
 // where store.Tx documents them, uniqueness rules of spec/host-api-v1alpha3.md §1.6–1.7,
 // idempotency record lifetime (§3.5), the operation queue (§4), artifact
 // holdings (§3.6), sequences, maintenance (schema version, gauges, usage,
-// artifact references and conditional sweeps, maintenance.go), and
+// artifact references and conditional sweeps, maintenance.go), edge.kv
+// entries (kv.go), edge.queue messages (queue.go), edge.objects metadata
+// (objects.go), and
 // transaction isolation (an Update commits all or nothing, concurrent
 // Updates do not affect each other, a View sees committed data only).
 //
@@ -73,6 +75,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ViewReleasesOnPanicAndCancel", testViewReleases},
 	}
 	suites = append(suites, maintenanceCases...)
+	suites = append(suites, kvCases...)
+	suites = append(suites, queueCases...)
+	suites = append(suites, objectCases...)
 	for _, sc := range suites {
 		t.Run(sc.name, func(t *testing.T) { sc.fn(t, open(t)) })
 	}

@@ -1,0 +1,304 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	sqlitedrv "modernc.org/sqlite"
+
+	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/wire"
+)
+
+// sqlFiles holds the SQLite databases of SQLiteDatabase resources: one
+// file per UID, dataDir/sql/<uid>.sqlite (0600, in a 0700 directory),
+// created on first use, never the host's state file
+// (spec/runtime-v1.md §5.3). Each is opened once with one connection, so
+// the calls of one database run one after another; every call is one
+// SQLite transaction.
+type sqlFiles struct {
+	g   *Gateway
+	mu  sync.Mutex
+	dbs map[string]*sqlDB
+}
+
+type sqlDB struct {
+	mu  sync.Mutex // held by a call, and by removal
+	db  *sql.DB
+	pol policy
+}
+
+func (f *sqlFiles) init(g *Gateway) {
+	f.g = g
+	f.dbs = map[string]*sqlDB{}
+}
+
+const sqlPageSize = 4096
+
+func (f *sqlFiles) dir() string { return filepath.Join(f.g.dataDir, "sql") }
+
+// SQLitePath is where the database of the SQLiteDatabase with uid lives
+// under dataDir (for backups and host copy).
+func SQLitePath(dataDir, uid string) string {
+	return filepath.Join(dataDir, "sql", uid+".sqlite")
+}
+
+// open returns uid's database, opening (and creating) it on first use.
+func (f *sqlFiles) open(uid string) (*sqlDB, error) {
+	if !wire.ValidUID(uid) {
+		return nil, fmt.Errorf("UID %q cannot name a file", uid)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d := f.dbs[uid]; d != nil {
+		return d, nil
+	}
+	if err := ensureDir(f.dir()); err != nil {
+		return nil, err
+	}
+	path := SQLitePath(f.g.dataDir, uid)
+	fh, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) // SQLite's journal takes the file's mode
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return nil, err
+	}
+	// page_size holds only for a new file (SQLite's default, 4096, for an
+	// old one); max_page_count is per connection and worker SQL cannot
+	// change it (its PRAGMA is refused).
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_defensive=1" +
+		fmt.Sprintf("&_pragma=page_size(%d)&_pragma=max_page_count(%d)", sqlPageSize, max(f.g.sqlLimit/sqlPageSize, 16))
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	d := &sqlDB{db: db}
+	f.dbs[uid] = d
+	return d, nil
+}
+
+// run runs one call on uid's database.
+func (f *sqlFiles) run(ctx context.Context, uid string, mode authMode, stmts []statement) ([]result, *Error) {
+	d, err := f.open(uid)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.db == nil { // removed meanwhile
+		return nil, errBindingRefused
+	}
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	defer func() {
+		if err := conn.Close(); err != nil {
+			f.g.log.Warn("gateway: closing a SQLite connection failed", "uid", uid, "err", err)
+		}
+	}()
+	var results []result
+	var ferr *Error
+	err = conn.Raw(func(dc any) error {
+		reg, ok := dc.(sqlitedrv.AuthorizerRegisterer)
+		if !ok {
+			return errors.New("the sqlite driver offers no authorizer")
+		}
+		e, err := engineOf(dc)
+		if err != nil {
+			return err
+		}
+		if err := reg.RegisterAuthorizer(d.pol.authorize); err != nil {
+			return err
+		}
+		e.noAttach()
+		results, ferr = call(ctx, e, &d.pol, mode, stmts)
+		if ferr != nil && ferr.full {
+			f.g.log.Warn("gateway: a SQLite database is full", "uid", uid, "err", ferr.cause)
+			ferr = sqlErrorf("the database is full: it reached the host's limit of %d bytes per SQLite database (or the host's disk is full); delete rows or ask the host's operator to raise the limit; nothing of this call was applied",
+				max(f.g.sqlLimit/sqlPageSize, 16)*sqlPageSize)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return results, ferr
+}
+
+// remove closes uid's database and deletes its files.
+func (f *sqlFiles) remove(uid string) error {
+	f.mu.Lock()
+	d := f.dbs[uid]
+	delete(f.dbs, uid)
+	f.mu.Unlock()
+	var errs []error
+	if d != nil {
+		d.mu.Lock()
+		if d.db != nil {
+			errs = append(errs, d.db.Close())
+			d.db = nil
+		}
+		d.mu.Unlock()
+	}
+	path := SQLitePath(f.g.dataDir, uid)
+	for _, p := range []string{path, path + "-journal", path + "-wal", path + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sweep removes the database of every UID under the directory that names
+// no live SQLiteDatabase.
+func (f *sqlFiles) sweep(ctx context.Context) (int, error) {
+	entries, err := os.ReadDir(f.dir())
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, ent := range entries {
+		uid, ok := strings.CutSuffix(ent.Name(), ".sqlite")
+		if !ok || !wire.ValidUID(uid) {
+			continue
+		}
+		live, err := f.g.live(ctx, uid, KindSQL)
+		if err != nil {
+			return n, err
+		}
+		if live {
+			continue
+		}
+		if err := f.remove(uid); err != nil {
+			return n, err
+		}
+		f.g.log.Info("gateway: removed the SQLite database of a deleted SQLiteDatabase", "uid", uid)
+		n++
+	}
+	return n, nil
+}
+
+func (f *sqlFiles) closeAll() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var errs []error
+	for uid, d := range f.dbs {
+		d.mu.Lock()
+		if d.db != nil {
+			errs = append(errs, d.db.Close())
+			d.db = nil
+		}
+		d.mu.Unlock()
+		delete(f.dbs, uid)
+	}
+	return errors.Join(errs...)
+}
+
+// RemoveSQLite closes and deletes the database of the SQLiteDatabase
+// with uid, at once; the host calls it after committing that resource's
+// delete (Sweep also finds what it missed).
+func (g *Gateway) RemoveSQLite(uid string) error { return g.sql.remove(uid) }
+
+type sqlHandler struct {
+	g      *Gateway
+	tenant string
+}
+
+// serve answers POST /sql/v1/{execute,query,transaction}: a body
+// {sql, params?} or {statements: [{sql, params?}]}, an answer that is a
+// statement result or {results: [...]}.
+func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
+	op := r.PathValue("op")
+	mode := authExecute
+	switch op {
+	case "execute", "transaction":
+	case "query":
+		mode = authQuery
+	default:
+		h.g.writeError(w, invalidArgument("no SQL operation %q", op))
+		return
+	}
+	uid, e := h.g.bindingUID(r, h.tenant, KindSQL)
+	if e != nil {
+		h.g.writeError(w, e)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxSQLRequestBytes+1))
+	if err != nil {
+		h.g.writeError(w, invalidArgument("the request could not be read: %v", err))
+		return
+	}
+	if len(body) > MaxSQLRequestBytes {
+		h.g.writeError(w, sqlErrorf("one call carries at most %d bytes of statements and params; send less per call", MaxSQLRequestBytes))
+		return
+	}
+	stmts, e := decodeCall(op, body)
+	if e != nil {
+		h.g.writeError(w, e)
+		return
+	}
+	err = h.g.store.View(r.Context(), func(tx store.Tx) error {
+		if e := h.g.checkBinding(tx, h.tenant, KindSQL, uid); e != nil {
+			return e
+		}
+		return nil
+	})
+	if err != nil {
+		h.g.fail(w, r, h.tenant, err)
+		return
+	}
+	results, ferr := h.g.sql.run(r.Context(), uid, mode, stmts)
+	if ferr != nil {
+		h.g.fail(w, r, h.tenant, ferr)
+		return
+	}
+	if op == "transaction" {
+		h.g.writeJSON(w, map[string]any{"results": results})
+		return
+	}
+	h.g.writeJSON(w, results[0])
+}
+
+func decodeCall(op string, body []byte) ([]statement, *Error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if op == "transaction" {
+		var req struct {
+			Statements []statement `json:"statements"`
+		}
+		if err := dec.Decode(&req); err != nil {
+			return nil, invalidArgument("transaction takes {statements: [{sql, params?}, …]}: %v", err)
+		}
+		switch n := len(req.Statements); {
+		case n == 0:
+			return nil, invalidArgument("transaction takes 1 to %d statements; it got none", MaxSQLStatements)
+		case n > MaxSQLStatements:
+			return nil, sqlErrorf("a transaction holds at most %d statements; this one has %d", MaxSQLStatements, n)
+		}
+		return req.Statements, nil
+	}
+	var st statement
+	if err := dec.Decode(&st); err != nil {
+		return nil, invalidArgument("%s takes {sql, params?}: %v", op, err)
+	}
+	return []statement{st}, nil
+}
