@@ -110,13 +110,13 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, gateway boo
 		}
 		h, err := edge.CanonicalHostname(ijson.As[string](spec["hostname"]))
 		if err != nil || !(h == "localhost" || strings.HasSuffix(h, ".localhost")) {
-			continue // routed once ownership can be proved (§10.6)
+			continue // routed once ownership can be proved (spec/runtime-v1.md §10.6)
 		}
 		all = append(all, attach{dom, h})
 	}
 	for _, a := range all {
 		if _, taken := d.hosts[a.host]; taken {
-			continue // two tenants' claims on one hostname: neither proved it (§10.6)
+			continue // two tenants' claims on one hostname: neither proved it (spec/runtime-v1.md §10.6)
 		}
 		r, err := readRoute(tx, a.res, d, gateway)
 		if err != nil {

@@ -278,7 +278,7 @@ func (rt *Runtime) reconcile() error {
 // publish rebuilds the routing table from desired state and the shards'
 // serving generations and swaps it in. A route whose newly weighted
 // version has no serving generation yet keeps its previous entries, so
-// traffic moves only once the new generation answers (§9.4).
+// traffic moves only once the new generation answers (spec/runtime-v1.md §9.4).
 func (rt *Runtime) publish() {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()

@@ -29,7 +29,7 @@ const (
 	// readyTimeout bounds a new generation's start.
 	readyTimeout = 20 * time.Second
 	// drainGrace: an old generation gets SIGTERM, then this long to finish
-	// what it serves (30 s plus the waitUntil ceiling of §2.4) before SIGKILL.
+	// what it serves (30 s plus the waitUntil ceiling of spec/runtime-v1.md §2.4) before SIGKILL.
 	drainGrace = 60 * time.Second
 	// switchDelay: the old generation stops this long after routing moved,
 	// so requests routed just before the switch still reach it.

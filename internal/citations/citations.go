@@ -53,7 +53,11 @@ var (
 	bareSection = regexp.MustCompile(`§[0-9]`)
 	// rfcBefore ends a text cited as "RFC 9110 §10.2.3": an RFC's section.
 	rfcBefore = regexp.MustCompile(`RFC [0-9]+[ \t\n]*$`)
-	heading   = regexp.MustCompile(`(?m)^#{1,6}[ \t]+(?:([0-9]+(?:\.[0-9]+)*)\.?[ \t]|Appendix ([A-Z])\b)`)
+	// numberedRow is a table row whose first cell is a section number
+	// ("| 10.3 | Topic | …"): a page may number its rows as sections
+	// (spec/runtime-v1.md §10).
+	numberedRow = regexp.MustCompile(`(?m)^\|[ \t]*([0-9]+\.[0-9]+(?:\.[0-9]+)*)[ \t]*\|`)
+	heading     = regexp.MustCompile(`(?m)^#{1,6}[ \t]+(?:([0-9]+(?:\.[0-9]+)*)\.?[ \t]|Appendix ([A-Z])\b)`)
 )
 
 // Check walks the Go files and Markdown documents under root (skipping
@@ -173,7 +177,7 @@ func (c *checker) text(rel string, line int, s string, needFile, ownPaths bool) 
 				key = "Appendix " + r[2]
 			}
 			if !c.has(p, key) {
-				c.add(rel, at, p+" "+r[0], fmt.Sprintf("%s has no section %s: cite a heading it has", p, key))
+				c.add(rel, at, p+" "+r[0], fmt.Sprintf("%s has no section %s: cite a heading it has (or a table row numbered so)", p, key))
 			}
 		}
 	}
@@ -207,6 +211,9 @@ func (c *checker) has(file, key string) bool {
 				} else {
 					h["Appendix "+m[2]] = true
 				}
+			}
+			for _, m := range numberedRow.FindAllStringSubmatch(string(b), -1) {
+				h[m[1]] = true
 			}
 		}
 		c.headings[file] = h

@@ -33,11 +33,11 @@ func TestCheckFindsBrokenCitations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("spec/api.md", "# API\n\n## 3. Endpoints\n\n### 3.4 Semantics\n\n## Appendix A — checks\n")
+	write("spec/api.md", "# API\n\n## 3. Endpoints\n\n### 3.4 Semantics\n\n| # | Topic |\n| --- | --- |\n| 3.7 | a numbered row |\n\n## Appendix A — checks\n")
 	write("spec/decisions/0001-x.md", "# 0001\n")
 	write("a.go", `package a
 
-// Good cites spec/api.md §3.4, §3 and Appendix A, and spec/decisions/0001-x.md,
+// Good cites spec/api.md §3.4, §3, §3.7 (a numbered table row) and Appendix A, and spec/decisions/0001-x.md,
 // and RFC 9110 §10.2.3.
 func Good() {}
 

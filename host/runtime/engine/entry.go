@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/takoform/takoform/host/runtime/projection"
 )
 
 // EntryModule is the name of the generated main module of every version.
@@ -14,7 +16,7 @@ import (
 const EntryModule = ReservedPrefix + "entry.js"
 
 // ReservedPrefix starts every module name the host adds to a version.
-const ReservedPrefix = "__takoform/"
+const ReservedPrefix = projection.Prefix
 
 // Kind is a gateway-served binding kind (spec/runtime-v1.md §5.1–§5.4).
 type Kind string

@@ -44,7 +44,7 @@ type Handler struct {
 	Hostname string
 }
 
-// canonicalHost is the request's hostname as §9.1 (1) defines it: Host
+// canonicalHost is the request's hostname as spec/runtime-v1.md §9.1 (1) defines it: Host
 // (or :authority) without its port, lowercased, no trailing dot; "" when
 // it is no hostname.
 func canonicalHost(r *http.Request) string {
@@ -120,7 +120,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			pr.Out.Header.Del("X-Forwarded-Host")
 		},
 		Transport:     headTimeout{t.Transport, timeout},
-		FlushInterval: -1, // every chunk at once (§2.3 S4)
+		FlushInterval: -1, // every chunk at once (spec/runtime-v1.md §2.3)
 		ModifyResponse: func(resp *http.Response) error {
 			status = resp.StatusCode
 			return nil

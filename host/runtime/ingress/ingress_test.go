@@ -168,7 +168,7 @@ func TestDeployedWorkerAnswersAtItsEndpoint(t *testing.T) {
 	if a.Args != 3 || a.WaitUntil != "function" {
 		t.Errorf("fetch got %d arguments and ctx.waitUntil %s, want 3 and a function", a.Args, a.WaitUntil)
 	}
-	// Upper case and a port reach the same worker (§9.1 (1)).
+	// Upper case and a port reach the same worker (spec/runtime-v1.md §9.1 (1)).
 	if status, _, _ := get(t, front, strings.ToUpper(hostname)+":443", "/"); status != http.StatusOK {
 		t.Errorf("GET with the hostname in upper case and a port: %d, want 200", status)
 	}

@@ -110,7 +110,7 @@ func TestRequestBodyStreamsFullDuplex(t *testing.T) {
 	}
 
 	// A body of unknown length past 104857600 bytes errors the worker's
-	// request.body; before the head the client gets the host's 413 (§6).
+	// request.body; before the head the client gets the host's 413 (spec/runtime-v1.md §6).
 	big, err := http.NewRequest(http.MethodPost, front.URL+"/whole", io.MultiReader(io.LimitReader(zeros{}, 104857601)))
 	if err != nil {
 		t.Fatal(err)

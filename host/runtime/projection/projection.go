@@ -16,7 +16,6 @@ package projection
 
 import (
 	"embed"
-	"fmt"
 	"io/fs"
 	"path"
 )
@@ -44,36 +43,4 @@ func Modules() map[string]string {
 		out[Prefix+e.Name()] = string(b)
 	}
 	return out
-}
-
-// The Binding definitions the projections serve, by name (forms/edge).
-const (
-	BindingKV     = "module-worker.edge-kv"
-	BindingSQL    = "module-worker.sqlite"
-	BindingQueue  = "module-worker.queue-producer"
-	BindingBucket = "module-worker.object-bucket"
-)
-
-// FamilyV1alpha1 is the group of the v1alpha1 family (spec/runtime-v1.md §0.2).
-const FamilyV1alpha1 = "edge.forms.takoform.com/v1alpha1"
-
-// Maker names the module and export that build the projection of binding
-// (a Binding definition name) for a WorkerVersion of the family
-// apiVersion: the entry imports export from module and calls it with the
-// binding's gateway Fetcher. It fails for a binding this package does
-// not project (yet) in that family.
-func Maker(apiVersion, binding string) (module, export string, err error) {
-	if apiVersion == FamilyV1alpha1 {
-		switch binding {
-		case BindingKV:
-			return Prefix + "kv.js", "makeKV", nil
-		case BindingSQL:
-			return Prefix + "sql-v1alpha1.js", "makeSQL", nil
-		case BindingQueue:
-			return Prefix + "queue.js", "makeQueue", nil
-		case BindingBucket:
-			return Prefix + "objects.js", "makeObjects", nil
-		}
-	}
-	return "", "", fmt.Errorf("no projection of binding %s for %s", binding, apiVersion)
 }
