@@ -171,10 +171,11 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	rt, notice, err := f.rt.startRuntime(st, &cfg, logger)
+	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, logger)
 	if err != nil {
 		return err
 	}
+	defer closeGateway()
 	defer rt.Close()
 	srv, err := host.New(ctx, cfg)
 	if err != nil {

@@ -18,7 +18,9 @@ import (
 	"github.com/takoform/takoform/host/edgehost"
 	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/runtime/engine"
+	"github.com/takoform/takoform/host/runtime/gateway"
 	"github.com/takoform/takoform/host/runtime/ingress"
+	"github.com/takoform/takoform/host/runtime/projection"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/storeurl"
 )
@@ -30,6 +32,7 @@ const DefaultIngress = "127.0.0.1:8788"
 // runtimeFlags are the data plane's flags of `host serve`.
 type runtimeFlags struct {
 	workerd, ingress, runtimeDir string
+	workerData                   string
 	testListen                   string
 	shardCPU                     float64
 	shardMemoryMiB               int64
@@ -41,6 +44,7 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&f.shardCPU, "shard-cpu", 1, "CPU ceiling of each tenant's workerd process, in cores (cgroup v1 cpu quota, where the host may create cgroups; 0: none)")
 	fl.Int64Var(&f.shardMemoryMiB, "shard-memory-mib", 1024, "memory ceiling of each tenant's workerd process, in MiB (cgroup v1 memory limit, where the host may create cgroups; 0: none); past it the process is killed and restarted")
 	fl.StringVar(&f.testListen, "runtime-test-listen", "", "ADDR=HOSTNAME: with --conformance-probe only, a plain-HTTP listener on the loopback ADDR that routes every request as HOSTNAME (for runtime runners that accept only a loopback IP)")
+	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL none, and workers with bindings do not run until it is given)")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
 }
 
@@ -58,11 +62,25 @@ func (f *runtimeFlags) ingressAddr(data string) string {
 	return f.ingress
 }
 
+// workerDataDir is where the gateway keeps the workers' SQL files and
+// object bodies: --worker-data, else FILE.workers beside a SQLite data
+// file, else "" (no gateway: versions with bindings are not runnable).
+func (f *runtimeFlags) workerDataDir(data string) string {
+	if f.workerData != "" {
+		return f.workerData
+	}
+	if kind, path, err := storeurl.Parse(data); err == nil && kind == storeurl.SQLite {
+		return path + ".workers"
+	}
+	return ""
+}
+
 // startRuntime starts the data plane over st and wires it into cfg: the
-// reconcile hook and /readyz's detail. Without workerd it still starts
+// reconcile hook, /readyz's detail, and — with a worker data directory —
+// the binding gateway (spec/runtime-v1.md §5) and its sweep. Without workerd it still starts
 // (every ingress answer then says workers do not run) and returns the
 // notice to print at start.
-func (f *runtimeFlags) startRuntime(st store.Store, cfg *host.Config, log *slog.Logger) (*runtime.Runtime, string, error) {
+func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Config, log *slog.Logger) (*runtime.Runtime, func(), string, error) {
 	bin, source, err := engine.Find(f.workerd)
 	noEngine, notice := "", ""
 	switch {
@@ -71,24 +89,39 @@ func (f *runtimeFlags) startRuntime(st store.Store, cfg *host.Config, log *slog.
 		notice = fmt.Sprintf("workers do not run on this host: %v", err)
 		log.Warn("workers do not run on this host", "reason", err)
 	case err != nil:
-		return nil, "", usage("%v", err)
+		return nil, nil, "", usage("%v", err)
 	default:
 		log.Info("workers run on workerd", "workerd", bin, "from", source, "compatibilityDate", engine.CompatibilityDate)
 	}
 	if f.shardCPU < 0 || f.shardMemoryMiB < 0 {
-		return nil, "", usage("--shard-cpu and --shard-memory-mib cannot be negative (0 sets no limit)")
+		return nil, nil, "", usage("--shard-cpu and --shard-memory-mib cannot be negative (0 sets no limit)")
 	}
 	fam, ok := cfg.Family.(*edgehost.Family)
 	if !ok {
 		fam = edgehost.New()
 	}
-	rt, err := runtime.New(runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log,
-		Limits: engine.Limits{CPUMillicores: int64(f.shardCPU * 1000), MemoryBytes: f.shardMemoryMiB << 20}})
+	rc := runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log,
+		Limits: engine.Limits{CPUMillicores: int64(f.shardCPU * 1000), MemoryBytes: f.shardMemoryMiB << 20}}
+	closeGateway := func() {}
+	if dir := f.workerDataDir(data); dir != "" {
+		gw := gateway.New(st, dir, log)
+		rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
+		closeGateway = func() {
+			if err := gw.Close(); err != nil {
+				log.Warn("closing the binding gateway", "err", err)
+			}
+		}
+		log.Info("worker bindings served from the host's store", "workerData", dir)
+	} else {
+		log.Warn("workers with bindings do not run: no --worker-data directory (needed with PostgreSQL)")
+	}
+	rt, err := runtime.New(rc)
 	if err != nil {
-		return nil, "", err
+		closeGateway()
+		return nil, nil, "", err
 	}
 	cfg.Committed, cfg.DataPlane = rt.Notify, rt.State
-	return rt, notice, nil
+	return rt, closeGateway, notice, nil
 }
 
 // serveIngress starts the ingress on addr in the background; a failure to

@@ -19,6 +19,8 @@ import (
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/edgehost"
 	"github.com/takoform/takoform/host/runtime"
+	"github.com/takoform/takoform/host/runtime/gateway"
+	"github.com/takoform/takoform/host/runtime/projection"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
 	"github.com/takoform/takoform/host/store/storeurl"
@@ -128,6 +130,10 @@ func Start(t testing.TB, o Options) *Host {
 		}
 		if o.Workerd == NoWorkerd {
 			rc.Binary, rc.NoEngine = "", "no workerd binary (test host)"
+		} else {
+			gw := gateway.New(st, t.TempDir(), cfg.Logger)
+			t.Cleanup(func() { _ = gw.Close() })
+			rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
 		}
 		if o.Runtime != nil {
 			o.Runtime(&rc)

@@ -115,7 +115,10 @@ func TestBindingReachesTheGatewayWithItsUID(t *testing.T) {
 // TestBindingWithoutGatewayIsNotRunnable: with no gateway, a version with
 // a KV binding does not run; its hostname answers the host's 503.
 func TestBindingWithoutGatewayIsNotRunnable(t *testing.T) {
-	h, front := startHost(t, enginetest.Binary(t))
+	log := slog.New(slog.NewTextHandler(testLog{t}, nil))
+	h := hosttest.Start(t, hosttest.Options{Workerd: enginetest.Binary(t), Logger: log, Runtime: func(c *runtime.Config) { c.Gateway = nil }})
+	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log})
+	t.Cleanup(front.Close)
 	e, err := conformance.NewEnv(context.Background(), h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
 	if err != nil {
 		t.Fatal(err)
