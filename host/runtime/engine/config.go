@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,16 +175,21 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 		}
 	}
 	for _, k := range kinds {
-		p := Projections[k]
-		src, ok := s.Projections[p.Module]
-		if !ok {
+		if p := Projections[k]; s.Projections[p.Module] == "" {
 			return "", nil, fmt.Errorf("the %s projection (%s) is not available in this build", k, p.Module)
 		}
-		rel := filepath.Join("v"+strconv.Itoa(vi), "p-"+string(k))
-		if err := os.WriteFile(filepath.Join(s.Dir, rel), []byte(src), 0o600); err != nil {
-			return "", nil, err
+	}
+	if len(kinds) > 0 {
+		// Every projection module goes in: they import shared ones
+		// (e.g. __takoform/common.js) by name.
+		names := slices.Sorted(maps.Keys(s.Projections))
+		for j, name := range names {
+			rel := filepath.Join("v"+strconv.Itoa(vi), "p-"+strconv.Itoa(j)+".js")
+			if err := os.WriteFile(filepath.Join(s.Dir, rel), []byte(s.Projections[name]), 0o600); err != nil {
+				return "", nil, err
+			}
+			mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(name), capnpText(rel)))
 		}
-		mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(p.Module), capnpText(rel)))
 	}
 	w := fmt.Sprintf(`(modules = [%s], compatibilityDate = %s, bindings = [%s], globalOutbound = "internet")`,
 		strings.Join(mods, ", "), capnpText(CompatibilityDate), strings.Join(binds, ", "))

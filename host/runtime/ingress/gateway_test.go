@@ -1,56 +1,57 @@
 package ingress_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host/runtime"
-	"github.com/takoform/takoform/host/runtime/engine"
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/host/runtime/ingress"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/wire"
 )
 
-// echoGateway answers every binding call with the shard's tenant and the
-// Takoform-Binding header it received: the seam's observable half.
-type echoGateway struct{}
-
-func (echoGateway) ForTenant(tenant string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"tenant": tenant, "binding": r.Header.Get("Takoform-Binding"), "path": r.URL.Path})
-	})
-}
-
-// kvProjection is a stand-in projection (the data side supplies the real
-// one): get(key) calls the raw binding and returns the gateway's answer;
-// it also tries to forge the binding header.
-const kvProjection = `export function makeKV(raw) {
-  return {
-    async get(key) {
-      const r = await raw.fetch("http://gateway/kv/get?key=" + encodeURIComponent(key), { headers: { "Takoform-Binding": "forged" } });
-      return r.json();
-    },
-  };
-}
-`
-
-const kvWorker = `export default {
+// boundWorker uses a KV binding (CACHE) and an SQL binding (DB) through
+// their projections: PUT /kv?key= stores the request's bytes, GET /kv?key=
+// answers them (404 when absent), POST /sql counts a visit in its own
+// table, GET /env lists env's names.
+const boundWorker = `export default {
   async fetch(request, env, ctx) {
-    return Response.json({ keys: Object.keys(env), seen: await env.CACHE.get("k") });
+    const url = new URL(request.url);
+    if (url.pathname === "/env") return Response.json(Object.keys(env));
+    if (url.pathname === "/kv") {
+      const key = url.searchParams.get("key");
+      if (request.method === "PUT") {
+        await env.CACHE.put(key, await request.arrayBuffer());
+        return new Response("stored");
+      }
+      const v = await env.CACHE.get(key);
+      return v === null ? new Response("absent", { status: 404 }) : new Response(v);
+    }
+    if (url.pathname === "/sql") {
+      await env.DB.execute("CREATE TABLE IF NOT EXISTS visits (n INTEGER NOT NULL)");
+      await env.DB.execute("INSERT INTO visits (n) VALUES (?1)", [{ type: "integer", value: "1" }]);
+      const r = await env.DB.query("SELECT count(*) AS c FROM visits");
+      return new Response(r.rows[0].c.value);
+    }
+    return new Response("no route", { status: 404 });
   },
 };
 `
 
-// deployKV deploys a worker binding a new KV namespace as CACHE and
-// returns the endpoint hostname and the namespace's UID.
+// deployKV deploys boundWorker binding a new KV namespace as CACHE and a
+// new SQLite database as DB, and returns the endpoint hostname and the
+// namespace's UID.
 func deployKV(t *testing.T, e *conformance.Env) (hostname, kvUID string) {
 	t.Helper()
 	ctx := context.Background()
@@ -65,13 +66,15 @@ func deployKV(t *testing.T, e *conformance.Env) (hostname, kvUID string) {
 	worker := create("ModuleWorker", "worker", map[string]any{})
 	workerRel := conformance.Rel("ModuleWorker", worker.Metadata.Name)
 	kv := create("EdgeKVNamespace", "kv", map[string]any{})
-	digest, err := e.UploadBundle(ctx, e.A1, []byte(kvWorker))
+	db := create("SQLiteDatabase", "db", map[string]any{})
+	digest, err := e.UploadBundle(ctx, e.A1, []byte(boundWorker))
 	if err != nil {
 		t.Fatal(err)
 	}
 	bundle := create("WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
 	v := create("WorkerVersion", "version", map[string]any{"worker": workerRel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"},
-		"kvBindings": []any{map[string]any{"name": "CACHE", "resource": conformance.Rel("EdgeKVNamespace", kv.Metadata.Name)}}})
+		"kvBindings":     []any{map[string]any{"name": "CACHE", "resource": conformance.Rel("EdgeKVNamespace", kv.Metadata.Name)}},
+		"sqliteBindings": []any{map[string]any{"name": "DB", "resource": conformance.Rel("SQLiteDatabase", db.Metadata.Name)}}})
 	create("WorkerDeployment", "deploy", map[string]any{"worker": workerRel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", v.Metadata.Name)}}})
 	endpoint := create("WorkerEndpoint", "endpoint", map[string]any{"worker": workerRel})
 	var outputs struct{ Hostname string }
@@ -81,34 +84,65 @@ func deployKV(t *testing.T, e *conformance.Env) (hostname, kvUID string) {
 	return outputs.Hostname, kv.Metadata.UID
 }
 
-// TestBindingReachesTheGatewayWithItsUID: a KV binding's calls reach the
-// shard's gateway (ForTenant of the worker's tenant) with the bound
-// namespace's UID in Takoform-Binding, whatever header the code sends;
-// env holds exactly the binding name (spec/runtime-v1.md §0.3, §3.1, §5.0).
-func TestBindingReachesTheGatewayWithItsUID(t *testing.T) {
-	bin := enginetest.Binary(t)
-	log := slog.New(slog.NewTextHandler(testLog{t}, nil))
-	h := hosttest.Start(t, hosttest.Options{Workerd: bin, Logger: log, Runtime: func(c *runtime.Config) {
-		c.Gateway = echoGateway{}
-		c.Projections = map[string]string{engine.Projections[engine.KindKV].Module: kvProjection}
-	}})
-	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log})
-	t.Cleanup(front.Close)
+// TestBindingsServeFromTheHostsStore: a deployed worker's KV and SQL
+// bindings reach the host's own store through the gateway
+// (spec/runtime-v1.md §5.1, §5.3): env holds exactly CACHE and DB (§3.1);
+// the bytes of check 11 (§8.3) round-trip exactly and are read again after
+// the tenant's shard was killed and restarted (our addition to check 11);
+// the SQL count keeps rising across the restart.
+func TestBindingsServeFromTheHostsStore(t *testing.T) {
+	h, front := startHost(t, enginetest.Binary(t))
 	e, err := conformance.NewEnv(context.Background(), h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hostname, kvUID := deployKV(t, e)
-	var got struct {
-		Keys []string
-		Seen map[string]string
+	hostname, _ := deployKV(t, e)
+	var names []string
+	waitJSONAt(t, front, hostname, "/env", &names)
+	if strings.Join(names, ",") != "CACHE,DB" {
+		t.Errorf("Object.keys(env) = %v, want exactly [CACHE DB]", names)
 	}
-	waitJSON(t, front, hostname, &got)
-	if strings.Join(got.Keys, ",") != "CACHE" {
-		t.Errorf("Object.keys(env) = %v, want exactly [CACHE]", got.Keys)
+	value := append([]byte{0x00, 0x01, 0x02, 0x7f, 0x7f, 0xfe, 0xff}, "TAKOFORM"...)
+	if status, body := do(t, front, http.MethodPut, hostname, "/kv?key=runtime-abi:kv", value); status != http.StatusOK || body != "stored" {
+		t.Fatalf("PUT /kv answered %d %q", status, body)
 	}
-	if got.Seen["tenant"] != "tenant-a" || got.Seen["binding"] != kvUID || got.Seen["path"] != "/kv/get" {
-		t.Errorf("the gateway saw %v, want tenant-a, binding %s (never the code's forged header), path /kv/get", got.Seen, kvUID)
+	if status, body := do(t, front, http.MethodGet, hostname, "/kv?key=runtime-abi:kv", nil); status != http.StatusOK || body != string(value) {
+		t.Fatalf("GET /kv answered %d %x, want 200 %x", status, body, value)
+	}
+	if status, _ := do(t, front, http.MethodGet, hostname, "/kv?key=absent", nil); status != http.StatusNotFound {
+		t.Errorf("an absent key answered %d, want the worker's 404 (get resolved null)", status)
+	}
+	for want := 1; want <= 2; want++ {
+		if status, body := do(t, front, http.MethodPost, hostname, "/sql", nil); status != http.StatusOK || body != strconv.Itoa(want) {
+			t.Fatalf("visit %d: POST /sql answered %d %q", want, status, body)
+		}
+	}
+	pid := h.Runtime.Processes()["tenant-a"]
+	if pid == 0 {
+		t.Fatalf("no shard process for tenant-a: %v", h.Runtime.Processes())
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; h.Runtime.Processes()["tenant-a"] == pid || h.Runtime.Processes()["tenant-a"] == 0; i++ {
+		if i == 600 {
+			t.Fatalf("the shard was not restarted after SIGKILL of %d", pid)
+		}
+		sleep()
+	}
+	var status int
+	var body string
+	for i := 0; i < 600; i++ {
+		if status, body = do(t, front, http.MethodGet, hostname, "/kv?key=runtime-abi:kv", nil); status == http.StatusOK {
+			break
+		}
+		sleep()
+	}
+	if status != http.StatusOK || body != string(value) {
+		t.Errorf("after the shard's restart GET /kv answered %d %x, want 200 %x", status, body, value)
+	}
+	if status, body := do(t, front, http.MethodPost, hostname, "/sql", nil); status != http.StatusOK || body != "3" {
+		t.Errorf("after the restart POST /sql answered %d %q, want the third visit", status, body)
 	}
 }
 
@@ -137,12 +171,13 @@ func TestBindingWithoutGatewayIsNotRunnable(t *testing.T) {
 	}
 }
 
-// waitJSON polls GET hostname/ until it answers 200 and decodes it into v.
-func waitJSON(t *testing.T, front *httptest.Server, hostname string, v any) {
+// waitJSONAt polls GET hostname+path until it answers 200 and decodes it
+// into v.
+func waitJSONAt(t *testing.T, front *httptest.Server, hostname, path string, v any) {
 	t.Helper()
 	var last string
 	for range 600 {
-		status, _, body := get(t, front, hostname, "/")
+		status, _, body := get(t, front, hostname, path)
 		if status == http.StatusOK {
 			if err := json.Unmarshal([]byte(body), v); err != nil {
 				t.Fatalf("answer %q: %v", body, err)
@@ -153,4 +188,25 @@ func waitJSON(t *testing.T, front *httptest.Server, hostname string, v any) {
 		sleep()
 	}
 	t.Fatalf("%s never answered 200; last %q", hostname, last)
+}
+
+// do sends method hostname+path with body through the ingress and returns
+// the status and body.
+func do(t *testing.T, front *httptest.Server, method, hostname, path string, body []byte) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, front.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = hostname
+	res, err := front.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(b)
 }
