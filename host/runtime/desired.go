@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/runtime/engine"
@@ -81,11 +80,12 @@ func (v *versionSpec) fingerprint() string {
 }
 
 // readDesired reads every routable worker (each WorkerEndpoint, and each
-// WorkerCustomDomain whose hostname needs no ownership proof,
+// WorkerCustomDomain whose tenant owns its hostname by domains,
 // spec/runtime-v1.md §10.6), its active deployment and the versions it
 // weights. hostname is the endpoint's host-assigned hostname
-// (status.outputs.hostname).
-func readDesired(tx store.Tx, hostname func(*store.Resource) string, gateway bool) (*desired, error) {
+// (status.outputs.hostname). A custom hostname claimed by two tenants is
+// routed for neither: the claim is unique per tenant only.
+func readDesired(tx store.Tx, hostname func(*store.Resource) string, domains *Domains, gateway bool) (*desired, error) {
 	d := &desired{hosts: map[string]*route{}, tenants: map[string]map[string]*versionSpec{}}
 	eps, err := tx.ResourcesOfKind(edge.Group, kindEndpoint)
 	if err != nil {
@@ -103,20 +103,31 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, gateway boo
 	for _, ep := range eps {
 		all = append(all, attach{ep, hostname(ep)})
 	}
+	claims := map[string]map[string]bool{} // custom hostname → tenants claiming it
+	var custom []attach
 	for _, dom := range doms {
 		spec, err := ijson.DecodeObject(dom.Spec)
 		if err != nil {
 			return nil, err
 		}
 		h, err := edge.CanonicalHostname(ijson.As[string](spec["hostname"]))
-		if err != nil || !(h == "localhost" || strings.HasSuffix(h, ".localhost")) {
-			continue // routed once ownership can be proved (spec/runtime-v1.md §10.6)
+		if err != nil {
+			continue
 		}
-		all = append(all, attach{dom, h})
+		if claims[h] == nil {
+			claims[h] = map[string]bool{}
+		}
+		claims[h][dom.Tenant] = true
+		custom = append(custom, attach{dom, h})
+	}
+	for _, a := range custom {
+		if len(claims[a.host]) == 1 && domains.Owns(a.res.Tenant, a.host) {
+			all = append(all, a)
+		}
 	}
 	for _, a := range all {
 		if _, taken := d.hosts[a.host]; taken {
-			continue // two tenants' claims on one hostname: neither proved it (spec/runtime-v1.md §10.6)
+			continue // an endpoint's name; a custom claim cannot take it
 		}
 		r, err := readRoute(tx, a.res, d, gateway)
 		if err != nil {

@@ -60,6 +60,9 @@ type Config struct {
 	Limits engine.Limits
 	// Period is the periodic reconcile interval (default 30 s).
 	Period time.Duration
+	// Domains grants custom hostnames outside .localhost to tenants
+	// (spec/runtime-v1.md §10.6); nil routes .localhost ones only.
+	Domains *Domains
 }
 
 // Runtime is the running data plane.
@@ -236,7 +239,7 @@ func (rt *Runtime) reconcile() error {
 	var d *desired
 	err := rt.cfg.Store.View(context.Background(), func(tx store.Tx) error {
 		var err error
-		d, err = readDesired(tx, rt.cfg.Hostname, rt.cfg.Gateway != nil)
+		d, err = readDesired(tx, rt.cfg.Hostname, rt.cfg.Domains, rt.cfg.Gateway != nil)
 		return err
 	})
 	if err != nil {

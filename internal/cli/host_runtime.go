@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -32,7 +34,7 @@ const DefaultIngress = "127.0.0.1:8788"
 // runtimeFlags are the data plane's flags of `host serve`.
 type runtimeFlags struct {
 	workerd, ingress, runtimeDir string
-	workerData                   string
+	workerData, customDomains    string
 	testListen                   string
 	shardCPU                     float64
 	shardMemoryMiB               int64
@@ -45,6 +47,7 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.Int64Var(&f.shardMemoryMiB, "shard-memory-mib", 1024, "memory ceiling of each tenant's workerd process, in MiB (cgroup v1 memory limit, where the host may create cgroups; 0: none); past it the process is killed and restarted")
 	fl.StringVar(&f.testListen, "runtime-test-listen", "", "ADDR=HOSTNAME: with --conformance-probe only, a plain-HTTP listener on the loopback ADDR that routes every request as HOSTNAME (for runtime runners that accept only a loopback IP)")
 	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL none, and workers with bindings do not run until it is given)")
+	fl.StringVar(&f.customDomains, "custom-domains", "", "file granting custom hostnames to tenants, one \"TENANT HOSTNAME\" or \"TENANT *.SUFFIX\" a line: the proof of ownership a WorkerCustomDomain outside .localhost needs before the ingress routes it (read at start)")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
 }
 
@@ -102,6 +105,15 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 	}
 	rc := runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log,
 		Limits: engine.Limits{CPUMillicores: int64(f.shardCPU * 1000), MemoryBytes: f.shardMemoryMiB << 20}}
+	if f.customDomains != "" {
+		b, err := os.ReadFile(f.customDomains)
+		if err != nil {
+			return nil, nil, "", usage("--custom-domains: %v", err)
+		}
+		if rc.Domains, err = runtime.ParseDomains(bytes.NewReader(b)); err != nil {
+			return nil, nil, "", usage("--custom-domains %s: %v", f.customDomains, err)
+		}
+	}
 	closeGateway := func() {}
 	if dir := f.workerDataDir(data); dir != "" {
 		gw := gateway.New(st, dir, log)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,6 +112,30 @@ func TestRuntimeTestListener(t *testing.T) {
 		code := cli.Main(append([]string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "h.db"), "--dev-token", "t"}, args...), &out, &errOut)
 		if code == 0 || !strings.Contains(errOut.String(), "--runtime-test-listen") || out.Len() != 0 {
 			t.Errorf("host serve %q: exit %d, stdout %q, stderr %q; want a refusal naming --runtime-test-listen", args, code, out.String(), errOut.String())
+		}
+	}
+}
+
+// TestServeRefusesABadCustomDomainsFile: a --custom-domains file that is
+// missing or has a malformed line stops the host before it serves,
+// naming the file and the line.
+func TestServeRefusesABadCustomDomainsFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "domains")
+	if err := os.WriteFile(bad, []byte("tenant-a app.example.com\ntenant-b\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		bad:                           "--custom-domains " + bad + ": line 2: want \"TENANT HOSTNAME\"",
+		filepath.Join(dir, "no-such"): "--custom-domains: open " + filepath.Join(dir, "no-such"),
+	} {
+		var out, errOut bytes.Buffer
+		code := cli.Main([]string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "h.db"), "--dev-token", "t", "--ingress", "off", "--custom-domains", file}, &out, &errOut)
+		if code == 0 || !strings.Contains(errOut.String(), want) {
+			t.Errorf("--custom-domains %s: exit %d, stderr:\n%s\nwant it to contain %q", file, code, errOut.String(), want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("it started serving: %s", out.String())
 		}
 	}
 }
