@@ -8,6 +8,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -60,9 +61,29 @@ type Config struct {
 	Limits engine.Limits
 	// Period is the periodic reconcile interval (default 30 s).
 	Period time.Duration
+	// ShardUIDBase, when not 0, runs the Nth shard's workerd as uid and
+	// gid ShardUIDBase+N, never root and never another tenant's
+	// (spec/runtime-v1.md §10.4); it needs the host to run as root, and
+	// falls back to the host's user (logged, in State) where the engine
+	// binary or Dir cannot be reached by another user.
+	ShardUIDBase uint32
 	// Domains grants custom hostnames outside .localhost to tenants
 	// (spec/runtime-v1.md §10.6); nil routes .localhost ones only.
 	Domains *Domains
+}
+
+// DefaultShardUIDBase is the first uid of shard users when the host runs
+// as root: far above the ranges distributions and systemd hand out, so a
+// shard's uid owns nothing else on the machine.
+const DefaultShardUIDBase = 1_500_000_000
+
+// DefaultShardUIDs is the ShardUIDBase a host uses by default:
+// DefaultShardUIDBase when it runs as root, else 0 (it could not switch).
+func DefaultShardUIDs() uint32 {
+	if os.Geteuid() == 0 {
+		return DefaultShardUIDBase
+	}
+	return 0
 }
 
 // Runtime is the running data plane.
@@ -75,6 +96,7 @@ type Runtime struct {
 	done    chan struct{}
 	tbl     atomic.Pointer[table]
 	limits  string     // how shard limits are enforced, for State
+	users   string     // which user shards run as, for State
 	mu      sync.Mutex // guards shards, desired, nShards, publishing
 	shards  map[string]*shard
 	desired *desired
@@ -106,6 +128,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	rt.tbl.Store(&table{hosts: map[string]*tableRoute{}})
 	rt.limits = rt.enforceLimits()
+	rt.users = rt.shardUsers()
 	if cfg.Binary == "" {
 		rt.setState("workers do not run on this host: " + cfg.NoEngine)
 	} else {
@@ -114,6 +137,33 @@ func New(cfg Config) (*Runtime, error) {
 	go rt.loop()
 	rt.Notify(store.Key{})
 	return rt, nil
+}
+
+// shardUsers says which user shards run as, and drops ShardUIDBase where
+// another user could not reach the engine or the runtime directory (the
+// directory is made searchable, not listable, by others: 0711).
+func (rt *Runtime) shardUsers() string {
+	if rt.cfg.ShardUIDBase == 0 || rt.cfg.Binary == "" {
+		rt.cfg.ShardUIDBase = 0
+		return "shards run as the host's user"
+	}
+	var err error
+	if os.Geteuid() != 0 {
+		err = errors.New("switching to another user needs the host to run as root")
+	}
+	if err == nil {
+		err = os.Chmod(rt.cfg.Dir, 0o711)
+	}
+	if err == nil {
+		err = engine.ReachableByOthers(rt.cfg.Binary, rt.cfg.Dir)
+	}
+	if err != nil {
+		rt.cfg.ShardUIDBase = 0
+		rt.log.Warn("runtime: shards run as the host's user, not each as its own", "err", err)
+		return "shards run as the host's user: " + err.Error()
+	}
+	rt.log.Info("runtime: each shard runs as its own user", "uidBase", rt.cfg.ShardUIDBase)
+	return fmt.Sprintf("each shard runs as its own user (uid %d + shard number)", rt.cfg.ShardUIDBase)
 }
 
 // enforceLimits says how shard limits are enforced: through cgroup v1, or
@@ -253,7 +303,11 @@ func (rt *Runtime) reconcile() error {
 			s := rt.shards[tenant]
 			if s == nil {
 				rt.nShards++
-				s, err = newShard(rt, tenant, filepath.Join(rt.cfg.Dir, "s"+strconv.Itoa(rt.nShards)))
+				var user *engine.User
+				if b := rt.cfg.ShardUIDBase; b != 0 {
+					user = &engine.User{UID: b + uint32(rt.nShards), GID: b + uint32(rt.nShards)}
+				}
+				s, err = newShard(rt, tenant, filepath.Join(rt.cfg.Dir, "s"+strconv.Itoa(rt.nShards)), user)
 				if err != nil {
 					rt.log.Error("runtime: shard not created", "tenant", tenant, "err", err)
 					continue
@@ -268,7 +322,7 @@ func (rt *Runtime) reconcile() error {
 				gone = append(gone, s)
 			}
 		}
-		rt.setState(fmt.Sprintf("workerd running: %d shard(s), %d routed hostname(s); %s", len(rt.shards), len(d.hosts), rt.limits))
+		rt.setState(fmt.Sprintf("workerd running: %d shard(s), %d routed hostname(s); %s; %s", len(rt.shards), len(d.hosts), rt.limits, rt.users))
 	}
 	rt.mu.Unlock()
 	rt.publish()

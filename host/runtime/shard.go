@@ -51,6 +51,7 @@ type shard struct {
 	done   chan struct{}
 	gw     *http.Server // nil without a gateway
 	gwSock string
+	user   *engine.User // nil: the host's own user
 
 	draining sync.WaitGroup // old generations being stopped
 
@@ -71,11 +72,14 @@ type generation struct {
 	targets map[string]*Target
 }
 
-func newShard(rt *Runtime, tenant string, dir string) (*shard, error) {
+func newShard(rt *Runtime, tenant string, dir string, user *engine.User) (*shard, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	s := &shard{rt: rt, tenant: tenant, dir: dir, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	if err := user.Own(dir); err != nil {
+		return nil, fmt.Errorf("giving the shard directory to its user: %w", err)
+	}
+	s := &shard{rt: rt, tenant: tenant, dir: dir, user: user, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if rt.cfg.Gateway != nil {
 		s.gwSock = filepath.Join(dir, "gw.sock")
 		if err := os.Remove(s.gwSock); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -84,6 +88,9 @@ func newShard(rt *Runtime, tenant string, dir string) (*shard, error) {
 		ln, err := net.Listen("unix", s.gwSock)
 		if err != nil {
 			return nil, fmt.Errorf("binding gateway socket: %w", err)
+		}
+		if err := user.Own(s.gwSock); err != nil {
+			return nil, fmt.Errorf("binding gateway socket: %w", errors.Join(err, ln.Close()))
 		}
 		s.gw = &http.Server{Handler: rt.cfg.Gateway.ForTenant(tenant), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
@@ -299,7 +306,11 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 		removeDir(s.rt.log, dir)
 		return nil, err
 	}
-	proc, err := engine.Start(s.rt.cfg.Binary, cfg, s.rt.log, "tenant", s.tenant, "generation", n)
+	if err := s.user.Own(dir); err != nil {
+		removeDir(s.rt.log, dir)
+		return nil, fmt.Errorf("giving the generation to the shard's user: %w", err)
+	}
+	proc, err := engine.Start(s.rt.cfg.Binary, cfg, s.user, s.rt.log, "tenant", s.tenant, "generation", n)
 	if err != nil {
 		removeDir(s.rt.log, dir)
 		return nil, err

@@ -38,6 +38,7 @@ type runtimeFlags struct {
 	testListen                   string
 	shardCPU                     float64
 	shardMemoryMiB               int64
+	shardUIDBase                 uint32
 }
 
 func (f *runtimeFlags) register(fl *pflag.FlagSet) {
@@ -45,6 +46,7 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.ingress, "ingress", "", "address the worker ingress listens on (plain HTTP; routes endpoint hostnames to workers); default "+DefaultIngress+" with a SQLite data file, none with PostgreSQL; \"off\" disables it")
 	fl.Float64Var(&f.shardCPU, "shard-cpu", 1, "CPU ceiling of each tenant's workerd process, in cores (cgroup v1 cpu quota, where the host may create cgroups; 0: none)")
 	fl.Int64Var(&f.shardMemoryMiB, "shard-memory-mib", 1024, "memory ceiling of each tenant's workerd process, in MiB (cgroup v1 memory limit, where the host may create cgroups; 0: none); past it the process is killed and restarted")
+	fl.Uint32Var(&f.shardUIDBase, "shard-uid-base", runtime.DefaultShardUIDs(), "when the host runs as root, the Nth tenant's workerd runs as uid and gid BASE+N (0: every shard as the host's user); needs the workerd binary and --runtime-dir reachable by other users")
 	fl.StringVar(&f.testListen, "runtime-test-listen", "", "ADDR=HOSTNAME: with --conformance-probe only, a plain-HTTP listener on the loopback ADDR that routes every request as HOSTNAME (for runtime runners that accept only a loopback IP)")
 	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL none, and workers with bindings do not run until it is given)")
 	fl.StringVar(&f.customDomains, "custom-domains", "", "file granting custom hostnames to tenants, one \"TENANT HOSTNAME\" or \"TENANT *.SUFFIX\" a line: the proof of ownership a WorkerCustomDomain outside .localhost needs before the ingress routes it (read at start)")
@@ -104,7 +106,7 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		fam = edgehost.New()
 	}
 	rc := runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log,
-		Limits: engine.Limits{CPUMillicores: int64(f.shardCPU * 1000), MemoryBytes: f.shardMemoryMiB << 20}}
+		Limits: engine.Limits{CPUMillicores: int64(f.shardCPU * 1000), MemoryBytes: f.shardMemoryMiB << 20}, ShardUIDBase: f.shardUIDBase}
 	if f.customDomains != "" {
 		b, err := os.ReadFile(f.customDomains)
 		if err != nil {

@@ -124,7 +124,7 @@ func Start(t testing.TB, o Options) *Host {
 	}
 	var rt *runtime.Runtime
 	if o.Workerd != "" {
-		rc := runtime.Config{Store: st, Binary: o.Workerd, Hostname: edgehost.New().EndpointHostname, Logger: cfg.Logger}
+		rc := runtime.Config{Store: st, Binary: o.Workerd, Hostname: edgehost.New().EndpointHostname, Logger: cfg.Logger, ShardUIDBase: runtime.DefaultShardUIDs()}
 		if fam, ok := cfg.Family.(*edgehost.Family); ok {
 			rc.Hostname = fam.EndpointHostname
 		}
