@@ -24,6 +24,11 @@ import (
 // before the client gets the host's 504 (spec/runtime-v1.md §10.3).
 const HeadTimeout = 100 * time.Second
 
+// BodyIdleTimeout is how long a worker's response body may send nothing
+// before the ingress aborts it (spec/runtime-v1.md §10.3): the client then
+// sees its connection cut mid-body, never a body that silently ends.
+const BodyIdleTimeout = 120 * time.Second
+
 // Resolver routes a canonical hostname (runtime.Runtime.Resolve).
 type Resolver interface {
 	Resolve(host string) (*runtime.Target, runtime.Outcome, string)
@@ -38,6 +43,8 @@ type Handler struct {
 	Scheme string
 	// HeadTimeout overrides HeadTimeout when positive.
 	HeadTimeout time.Duration
+	// BodyIdleTimeout overrides BodyIdleTimeout when positive.
+	BodyIdleTimeout time.Duration
 	// Hostname, when set, routes every request as this canonical hostname
 	// whatever its Host: the test-only loopback listener of
 	// spec/runtime-v1.md §10.1, for runners that accept only a loopback IP.
@@ -123,6 +130,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		FlushInterval: -1, // every chunk at once (spec/runtime-v1.md §2.3)
 		ModifyResponse: func(resp *http.Response) error {
 			status = resp.StatusCode
+			idle := h.BodyIdleTimeout
+			if idle <= 0 {
+				idle = BodyIdleTimeout
+			}
+			resp.Body = newIdleBody(resp.Body, idle)
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -238,4 +250,43 @@ func (b *cancelBody) Close() error {
 	err := b.body.Close()
 	b.cancel(nil)
 	return err
+}
+
+var errBodyIdle = errors.New("the worker's response body sent nothing for too long")
+
+// idleBody fails a response body that sends nothing for idle: a timer,
+// re-armed by every read that returns bytes, closes the body so the
+// pending read fails and the proxy aborts the client's connection.
+type idleBody struct {
+	body  io.ReadCloser
+	timer *time.Timer
+	idle  time.Duration
+	fired chan struct{}
+}
+
+func newIdleBody(body io.ReadCloser, idle time.Duration) *idleBody {
+	b := &idleBody{body: body, idle: idle, fired: make(chan struct{})}
+	b.timer = time.AfterFunc(idle, func() {
+		close(b.fired)
+		_ = body.Close() // unblocks the pending Read; its error is the answer
+	})
+	return b
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	select {
+	case <-b.fired:
+		return n, errBodyIdle
+	default:
+	}
+	if n > 0 {
+		b.timer.Reset(b.idle)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.body.Close()
 }
