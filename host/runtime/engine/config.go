@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,9 +42,10 @@ type Shard struct {
 	// version has a gateway-served binding.
 	Gateway  string
 	Versions []Version
-	// Projections maps a projection module name (Projections[k].Module)
-	// to its JS source; a version with a binding of a kind missing here
-	// cannot be configured.
+	// Projections maps a projection module name (Projections[k].Module,
+	// and the shared modules those import) to its JS source; a version with
+	// gateway bindings carries all of them, and one with a binding of a
+	// kind missing here cannot be configured.
 	Projections map[string]string
 }
 
@@ -174,16 +176,20 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 		}
 	}
 	for _, k := range kinds {
-		p := Projections[k]
-		src, ok := s.Projections[p.Module]
-		if !ok {
+		if p := Projections[k]; s.Projections[p.Module] == "" {
 			return "", nil, fmt.Errorf("the %s projection (%s) is not available in this build", k, p.Module)
 		}
-		rel := filepath.Join("v"+strconv.Itoa(vi), "p-"+string(k))
-		if err := os.WriteFile(filepath.Join(s.Dir, rel), []byte(src), 0o600); err != nil {
-			return "", nil, err
+	}
+	// A version with gateway bindings carries every projection module: a
+	// kind's module imports the shared ones (common.js) by relative name.
+	if len(kinds) > 0 {
+		for i, name := range slices.Sorted(maps.Keys(s.Projections)) {
+			rel := filepath.Join("v"+strconv.Itoa(vi), "p-"+strconv.Itoa(i)+".js")
+			if err := os.WriteFile(filepath.Join(s.Dir, rel), []byte(s.Projections[name]), 0o600); err != nil {
+				return "", nil, err
+			}
+			mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(name), capnpText(rel)))
 		}
-		mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(p.Module), capnpText(rel)))
 	}
 	w := fmt.Sprintf(`(modules = [%s], compatibilityDate = %s, bindings = [%s], globalOutbound = "internet")`,
 		strings.Join(mods, ", "), capnpText(CompatibilityDate), strings.Join(binds, ", "))
