@@ -56,8 +56,10 @@ build:
 	$(GO) build -o bin/takoform ./cmd/takoform
 
 # The main job, end to end: OpenTofu deploys examples/quickstart through the
-# provider to a host on a fresh SQLite file, plans empty, rolls out changed
-# code, destroys, and prints the wall time of each step.
+# provider to a host on a fresh SQLite file running workers on workerd
+# (scripts/workerd.sh), requests the worker's URL and prints its answers (a
+# visit counter in KV and SQLite), plans empty, rolls out changed code and
+# prints the new answer, destroys, and prints the wall time of each step.
 demo:
 	GO=$(GO) ./scripts/demo.sh
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # `make demo`: OpenTofu deploys the quickstart worker app through the
-# takoform provider to a Takoform host started here on a fresh SQLite file,
-# then shows an empty plan, rolls out changed code and destroys everything.
-# The host runs the deployed workers on workerd (installed into tools/ by
-# scripts/workerd.sh): the demo requests each endpoint through the host's
-# ingress and prints the answer, before and after the rollout. The app
-# worker binds KV, a bucket, a database and a queue, which run once the
-# host's binding gateway is in; until then it answers the host's 503 and
-# the demo prints the vars-only greeter's answer.
+# takoform provider to a Takoform host started here on a fresh SQLite file;
+# the host runs the worker on workerd (installed into tools/ by
+# scripts/workerd.sh). The demo requests the app's URL through the host's
+# worker ingress several times and prints the worker's answers (a visit
+# counter kept in KV and in the worker's SQLite database), shows an empty
+# plan, rolls out changed code (an edited string in src/worker.js), prints
+# the new code's answer (the counter continues: KV and SQL data survive the
+# rollout) and destroys everything.
 # No network: the provider comes from bin/ through a dev_overrides CLI
 # config, so `tofu init` (registry access) is skipped.
 #
@@ -121,35 +121,49 @@ plan_apply
 done_step
 
 url="$(cd "$app" && "$tofu" output -raw url)"
-greeter_url="$(cd "$app" && "$tofu" output -raw greeter_url)"
-printf '\nendpoint url: %s\ngreeter url:  %s\n' "$url" "$greeter_url"
+printf '\nendpoint url: %s\n' "$url"
+host="${url#https://}"
+host="${host%%/*}"
 
-# request URL [EXPECT]: GET URL through the ingress (the URL's hostname
-# in Host; *.localhost names resolve to loopback anyway), retrying until a
-# 200 answer contains EXPECT (the data plane reconciles after each apply);
-# without EXPECT, once. Prints the status and body.
-request() {
-  local url="$1" expect="${2:-}" host path out status tries=150
-  host="${url#https://}"
-  host="${host%%/*}"
-  path="/${url#https://*/}"
-  [ -n "$expect" ] || tries=1
-  for _ in $(seq 1 "$tries"); do
-    out="$(curl -sS --max-time 10 -H "Host: $host" -w '\n%{http_code}' "http://$ingress$path" 2>>"$log" || true)"
-    status="${out##*$'\n'}"
-    if [ "$status" = 200 ] && [[ "$out" == *"$expect"* ]]; then
-      break
-    fi
+# get PATH: GET PATH on the endpoint through the ingress (plain HTTP on
+# loopback, the endpoint's hostname in Host: the ingress routes by it) into
+# $status and $body, printing the command and the answer.
+get() {
+  local out
+  out="$(curl -sS --max-time 10 -H "Host: $host" -w '\n%{http_code}' "http://$ingress$1" 2>>"$log" || true)"
+  status="${out##*$'\n'}"
+  body="${out%$'\n'*}"
+  body="${body%$'\n'}"
+  printf '    $ curl -H "Host: %s" http://%s%s\n    HTTP %s: %s\n' "$host" "$ingress" "$1" "$status" "$body"
+}
+# await_release RELEASE: the data plane starts the version after each apply
+# (a new workerd generation that takes over once it answers); wait until
+# /release, which counts no visit, answers RELEASE.
+await_release() {
+  local out
+  for _ in $(seq 1 150); do
+    out="$(curl -sS --max-time 10 -H "Host: $host" "http://$ingress/release" 2>>"$log" || true)"
+    [ "$out" = "$1" ] && { printf '    /release answers %s\n' "$1"; return 0; }
     sleep 0.2
   done
-  printf '    $ curl -H "Host: %s" http://%s%s\n    HTTP %s: %s\n' "$host" "$ingress" "$path" "$status" "${out%$'\n'*}"
-  [ "$status" = 200 ] && [[ "$out" == *"$expect"* ]]
+  get /release
+  echo "demo: the endpoint never answered with $1; see $work/host.log" >&2
+  exit 1
+}
+# visit N RELEASE: GET / must answer RELEASE's line for visit N, counted
+# the same in KV and in SQL.
+visit() {
+  get /
+  local want="$2: visit $1 (kv $1, sql $1)"
+  if [ "$status" != 200 ] || [ "$body" != "$want" ]; then
+    echo "demo: wanted HTTP 200 \"$want\"; see $work/host.log" >&2
+    exit 1
+  fi
 }
 
-step "request the workers through the ingress"
-request "${greeter_url}hello" "hello from takoform" || { echo "demo: the greeter did not answer" >&2; exit 1; }
-echo "    the app worker (KV, bucket, SQL and queue bindings) runs once the binding gateway is in; today:"
-request "$url" "" || true
+step "request the app's URL through the ingress (the worker counts visits)"
+await_release "quickstart v1"
+for n in 1 2 3; do visit "$n" "quickstart v1"; done
 done_step
 
 step "plan -detailed-exitcode (expect no changes)"
@@ -157,23 +171,28 @@ plan_empty "after the first apply"
 done_step
 
 step "change the module source and apply the rollout"
-for f in worker.js greeter.js; do
-  sed -i.orig 's/hello from takoform/hello again from takoform/' "$app/src/$f"
-  rm -f "$app/src/$f.orig"
-  grep -q 'hello again from takoform' "$app/src/$f" || { echo "demo: the source edit of $f did not apply" >&2; exit 1; }
-done
+sed -i.orig 's/"quickstart v1"/"quickstart v2"/' "$app/src/worker.js"
+rm -f "$app/src/worker.js.orig"
+grep -q '"quickstart v2"' "$app/src/worker.js" || { echo "demo: the source edit of src/worker.js did not apply" >&2; exit 1; }
 plan_apply
 printf '    endpoint url after the rollout: %s\n' "$(cd "$app" && "$tofu" output -raw url)"
 plan_empty "after the rollout"
 done_step
 
-step "request the greeter after the rollout"
-request "${greeter_url}hello" "hello again from takoform" || { echo "demo: the greeter never answered with the new code" >&2; exit 1; }
+step "request the URL after the rollout (new code, the same KV and SQL data)"
+await_release "quickstart v2"
+visit 4 "quickstart v2"
 done_step
 
 step "destroy"
 tf destroy -compact-warnings -auto-approve
 summary '^Destroy complete!'
+for _ in $(seq 1 150); do
+  [ "$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "Host: $host" "http://$ingress/" 2>>"$log" || true)" = 404 ] && break
+  sleep 0.2
+done
+get /
+[ "$status" = 404 ] || { echo "demo: the destroyed endpoint still answers HTTP $status" >&2; exit 1; }
 done_step
 
 step "stop the host"

@@ -4,7 +4,10 @@
 #   TAKOFORM_ENDPOINT  host origin, e.g. http://127.0.0.1:8080
 #   TAKOFORM_SPACE     the space every resource lives in
 #   TAKOFORM_TOKEN     bearer token
-# `make demo` starts a host and sets all three.
+# `make demo` starts a host and sets all three, then requests the `url`
+# output through the host's worker ingress: the worker counts visits in KV
+# and in its SQLite database and answers e.g. "quickstart v1: visit 3 (kv 3,
+# sql 3)".
 
 terraform {
   required_providers {
@@ -22,7 +25,8 @@ resource "takoform_module_worker" "app" {
   name = "quickstart"
 }
 
-# Storage the code uses through bindings.
+# Storage the code uses through bindings (src/worker.js reads them from
+# `env`); each keeps its data across rollouts and loses it when destroyed.
 resource "takoform_edge_kv_namespace" "cache" {
   name = "quickstart-cache"
 }
@@ -133,55 +137,4 @@ resource "takoform_queue_consumer" "events" {
 output "url" {
   description = "Where the worker is served."
   value       = takoform_worker_endpoint.app.url
-}
-
-# ---------------------------------------------------------------------------
-# A second, vars-only worker: its env holds just GREETING (a JSON value).
-# ---------------------------------------------------------------------------
-
-resource "takoform_module_worker" "greeter" {
-  name = "quickstart-greeter"
-}
-
-resource "takoform_worker_bundle" "greeter" {
-  revision_owner = takoform_module_worker.greeter.name
-  main_module    = "greeter.js"
-  modules = [
-    { name = "greeter.js", content_file = "${path.module}/src/greeter.js" },
-  ]
-
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
-resource "takoform_worker_version" "greeter" {
-  revision_owner = takoform_module_worker.greeter.name
-  worker         = takoform_module_worker.greeter.name
-  bundle         = takoform_worker_bundle.greeter.name
-  handlers       = ["fetch"]
-  vars_json      = jsonencode({ GREETING = { text = "quickstart greeter" } })
-
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
-resource "takoform_worker_deployment" "greeter" {
-  name   = "quickstart-greeter"
-  worker = takoform_module_worker.greeter.name
-  versions = [
-    { worker_version = takoform_worker_version.greeter.name, weight = 10000 },
-  ]
-}
-
-resource "takoform_worker_endpoint" "greeter" {
-  name       = "quickstart-greeter"
-  worker     = takoform_module_worker.greeter.name
-  depends_on = [takoform_worker_deployment.greeter]
-}
-
-output "greeter_url" {
-  description = "Where the greeter is served."
-  value       = takoform_worker_endpoint.greeter.url
 }

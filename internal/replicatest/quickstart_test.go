@@ -83,9 +83,9 @@ func TestQuickstartThroughOpenTofu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := strings.Replace(string(code), "hello from takoform", "hello again from takoform", 1)
+	changed := strings.Replace(string(code), `"quickstart v1"`, `"quickstart v2"`, 1)
 	if changed == string(code) {
-		t.Fatal("examples/quickstart/src/worker.js no longer says \"hello from takoform\"; update the rollout edit")
+		t.Fatal("examples/quickstart/src/worker.js no longer says \"quickstart v1\"; update the rollout edit (scripts/demo.sh makes the same one)")
 	}
 	if err := os.WriteFile(src, []byte(changed), 0o600); err != nil {
 		t.Fatal(err)

@@ -1,39 +1,72 @@
-// The quickstart worker: one ES module whose default export carries the
-// three handlers the configuration declares (fetch, scheduled, queue).
-// Bindings arrive on `env` under the names main.tf gives them.
+// The quickstart worker, written to the runtime ABI (spec/runtime-v1.md):
+// one ES module whose default export carries the three handlers main.tf
+// declares (fetch, scheduled, queue). Bindings arrive on `env` under the
+// names main.tf gives them: CACHE (edge.kv), MEDIA (edge.objects), DB
+// (edge.sql, v1alpha1 family) and EVENTS (edge.queue producer).
 import { render } from "./render.js";
 
+// `make demo` rolls out changed code by editing this line.
+const RELEASE = "quickstart v1";
+
+// The worker's own table: the v1alpha1 edge.sql family lets worker code
+// change the schema, one statement per call.
+const CREATE_COUNTERS = "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)";
+const COUNT_VISIT =
+  "INSERT INTO counters (name, value) VALUES (?1, 1) " +
+  "ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value";
+
 export default {
-  // Serves the endpoint: counts visits in KV, records them in SQLite and
-  // queues an event for the consumer below.
+  // Serves the endpoint: /release names the code that answers (counting
+  // nothing); /media/KEY answers an object of the bucket; any other path
+  // counts a visit in KV and in SQLite, queues an event and answers with
+  // both counts.
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
+    if (url.pathname === "/release") return new Response(RELEASE + "\n");
     if (url.pathname.startsWith("/media/")) {
-      const object = await env.MEDIA.get(url.pathname.slice("/media/".length));
-      return object ? new Response(object.body) : new Response("not found", { status: 404 });
+      const object = await env.MEDIA.get(decodeURIComponent(url.pathname.slice("/media/".length)));
+      if (object === null) return new Response("not found\n", { status: 404 });
+      return new Response(object.body, {
+        headers: { "content-type": object.contentType ?? "application/octet-stream" },
+      });
     }
-    const visits = Number((await env.CACHE.get("visits")) ?? "0") + 1;
-    await env.CACHE.put("visits", String(visits));
-    await env.DB.prepare("INSERT INTO visits (path, at) VALUES (?, ?)")
-      .bind(url.pathname, Date.now())
-      .run();
-    ctx.waitUntil(env.EVENTS.send({ type: "visit", path: url.pathname }));
-    return new Response(render("hello from takoform", visits), {
+
+    // KV holds bytes: get resolves to an ArrayBuffer (null when absent),
+    // put takes a string (stored as its UTF-8 bytes). KV is eventually
+    // consistent and last-writer-wins, so this count is approximate under
+    // concurrent visits.
+    const stored = await env.CACHE.get("visits");
+    const kv = (stored === null ? 0 : Number(new TextDecoder().decode(stored))) + 1;
+    await env.CACHE.put("visits", String(kv));
+
+    // SQL values are tagged both ways ({type: "text", value}, {type:
+    // "integer", value: "<decimal>"}); a row is an object, column name →
+    // tagged value. The upsert is atomic, so this count is exact.
+    await env.DB.execute(CREATE_COUNTERS);
+    const { rows } = await env.DB.execute(COUNT_VISIT, [{ type: "text", value: "visits" }]);
+    const sql = Number(rows[0].value.value);
+
+    // Accepted and durable once send resolves; the consumer below drains it.
+    // waitUntil keeps the send going after the answer has left.
+    ctx.waitUntil(env.EVENTS.send(JSON.stringify({ type: "visit", path: url.pathname, visit: sql })));
+
+    return new Response(render(RELEASE, kv, sql), {
       headers: { "content-type": "text/plain; charset=utf-8" },
     });
   },
 
-  // Runs on the cron trigger: forgets visits older than a day.
-  async scheduled(controller, env, ctx) {
-    const cutoff = controller.scheduledTime - 24 * 60 * 60 * 1000;
-    await env.DB.prepare("DELETE FROM visits WHERE at < ?").bind(cutoff).run();
+  // Runs on the cron trigger: records when it last ran.
+  async scheduled(event, env, ctx) {
+    await env.CACHE.put("cron:last-run", new Date(event.scheduledTime).toISOString());
   },
 
-  // Drains the events queue: keeps the latest event per path in KV.
+  // Drains the events queue: keeps the latest event per path in KV. A
+  // message body is the producer's bytes, as an ArrayBuffer.
   async queue(batch, env, ctx) {
     for (const message of batch.messages) {
-      await env.CACHE.put("last:" + message.body.path, JSON.stringify(message.body));
-      message.ack();
+      const event = JSON.parse(new TextDecoder().decode(message.body));
+      await env.CACHE.put("last:" + event.path, JSON.stringify(event));
+      batch.acknowledge(message.id);
     }
   },
 };
