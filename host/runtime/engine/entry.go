@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/takoform/takoform/host/runtime/projection"
 )
@@ -81,6 +82,16 @@ func ServiceRawName(i, j int) string { return "__takoform_s" + strconv.Itoa(i) +
 // RawName is the internal workerd binding name of a version's i-th
 // gateway binding; tenant code never sees it (the entry builds env).
 func RawName(i int) string { return "__takoform_b" + strconv.Itoa(i) }
+
+// MaxWaitUntilTasks is how many ctx.waitUntil tasks one invocation may
+// register; the next call throws RangeError (spec/runtime-v1.md §2.4).
+const MaxWaitUntilTasks = 1000
+
+// WaitUntilCeiling is how long a waitUntil task may stay pending after its
+// invocation's handler settled before it is cancelled and reported
+// (spec/runtime-v1.md §2.4, §10.3). A variable so tests can shorten it;
+// it is read when a shard's entry is generated.
+var WaitUntilCeiling = 30 * time.Second
 
 // FailedBody is the fixed body of the host-generated 500 a fetch that
 // throws, rejects or returns a non-Response gets (spec/runtime-v1.md §2.2,
@@ -163,6 +174,7 @@ func Entry(mainModule string, vars []Var, bindings []Binding, services []Service
 	}
 	js.WriteString("  };\n}\n")
 	fmt.Fprintf(&js, "const FAILED = %s;\n", jsString(FailedBody))
+	fmt.Fprintf(&js, "const MAX_TASKS = %d;\nconst TASK_CEILING_MS = %d;\n", MaxWaitUntilTasks, WaitUntilCeiling.Milliseconds())
 	js.WriteString(entryHandlers)
 	return js.String(), nil
 }
@@ -193,19 +205,55 @@ function report(handler, err) {
   const message = err instanceof Error ? err.message : "a non-Error value was thrown";
   console.error(JSON.stringify({ takoform: "uncaught", handler, name, message }));
 }
+// context is the ctx a handler receives (spec/runtime-v1.md §2.4): only
+// waitUntil and passThroughOnException (a no-op). A task's rejection is
+// reported, never the invocation's failure; the 1001st task throws
+// RangeError; a task still pending TASK_CEILING_MS after the handler
+// settled is let go and reported; once the handler settled and every task
+// settled, waitUntil throws an Error named context_expired.
+function context(native, handler) {
+  let tasks = 0, pending = 0, settled = false, expire;
+  const ceiling = new Promise((resolve) => { expire = resolve; });
+  const ctx = Object.freeze({
+    waitUntil(promise) {
+      if (settled && pending === 0) {
+        const err = new Error("waitUntil after the invocation ended");
+        err.name = "context_expired";
+        throw err;
+      }
+      if (++tasks > MAX_TASKS) throw new RangeError("at most " + MAX_TASKS + " waitUntil tasks per invocation");
+      pending++;
+      const task = Promise.resolve(promise).then(() => {}, (err) => report(handler + ".waitUntil", err));
+      const late = ceiling.then(() => new Promise((resolve) => setTimeout(resolve, TASK_CEILING_MS)))
+        .then(() => "late");
+      native.waitUntil(Promise.race([task, late]).then((how) => {
+        pending--;
+        if (how === "late") {
+          console.error(JSON.stringify({ takoform: "waitUntil-ceiling", handler, message: "a waitUntil task was still pending " + TASK_CEILING_MS + " ms after the handler settled; it was let go" }));
+        }
+      }));
+    },
+    passThroughOnException() {},
+  });
+  const done = () => { settled = true; expire(); };
+  return [ctx, done];
+}
 function failed() {
   return new Response(FAILED, { status: 500, headers: { "content-type": "text/plain; charset=utf-8" } });
 }
 const handlers = {};
 if (tenant !== null && typeof tenant === "object") {
   if (typeof tenant.fetch === "function") {
-    handlers.fetch = async function (request, raw, ctx) {
+    handlers.fetch = async function (request, raw, native) {
+      const [ctx, done] = context(native, "fetch");
       let response;
       try {
         response = await tenant.fetch(request, env(raw), ctx);
       } catch (err) {
         report("fetch", err);
         return failed();
+      } finally {
+        done();
       }
       if (!(response instanceof Response)) {
         report("fetch", new TypeError("fetch returned a value that is not a Response"));
@@ -215,10 +263,16 @@ if (tenant !== null && typeof tenant === "object") {
     };
   }
   if (typeof tenant.scheduled === "function") {
-    handlers.scheduled = function (event, raw, ctx) { return tenant.scheduled(event, env(raw), ctx); };
+    handlers.scheduled = async function (event, raw, native) {
+      const [ctx, done] = context(native, "scheduled");
+      try { return await tenant.scheduled(event, env(raw), ctx); } finally { done(); }
+    };
   }
   if (typeof tenant.queue === "function") {
-    handlers.queue = function (batch, raw, ctx) { return tenant.queue(batch, env(raw), ctx); };
+    handlers.queue = async function (batch, raw, native) {
+      const [ctx, done] = context(native, "queue");
+      try { return await tenant.queue(batch, env(raw), ctx); } finally { done(); }
+    };
   }
 }
 export default handlers;
