@@ -51,6 +51,16 @@ var Checks = []Check{
 	{18, "queue-batch-delivered-to-the-queue-handler", notYet},
 }
 
+// CheckNumber is the check of row n (1..18) of spec/runtime-v1.md §8.3.
+func CheckNumber(n int) Check {
+	for _, c := range Checks {
+		if c.Number == n {
+			return c
+		}
+	}
+	panic(fmt.Sprintf("runtimeabi: no check %d", n))
+}
+
 // notYet is checks 17 and 18: the host's cron and queue deliveries are
 // measured by a later version of these checks.
 func notYet(context.Context, *Run) error {

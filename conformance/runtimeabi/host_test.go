@@ -95,6 +95,14 @@ func TestRuntimeChecksOnOurHost(t *testing.T) {
 		t.FailNow()
 	}
 
+	// A probe keeping KV in its isolate passes check 11 (decision 0023
+	// admits it) and must fail our re-read after the restart.
+	_, mw := deploy(t, h, front, hosttest.TokenA2, runtimeabi.DeployOptions{Probe: isolateKVProbe(t)})
+	isolated := runtimeabi.NewRun(runtimeabi.Options{Worker: mw, Poll: 3 * time.Second})
+	if r := isolated.Check(context.Background(), runtimeabi.CheckNumber(11)); r.Outcome != runtimeabi.Passed {
+		t.Fatalf("check 11 against a probe with in-isolate KV: %s %s", r.Outcome, r.Detail)
+	}
+
 	// Kill tenant A's shard; the supervisor restarts it from desired state;
 	// check 11's value reads the same from the new process.
 	pids := h.Runtime.Processes()
@@ -116,9 +124,35 @@ func TestRuntimeChecksOnOurHost(t *testing.T) {
 	if err := runs[0].run.RecheckKV(context.Background()); err != nil {
 		t.Errorf("check 11's value after the shard restarted: %v", err)
 	}
+	if err := mw.WaitReady(context.Background(), 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := isolated.RecheckKV(context.Background()); err == nil {
+		t.Errorf("check 11's re-read after the restart passed for a probe that kept the value in its isolate")
+	} else {
+		t.Logf("the in-isolate probe fails the re-read as it must: %v", err)
+	}
 	if p := h.Runtime.Processes()["tenant-b"]; p != b {
 		t.Errorf("tenant B's shard changed (%d → %d) when tenant A's died", b, p)
 	}
+}
+
+// isolateKVProbe is our probe with CACHE's get and put replaced by a map
+// in its isolate: what decision 0023 says check 11 alone cannot tell apart.
+func isolateKVProbe(t *testing.T) []byte {
+	t.Helper()
+	src := string(runtimeabi.ProbeSource)
+	for _, r := range []struct{ from, to string }{
+		{`await env.CACHE.put(key, fromBase64(valueBase64));`, `isolateKV.set(key, fromBase64(valueBase64));`},
+		{`const v = await env.CACHE.get(url.searchParams.get("key"));`, `const v = isolateKV.get(url.searchParams.get("key")) ?? null;`},
+		{"const sleep =", "const isolateKV = new Map();\nconst sleep ="},
+	} {
+		if !strings.Contains(src, r.from) {
+			t.Fatalf("the probe no longer contains %q", r.from)
+		}
+		src = strings.ReplaceAll(src, r.from, r.to)
+	}
+	return []byte(src)
 }
 
 // testLog writes log lines to the test's log.

@@ -215,7 +215,7 @@ func (r *Run) pollKV(ctx context.Context) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the value was not found within %s of its put", r.o.Poll)
+			return fmt.Errorf("the value was not found within %s of polling (the key %s)", r.o.Poll, r.KVKey())
 		}
 		if err := sleep(ctx, pollEvery); err != nil {
 			return err
