@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -128,7 +129,7 @@ func (r *Run) Check(ctx context.Context, c Check) Result {
 	res := Result{Number: c.Number, ID: c.ID, Outcome: Passed, Duration: time.Since(start)}
 	switch {
 	case errors.Is(err, errUnmeasured):
-		res.Outcome, res.Detail = Unmeasured, err.Error()
+		res.Outcome, res.Detail = Unmeasured, strings.TrimPrefix(err.Error(), errUnmeasured.Error()+": ")
 	case err != nil:
 		res.Outcome, res.Detail = Failed, err.Error()
 	}

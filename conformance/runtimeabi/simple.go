@@ -148,7 +148,7 @@ func checkGlobals(ctx context.Context, r *Run) error {
 	return r.get(ctx, "globals?names="+url.QueryEscape(strings.Join(GlobalsFloor, ",")), verifyGlobals)
 }
 
-// get sends GET W/abi/route (the client bound of §8.3: 2 min) and verifies.
+// get sends GET W/abi/route (the client bound of spec/runtime-v1.md §8.3: 2 min) and verifies.
 func (r *Run) get(ctx context.Context, route string, verify func(*answer) error) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
