@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,23 +29,29 @@ type live struct {
 // for the probe to answer through front.
 func deploy(t *testing.T, h *hosttest.Host, front *httptest.Server, token string, o runtimeabi.DeployOptions) (*runtimeabi.Deployment, *runtimeabi.Worker) {
 	t.Helper()
-	ctx := context.Background()
-	c, err := client.New(ctx, h.URL, client.Options{Token: token})
+	d, w, err := tryDeploy(h, front, token, o)
 	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := runtimeabi.Deploy(ctx, c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := runtimeabi.NewWorker(d.URL, strings.TrimPrefix(front.URL, "http://"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WaitReady(ctx, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	return d, w
+}
+
+// tryDeploy is deploy for any goroutine.
+func tryDeploy(h *hosttest.Host, front *httptest.Server, token string, o runtimeabi.DeployOptions) (*runtimeabi.Deployment, *runtimeabi.Worker, error) {
+	ctx := context.Background()
+	c, err := client.New(ctx, h.URL, client.Options{Token: token})
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := runtimeabi.Deploy(ctx, c, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := runtimeabi.NewWorker(d.URL, strings.TrimPrefix(front.URL, "http://"), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, w, w.WaitReady(ctx, 60*time.Second)
 }
 
 // TestRuntimeChecksOnOurHost runs checks 6–16 against our host on a real
@@ -66,7 +73,11 @@ func TestRuntimeChecksOnOurHost(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.dep, l.worker = deploy(t, h, front, tokens[i], runtimeabi.DeployOptions{})
+			var err error
+			if l.dep, l.worker, err = tryDeploy(h, front, tokens[i], runtimeabi.DeployOptions{}); err != nil {
+				t.Errorf("%s: %v", l.tenant, err)
+				return
+			}
 			l.run = runtimeabi.NewRun(runtimeabi.Options{Worker: l.worker})
 			results[i] = l.run.All(context.Background())
 		}()
@@ -153,6 +164,14 @@ func isolateKVProbe(t *testing.T) []byte {
 		src = strings.ReplaceAll(src, r.from, r.to)
 	}
 	return []byte(src)
+}
+
+// kill sends SIGKILL to a shard process the test host started.
+func kill(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill shard %d: %v", pid, err)
+	}
 }
 
 // testLog writes log lines to the test's log.
