@@ -40,7 +40,7 @@ lint:
 	@lint="$$(GO=$(GO) ./scripts/golangci-lint.sh)" && echo "$$lint run $(LINT_PATHS)" && "$$lint" run $(LINT_PATHS)
 
 unit:
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/conformance$$' -e '/internal/provider$$')
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/conformance$$' -e '/conformance/runtimeabi$$' -e '/internal/provider$$')
 
 # The provider driven through a real OpenTofu CLI against our host
 # (terraform-plugin-testing), listed by test (-v).
@@ -48,9 +48,10 @@ acceptance: tofu
 	$(GO) test -count=1 -v -timeout 45m ./internal/provider
 
 # The black-box Host API checks against our host on a real SQLite file,
-# listed by check ID (-v).
+# listed by check ID (-v), and the runtime checks against it on workerd,
+# listed by behaviour.
 conformance:
-	$(GO) test -count=1 -v ./conformance
+	$(GO) test -count=1 -v ./conformance ./conformance/runtimeabi
 
 build:
 	$(GO) build -o bin/takoform ./cmd/takoform

@@ -13,7 +13,7 @@ import (
 )
 
 func newConformanceCommand() *cobra.Command {
-	c := &cobra.Command{Use: "conformance", Short: "Black-box Host API v1alpha3 conformance checks"}
+	c := &cobra.Command{Use: "conformance", Short: "Black-box conformance checks: the Host API v1alpha3 (run) and the runtime (runtime)"}
 	var endpoint, groups, only string
 	var creds conformance.Credentials
 	var probe bool
@@ -97,7 +97,7 @@ func newConformanceCommand() *cobra.Command {
 	f.StringVar(&groups, "group", "", "only these groups (comma-separated): artifacts, discovery, edge, import, lifecycle, operations, relations, tenancy")
 	f.StringVar(&only, "only", "", "only these check IDs (comma-separated)")
 	ca.add(run)
-	c.AddCommand(run)
+	c.AddCommand(run, newConformanceRuntimeCommand())
 	return c
 }
 

@@ -191,6 +191,24 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 			mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(name), capnpText(rel)))
 		}
 	}
+	// The modules the projections share (they import them by relative
+	// name, e.g. ./common.js): every supplied module no kind owns.
+	if len(kinds) > 0 {
+		owned := map[string]bool{}
+		for _, p := range Projections {
+			owned[p.Module] = true
+		}
+		for i, name := range slices.Sorted(maps.Keys(s.Projections)) {
+			if owned[name] {
+				continue
+			}
+			rel := filepath.Join("v"+strconv.Itoa(vi), "p-shared-"+strconv.Itoa(i))
+			if err := os.WriteFile(filepath.Join(s.Dir, rel), []byte(s.Projections[name]), 0o600); err != nil {
+				return "", nil, err
+			}
+			mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(name), capnpText(rel)))
+		}
+	}
 	w := fmt.Sprintf(`(modules = [%s], compatibilityDate = %s, bindings = [%s], globalOutbound = "internet")`,
 		strings.Join(mods, ", "), capnpText(CompatibilityDate), strings.Join(binds, ", "))
 	return w, extra, nil
