@@ -15,6 +15,7 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/runtime/ingress"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
 	"github.com/takoform/takoform/host/store/storeurl"
@@ -177,6 +178,8 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	defer closeGateway()
 	defer rt.Close()
+	im := ingress.NewMetrics()
+	cfg.Collectors = append(cfg.Collectors, im.Collectors()...)
 	srv, err := host.New(ctx, cfg)
 	if err != nil {
 		return err
@@ -188,9 +191,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if notice != "" {
 		fmt.Fprintln(cmd.OutOrStdout(), notice)
 	}
-	defer serveIngress(ctx, f.rt.ingressAddr(data), rt, cmd.OutOrStdout(), logger)()
+	defer serveIngress(ctx, f.rt.ingressAddr(data), rt, im, cmd.OutOrStdout(), logger)()
 	if testAddr != "" {
-		stopTest, err := serveTestListener(ctx, testAddr, testHost, rt, cmd.OutOrStdout(), logger)
+		stopTest, err := serveTestListener(ctx, testAddr, testHost, rt, im, cmd.OutOrStdout(), logger)
 		if err != nil {
 			return err
 		}

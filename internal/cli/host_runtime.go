@@ -120,14 +120,14 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		closeGateway()
 		return nil, nil, "", err
 	}
-	cfg.Committed, cfg.DataPlane = rt.Notify, rt.State
+	cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
 	return rt, closeGateway, notice, nil
 }
 
 // serveIngress starts the ingress on addr in the background; a failure to
 // bind is logged and printed and never stops the control plane. The
 // returned function stops it.
-func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, out io.Writer, log *slog.Logger) func() {
+func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, m *ingress.Metrics, out io.Writer, log *slog.Logger) func() {
 	if addr == "" {
 		return func() {}
 	}
@@ -137,7 +137,7 @@ func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, out io.
 		log.Error("worker ingress not serving; the control plane serves on", "ingress", addr, "err", err)
 		return func() {}
 	}
-	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http"}, ReadHeaderTimeout: 30 * time.Second}
+	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Metrics: m}, ReadHeaderTimeout: 30 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("worker ingress stopped", "err", err)
@@ -179,12 +179,12 @@ func (f *runtimeFlags) testListener(probe bool) (addr, hostname string, err erro
 
 // serveTestListener serves the runtime test listener; its failure to bind
 // stops the host (it was asked for by a test).
-func serveTestListener(ctx context.Context, addr, hostname string, rt *runtime.Runtime, out io.Writer, log *slog.Logger) (func(), error) {
+func serveTestListener(ctx context.Context, addr, hostname string, rt *runtime.Runtime, m *ingress.Metrics, out io.Writer, log *slog.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--runtime-test-listen: %w", err)
 	}
-	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Hostname: hostname}, ReadHeaderTimeout: 30 * time.Second}
+	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Hostname: hostname, Metrics: m}, ReadHeaderTimeout: 30 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("runtime test listener stopped", "err", err)

@@ -97,8 +97,9 @@ const FailedBody = "500 Internal Server Error: the worker failed before answerin
 // runs says which target versions the shard serves, in lexicographic
 // order; a service binding is an object with only fetch (Service). A
 // fetch that throws, rejects or returns a non-Response answers
-// FailedBody with status 500 and logs the error's name and message to the
-// engine's stderr. It fails on a name declared twice.
+// FailedBody with status 500 and hands the error to workerd as a rejected
+// waitUntil task, so the invocation's trace (the tail worker, TailWorker)
+// carries its name and message. It fails on a name declared twice.
 func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, runs func(version string) bool) (string, error) {
 	type member struct{ name, expr string }
 	var members []member
@@ -188,10 +189,11 @@ function service(targets) {
     },
   };
 }
-function report(handler, err) {
-  const name = err instanceof Error ? err.name : typeof err;
-  const message = err instanceof Error ? err.message : "a non-Error value was thrown";
-  console.error(JSON.stringify({ takoform: "uncaught", handler, name, message }));
+function report(ctx, err) {
+  // A settled rejection on waitUntil: workerd records it among the
+  // invocation's exceptions (name, message) for the tail worker.
+  const e = err instanceof Error ? err : new Error("a non-Error value was thrown (" + typeof err + ")");
+  ctx.waitUntil(Promise.reject(e));
 }
 function failed() {
   return new Response(FAILED, { status: 500, headers: { "content-type": "text/plain; charset=utf-8" } });
@@ -204,11 +206,11 @@ if (tenant !== null && typeof tenant === "object") {
       try {
         response = await tenant.fetch(request, env(raw), ctx);
       } catch (err) {
-        report("fetch", err);
+        report(ctx, err);
         return failed();
       }
       if (!(response instanceof Response)) {
-        report("fetch", new TypeError("fetch returned a value that is not a Response"));
+        report(ctx, new TypeError("fetch returned a value that is not a Response"));
         return failed();
       }
       return response;
