@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/runtime"
@@ -100,25 +102,34 @@ func TestTailStreamsConsoleAndExceptions(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	if resp := openTail(t, context.Background(), h, hosttest.TokenB, e.Space, name); resp.StatusCode != http.StatusNotFound {
-		resp.Body.Close()
-		t.Fatalf("another tenant's tail answered %d, want 404", resp.StatusCode)
-	} else {
-		resp.Body.Close()
+	cb, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var we *wire.Error
+	if _, err := cb.Tail(context.Background(), e.Space, name, ""); !errors.As(err, &we) || we.Code != wire.ResourceNotFound {
+		t.Fatalf("another tenant's tail: %v, want resource_not_found", err)
+	}
+	if resp := openTail(t, context.Background(), h, hosttest.TokenA1, e.Space, ""); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a tail without a worker name answered %d, want 400", resp.StatusCode)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	resp := openTail(t, ctx, h, hosttest.TokenA1, e.Space, name)
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" {
-		t.Fatalf("tail answered %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	ca, err := client.New(ctx, h.URL, client.Options{Token: hosttest.TokenA1})
+	if err != nil {
+		t.Fatal(err)
 	}
+	stream, err := ca.Tail(ctx, e.Space, name, "")
+	if err != nil {
+		t.Fatalf("tail: %v", err)
+	}
+	defer stream.Close()
 	for _, p := range []string{"/one", "/throw", "/reject"} {
 		get(t, front, hostname, p)
 	}
 	want := map[string]bool{"console log hello from /one {\"n\":1}": false, "console warn careful": false, "exception RangeError boom": false, "exception SyntaxError later": false}
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(stream)
 	for sc.Scan() {
 		var r runtime.TailRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
