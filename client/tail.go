@@ -6,11 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-)
 
-// TailPath is the host's tail route, outside the lane
-// (handbook/workers-observability.md).
-const TailPath = "/host/v1/workers/tail"
+	"github.com/takoform/takoform/wire"
+)
 
 // maxTailError bounds the error answer Tail reads.
 const maxTailError = 64 << 10
@@ -27,7 +25,7 @@ func (c *Client) Tail(ctx context.Context, space, worker, group string) (io.Read
 	if group != "" {
 		q.Set("group", group)
 	}
-	r := &request{op: "tail", method: http.MethodGet, path: TailPath, query: q.Encode()}
+	r := &request{op: "tail", method: http.MethodGet, path: wire.TailPath, query: q.Encode()}
 	req, err := http.NewRequestWithContext(ctx, r.method, r.url(c.base), nil)
 	if err != nil {
 		return nil, fmt.Errorf("takoform: tail: build request: %w", err)

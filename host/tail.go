@@ -18,7 +18,7 @@ import (
 // lane: the answer is application/x-ndjson, one record a line, flushed as
 // each comes, until the client goes away. A tenant reaches only its own
 // workers; another tenant's worker answers as none does (404).
-const PathTail = "/host/v1/workers/tail"
+const PathTail = wire.TailPath
 
 // ErrNoWorker is what Config.Tail returns for a worker the tenant does
 // not hold.

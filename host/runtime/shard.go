@@ -101,7 +101,7 @@ func newShard(rt *Runtime, tenant string, dir string) (*shard, error) {
 	ln, err := net.Listen("unix", s.tailSock)
 	if err != nil {
 		if s.gw != nil {
-			_ = s.gw.Close()
+			err = errors.Join(err, s.gw.Close())
 		}
 		return nil, fmt.Errorf("tail sink socket: %w", err)
 	}

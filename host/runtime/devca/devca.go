@@ -93,7 +93,10 @@ func create(dir, certPath, keyPath string) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	host, _ := os.Hostname()
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown host"
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(), Subject: pkix.Name{CommonName: "Takoform host dev CA (" + host + ")", Organization: []string{"Takoform development"}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(caValidity),
@@ -127,15 +130,17 @@ func writeNew(path string, data []byte, mode os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("dev CA: %w", err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("dev CA: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("dev CA: %w", err)
-	}
-	return f.Close()
+	return nil
 }
 
 func parse(certPEM, keyPEM []byte) (*CA, error) {

@@ -60,9 +60,12 @@ func deployLogging(t *testing.T, h *hosttest.Host) (*conformance.Env, string, st
 	version := create("WorkerVersion", "version", map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"}})
 	create("WorkerDeployment", "deploy", map[string]any{"worker": rel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", version.Metadata.Name)}}})
 	ep := create("WorkerEndpoint", "endpoint", map[string]any{"worker": rel})
-	var out struct{ Hostname string }
+	var out struct{ Hostname, URL string }
 	if err := json.Unmarshal(ep.Status.Outputs, &out); err != nil {
 		t.Fatal(err)
+	}
+	if out.URL != "https://"+out.Hostname+"/" {
+		t.Errorf("the endpoint's url output is %q, want https://%s/ (no port, never http)", out.URL, out.Hostname)
 	}
 	return e, worker.Metadata.Name, out.Hostname
 }
