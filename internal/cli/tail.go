@@ -56,7 +56,11 @@ func newTailCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer stream.Close()
+			defer func() {
+				if err := stream.Close(); err != nil && ctx.Err() == nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "takoform tail: closing the stream:", err) //nolint:errcheck // stderr
+				}
+			}()
 			sc := bufio.NewScanner(stream)
 			sc.Buffer(make([]byte, 64<<10), 16<<20)
 			out := cmd.OutOrStdout()
@@ -69,7 +73,7 @@ func newTailCommand() *cobra.Command {
 				return fmt.Errorf("the tail stream broke: %w", err)
 			}
 			if ctx.Err() == nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "takoform tail: the host closed the stream")
+				return errors.New("the host closed the tail stream (it stopped or restarted); run takoform tail again")
 			}
 			return nil
 		},
