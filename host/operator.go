@@ -30,6 +30,7 @@ func (s *Server) initOperator() error {
 	s.cfg.Limits = l
 	s.cfg.Retention = s.cfg.Retention.withDefaults(s.cfg.IdempotencyTTL)
 	s.ops.metrics = newMetrics(s.cfg.Store)
+	s.ops.metrics.reg.MustRegister(s.cfg.Collectors...)
 	s.ops.inFlight = make(chan struct{}, l.MaxInFlight)
 	s.ops.tenants = newTenantLimiter(l.TenantRate, l.TenantBurst)
 	return nil
@@ -142,6 +143,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	if isOperatorPath(r.URL.Path) {
 		s.mux.ServeHTTP(rec, r) // health and metrics are never throttled
+		return
+	}
+	if r.URL.Path == PathTail {
+		s.route(rec, r) // a stream lasts: it holds no in-flight slot
 		return
 	}
 	if err := checkHeaderSize(r, s.cfg.Limits.MaxHeaderBytes); err != nil {

@@ -36,6 +36,7 @@ func (s *Server) routes() {
 	s.handle(api+"/support/forms/{group}/{version}/{kind}/{definitionVersion}", true, map[string]route{http.MethodGet: s.supportForm})
 	s.handle(api+"/support/interfaces/{name}/{version}", true, map[string]route{http.MethodGet: s.supportInterface})
 	s.handle(api+"/support/bindings/{name}/{version}", true, map[string]route{http.MethodGet: s.supportBinding})
+	s.mux.HandleFunc(PathTail, s.tail)
 	s.handle("/", false, nil)
 }
 

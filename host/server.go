@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"io"
 	"log/slog"
 	"net/http"
@@ -76,6 +77,15 @@ type Config struct {
 	// in takoform_retention_deleted_total (host/runtime/gateway's
 	// Gateway.Sweep).
 	DataSweep func(ctx context.Context, limit int) (map[string]int, error)
+	// Tail, when set, serves PathTail (tail.go): it opens the tail of the
+	// caller's worker named by space, name and Form group ("" for the
+	// default) — a worker the tenant does not hold is ErrNoWorker — and
+	// returns the stream, which hands each record (one JSON value) to emit
+	// until ctx ends or emit fails.
+	Tail func(ctx context.Context, tenant, space, name, group string) (stream func(emit func(record any) error) error, err error)
+	// Collectors are more Prometheus collectors served on /metrics (the
+	// ingress's per-worker metrics, host/runtime/ingress).
+	Collectors []prometheus.Collector
 }
 
 // Server serves the Host API.

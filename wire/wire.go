@@ -10,6 +10,11 @@ import (
 	"github.com/takoform/takoform/form"
 )
 
+// TailPath is the host's route streaming a worker's console output and
+// uncaught exceptions, outside the lane (`takoform tail`,
+// handbook/workers-observability.md).
+const TailPath = "/host/v1/workers/tail"
+
 // Lane constants (spec/host-api-v1alpha3.md §2.1, §2.2).
 const (
 	Lane               = "forms.takoform.com/v1alpha3"

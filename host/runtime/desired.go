@@ -51,6 +51,7 @@ type desired struct {
 // deployment.
 type route struct {
 	tenant, worker string // worker: "space/name", for logs
+	who            Worker
 	versions       []weighted
 }
 
@@ -63,6 +64,7 @@ type weighted struct {
 // bytes (read when a generation is built).
 type versionSpec struct {
 	uid, tenant, name string
+	worker            Worker // the ModuleWorker the version belongs to
 	manifest          string // the bundle's manifest digest
 	vars              []engine.Var
 	bindings          []engine.Binding
@@ -151,7 +153,7 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*rou
 	if err != nil || w == nil {
 		return nil, err
 	}
-	r := &route{tenant: w.Tenant, worker: w.Space + "/" + w.Name}
+	r := &route{tenant: w.Tenant, worker: w.Space + "/" + w.Name, who: workerOf(w)}
 	r.versions, err = deployed(tx, d, w.UID, gateway)
 	if err != nil {
 		return nil, err
@@ -258,6 +260,11 @@ func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, 
 		return nil, nil, err
 	}
 	v := &versionSpec{uid: ver.UID, tenant: ver.Tenant, name: ver.Space + "/" + ver.Name}
+	if w, err := present(tx.ResourceByUID(pointerTarget(pins, "/worker"))); err != nil {
+		return nil, nil, err
+	} else if w != nil {
+		v.worker = workerOf(w)
+	}
 	if b, err := present(tx.ResourceByUID(pointerTarget(pins, "/bundle"))); err != nil {
 		return nil, nil, err
 	} else if b != nil {
@@ -311,6 +318,11 @@ func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, 
 }
 
 // pinTarget is the target UID of source's pin at pointer, "" when none.
+// workerOf is a ModuleWorker resource's identity.
+func workerOf(w *store.Resource) Worker {
+	return Worker{Tenant: w.Tenant, Space: w.Space, Name: w.Name, Group: w.APIVersion, UID: w.UID}
+}
+
 func pinTarget(tx store.Tx, source, pointer string) (string, error) {
 	pins, err := tx.Pins(source)
 	return pointerTarget(pins, pointer), err

@@ -102,6 +102,7 @@ type Runtime struct {
 	desired *desired
 	nShards int
 	state   atomic.Pointer[string] // the data plane's state for /readyz
+	tail    tailHub
 }
 
 // New starts the data plane: a first reconcile runs at once in the
@@ -221,6 +222,10 @@ func (rt *Runtime) Resolve(host string) (*Target, Outcome, string) {
 	}
 	return rt.tbl.Load().resolve(host)
 }
+
+// WorkerOf is the worker that answers a canonical hostname, whether or
+// not it runs (for metrics and logs of the host's own answers).
+func (rt *Runtime) WorkerOf(host string) (Worker, bool) { return rt.tbl.Load().workerOf(host) }
 
 // Processes maps each tenant with a serving shard generation to its
 // workerd process id (for operators and tests).
@@ -346,7 +351,7 @@ func (rt *Runtime) publish() {
 	prev := rt.tbl.Load()
 	next := &table{hosts: make(map[string]*tableRoute, len(d.hosts))}
 	for host, r := range d.hosts {
-		tr := &tableRoute{worker: r.worker}
+		tr := &tableRoute{worker: r.worker, who: r.who}
 		for _, w := range r.versions {
 			e := tableEntry{weight: w.weight}
 			v := d.tenants[r.tenant][w.uid]

@@ -43,15 +43,17 @@ const (
 // shard supervises one tenant's engine process generations
 // (spec/runtime-v1.md §0.3): never two tenants in one process.
 type shard struct {
-	rt     *Runtime
-	tenant string
-	dir    string // 0700; generations in g<N>/, the gateway socket
-	kick   chan struct{}
-	stop   chan struct{}
-	done   chan struct{}
-	gw     *http.Server // nil without a gateway
-	gwSock string
-	user   *engine.User // nil: the host's own user
+	rt       *Runtime
+	tenant   string
+	dir      string // 0700; generations in g<N>/, the gateway socket
+	kick     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	gw       *http.Server // nil without a gateway
+	gwSock   string
+	tail     *http.Server // the tail sink (Runtime.tailSink)
+	tailSock string
+	user     *engine.User // nil: the host's own user
 
 	draining sync.WaitGroup // old generations being stopped
 
@@ -99,6 +101,30 @@ func newShard(rt *Runtime, tenant string, dir string, user *engine.User) (*shard
 			}
 		}()
 	}
+	s.tailSock = filepath.Join(dir, "tail.sock")
+	if err := os.Remove(s.tailSock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("tail sink socket: %w", err)
+	}
+	ln, err := net.Listen("unix", s.tailSock)
+	if err != nil {
+		if s.gw != nil {
+			err = errors.Join(err, s.gw.Close())
+		}
+		return nil, fmt.Errorf("tail sink socket: %w", err)
+	}
+	if err := user.Own(s.tailSock); err != nil {
+		err = errors.Join(err, ln.Close())
+		if s.gw != nil {
+			err = errors.Join(err, s.gw.Close())
+		}
+		return nil, fmt.Errorf("tail sink socket: %w", err)
+	}
+	s.tail = &http.Server{Handler: rt.tailSink(tenant), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.tail.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			rt.log.Error("runtime: tail sink stopped", "tenant", tenant, "err", err)
+		}
+	}()
 	go s.run()
 	return s, nil
 }
@@ -163,6 +189,9 @@ func (s *shard) run() {
 				if err := s.gw.Close(); err != nil {
 					s.rt.log.Warn("runtime: binding gateway close", "tenant", s.tenant, "err", err)
 				}
+			}
+			if err := s.tail.Close(); err != nil {
+				s.rt.log.Warn("runtime: tail sink close", "tenant", s.tenant, "err", err)
 			}
 			return
 		case <-s.kick:
@@ -278,7 +307,7 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 		return nil, err
 	}
 	g := &generation{n: n, dir: dir, fp: fp, health: filepath.Join(dir, "health.sock"), targets: map[string]*Target{}}
-	sh := engine.Shard{Dir: dir, Health: g.health, Gateway: s.gwSock, Projections: s.rt.cfg.Projections}
+	sh := engine.Shard{Dir: dir, Health: g.health, Gateway: s.gwSock, Tail: s.tailSock, Projections: s.rt.cfg.Projections}
 	uids := make([]string, 0, len(want))
 	for uid := range want {
 		uids = append(uids, uid)
@@ -293,7 +322,7 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 			}
 			sock := filepath.Join(dir, "v"+strconv.Itoa(i)+".sock")
 			sh.Versions = append(sh.Versions, engine.Version{UID: uid, MainModule: main, Modules: mods, Vars: v.vars, Bindings: v.bindings, Services: v.services, Socket: sock})
-			g.targets[uid] = &Target{Version: uid, Worker: v.name, Socket: sock, Transport: engine.UnixTransport(sock)}
+			g.targets[uid] = &Target{Version: uid, Worker: v.name, Who: v.worker, Socket: sock, Transport: engine.UnixTransport(sock)}
 		}
 		return nil
 	})

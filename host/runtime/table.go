@@ -5,11 +5,23 @@ import (
 	"net/http"
 )
 
+// Worker names one ModuleWorker unambiguously: its tenant, space, name,
+// Form group (apiVersion) and UID (for metrics, logs and tail records).
+type Worker struct {
+	Tenant string `json:"-"`
+	Space  string `json:"space"`
+	Name   string `json:"name"`
+	Group  string `json:"group"`
+	UID    string `json:"uid"`
+}
+
 // Target is one version's socket in the shard generation serving it.
 type Target struct {
 	Version string // WorkerVersion UID
-	Worker  string // "space/name", for logs
-	Socket  string
+	Worker  string // the version's "space/name", for logs
+	// Who is the worker the version belongs to.
+	Who    Worker
+	Socket string
 	// Transport dials Socket; shared by every request to the target.
 	Transport *http.Transport
 }
@@ -32,6 +44,7 @@ type table struct {
 }
 
 type tableRoute struct {
+	who     Worker
 	worker  string
 	entries []tableEntry
 }
@@ -72,6 +85,15 @@ func (t *table) resolveDraw(host string, draw int64) (*Target, Outcome, string) 
 		}
 	}
 	return nil, NotRunnable, "worker " + r.worker + ": its deployment's weights do not sum to 10000"
+}
+
+// workerOf is the worker that answers host, and whether one does.
+func (t *table) workerOf(host string) (Worker, bool) {
+	r := t.hosts[host]
+	if r == nil {
+		return Worker{}, false
+	}
+	return r.who, true
 }
 
 // serving is true when every entry of r has a target.

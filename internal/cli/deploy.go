@@ -176,7 +176,7 @@ func credentials(tokensFile, devToken string, strict bool, log *slog.Logger) ([]
 // reloadOnHUP re-reads the tokens file and the TLS pair on every SIGHUP
 // until ctx ends. A reload that fails is logged and changes nothing: the
 // previous tokens and certificate keep serving.
-func reloadOnHUP(ctx context.Context, srv *host.Server, e *endpoint, f serveFlags, log *slog.Logger) {
+func reloadOnHUP(ctx context.Context, srv *host.Server, e *endpoint, f serveFlags, log *slog.Logger, more ...func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	go func() {
@@ -205,6 +205,9 @@ func reloadOnHUP(ctx context.Context, srv *host.Server, e *endpoint, f serveFlag
 				} else {
 					log.Info("SIGHUP: TLS certificate reloaded", "cert", e.certs.certFile)
 				}
+			}
+			for _, reload := range more {
+				reload()
 			}
 		}
 	}()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/runtime/ingress"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
 	"github.com/takoform/takoform/host/store/storeurl"
@@ -177,20 +178,32 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	defer closeGateway()
 	defer rt.Close()
+	im := ingress.NewMetrics()
+	cfg.Collectors = append(cfg.Collectors, im.Collectors()...)
 	srv, err := host.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	hs := srv.HTTPServer()
-	reloadOnHUP(ctx, srv, ep, f, logger)
+	ingressAddr := f.rt.ingressAddr(data)
+	var itls *ingressTLS
+	if ingressAddr != "" {
+		if itls, err = f.rt.loadIngressTLS(ingressAddr, data, f.deploy, ep.certs, logger); err != nil {
+			return err
+		}
+	}
+	reloadOnHUP(ctx, srv, ep, f, logger, func() { itls.reload(ep.certs, f.deploy.strictPerms, logger) })
 	fmt.Fprintf(cmd.OutOrStdout(), "takoform host serving %s (listen %s, data %s, %d forms)\n", ep.url, ep.ln.Addr(), storeurl.Redact(data), cat.Len())
 	if notice != "" {
 		fmt.Fprintln(cmd.OutOrStdout(), notice)
 	}
-	defer serveIngress(ctx, f.rt.ingressAddr(data), rt, cmd.OutOrStdout(), logger)()
+	if itls != nil && itls.ca != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "ingress dev CA: %s (curl --cacert %s https://ep-….workers.takoform.localhost:PORT/)\n", itls.ca.CertPath, itls.ca.CertPath)
+	}
+	defer serveIngress(ctx, ingressAddr, rt, im, itls.config(), cmd.OutOrStdout(), logger)()
 	if testAddr != "" {
-		stopTest, err := serveTestListener(ctx, testAddr, testHost, rt, cmd.OutOrStdout(), logger)
+		stopTest, err := serveTestListener(ctx, testAddr, testHost, rt, im, cmd.OutOrStdout(), logger)
 		if err != nil {
 			return err
 		}

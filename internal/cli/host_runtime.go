@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,11 @@ const DefaultIngress = "127.0.0.1:8788"
 
 // runtimeFlags are the data plane's flags of `host serve`.
 type runtimeFlags struct {
+	fl                           *pflag.FlagSet
 	workerd, ingress, runtimeDir string
+	ingressCert, ingressKey      string
+	devCA                        bool
+	devCADir                     string
 	workerData, customDomains    string
 	testListen                   string
 	shardCPU                     float64
@@ -42,6 +47,11 @@ type runtimeFlags struct {
 }
 
 func (f *runtimeFlags) register(fl *pflag.FlagSet) {
+	f.fl = fl
+	fl.StringVar(&f.ingressCert, "ingress-tls-cert", "", "serve the worker ingress over TLS with this PEM certificate chain (default: --tls-cert's); re-read on SIGHUP")
+	fl.StringVar(&f.ingressKey, "ingress-tls-key", "", "the PEM private key of --ingress-tls-cert; re-read on SIGHUP")
+	fl.BoolVar(&f.devCA, "ingress-dev-ca", false, "serve https on the ingress for localhost names with certificates from the host's dev CA, made once in --ingress-dev-ca-dir (default: on for a loopback ingress with a SQLite data file)")
+	fl.StringVar(&f.devCADir, "ingress-dev-ca-dir", "", "directory of the ingress dev CA's certificate and 0600 key (default FILE.devca beside a SQLite data file)")
 	fl.StringVar(&f.workerd, "workerd", "", "the workerd binary that runs deployed workers (default: $"+engine.EnvBinary+", tools/ of scripts/workerd.sh, then workerd on PATH); without one the host serves its control plane only")
 	fl.StringVar(&f.ingress, "ingress", "", "address the worker ingress listens on (plain HTTP; routes endpoint hostnames to workers); default "+DefaultIngress+" with a SQLite data file, none with PostgreSQL; \"off\" disables it")
 	fl.Float64Var(&f.shardCPU, "shard-cpu", 1, "CPU ceiling of each tenant's workerd process, in cores (cgroup v1 cpu quota, where the host may create cgroups; 0: none)")
@@ -134,14 +144,17 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		closeGateway()
 		return nil, nil, "", err
 	}
-	cfg.Committed, cfg.DataPlane = rt.Notify, rt.State
+	cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
 	return rt, closeGateway, notice, nil
 }
 
 // serveIngress starts the ingress on addr in the background; a failure to
 // bind is logged and printed and never stops the control plane. The
 // returned function stops it.
-func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, out io.Writer, log *slog.Logger) func() {
+//
+// With TLS (tc, ingressTLS) a loopback ingress answers both http:// and
+// https:// on its one port (splitListener); any other serves TLS only.
+func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, m *ingress.Metrics, tc *tls.Config, out io.Writer, log *slog.Logger) func() {
 	if addr == "" {
 		return func() {}
 	}
@@ -151,19 +164,41 @@ func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, out io.
 		log.Error("worker ingress not serving; the control plane serves on", "ingress", addr, "err", err)
 		return func() {}
 	}
-	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http"}, ReadHeaderTimeout: 30 * time.Second}
-	go func() {
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	errLog := slog.NewLogLogger(log.Handler(), slog.LevelDebug) // TLS handshakes refused for names without a certificate
+	serve := func(hs *http.Server, l net.Listener) {
+		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("worker ingress stopped", "err", err)
 		}
-	}()
-	fmt.Fprintf(out, "worker ingress on http://%s (requests routed by Host: an endpoint hostname)\n", ln.Addr())
-	log.Info("worker ingress listening", "ingress", ln.Addr().String())
+	}
+	var servers []*http.Server
+	switch {
+	case tc == nil:
+		hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Metrics: m}, ReadHeaderTimeout: 30 * time.Second}
+		servers = append(servers, hs)
+		go serve(hs, ln)
+		fmt.Fprintf(out, "worker ingress on http://%s (requests routed by Host: an endpoint hostname)\n", ln.Addr())
+	case isLoopback(ln.Addr()):
+		split := newSplitListener(ln)
+		plain := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Metrics: m}, ReadHeaderTimeout: 30 * time.Second}
+		secure := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Metrics: m}, ReadHeaderTimeout: 30 * time.Second, TLSConfig: tc, ErrorLog: errLog}
+		servers = append(servers, plain, secure)
+		go serve(plain, split.plain)
+		go serve(secure, tls.NewListener(split.tls, tc))
+		fmt.Fprintf(out, "worker ingress on http://%s and https://%s (requests routed by Host: an endpoint hostname)\n", ln.Addr(), ln.Addr())
+	default:
+		hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Metrics: m}, ReadHeaderTimeout: 30 * time.Second, TLSConfig: tc, ErrorLog: errLog}
+		servers = append(servers, hs)
+		go serve(hs, tls.NewListener(ln, tc))
+		fmt.Fprintf(out, "worker ingress on https://%s (requests routed by Host: an endpoint hostname)\n", ln.Addr())
+	}
+	log.Info("worker ingress listening", "ingress", ln.Addr().String(), "tls", tc != nil)
 	return func() {
 		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if err := hs.Shutdown(shut); err != nil {
-			log.Warn("worker ingress shutdown", "err", err)
+		for _, hs := range servers {
+			if err := hs.Shutdown(shut); err != nil {
+				log.Warn("worker ingress shutdown", "err", err)
+			}
 		}
 	}
 }
@@ -193,12 +228,12 @@ func (f *runtimeFlags) testListener(probe bool) (addr, hostname string, err erro
 
 // serveTestListener serves the runtime test listener; its failure to bind
 // stops the host (it was asked for by a test).
-func serveTestListener(ctx context.Context, addr, hostname string, rt *runtime.Runtime, out io.Writer, log *slog.Logger) (func(), error) {
+func serveTestListener(ctx context.Context, addr, hostname string, rt *runtime.Runtime, m *ingress.Metrics, out io.Writer, log *slog.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--runtime-test-listen: %w", err)
 	}
-	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Hostname: hostname}, ReadHeaderTimeout: 30 * time.Second}
+	hs := &http.Server{Handler: &ingress.Handler{Routes: rt, Log: log, Scheme: "http", Hostname: hostname, Metrics: m}, ReadHeaderTimeout: 30 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("runtime test listener stopped", "err", err)

@@ -142,7 +142,7 @@ func Start(t testing.TB, o Options) *Host {
 			st.Close()
 			t.Fatal(err)
 		}
-		cfg.Committed, cfg.DataPlane = rt.Notify, rt.State
+		cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
 	}
 	srv, err := host.New(ctx, cfg)
 	if err != nil {

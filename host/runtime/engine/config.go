@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -40,7 +41,11 @@ type Shard struct {
 	Health string
 	// Gateway is the unix socket of the binding gateway; "" when no
 	// version has a gateway-served binding.
-	Gateway  string
+	Gateway string
+	// Tail is the unix socket of the host's tail sink: every version's
+	// console output and uncaught exceptions reach it through a host-owned
+	// tail worker (TailWorker); "" sends them nowhere.
+	Tail     string
 	Versions []Version
 	// Projections maps a projection module name (Projections[k].Module)
 	// to its JS source; a version with a binding of a kind missing here
@@ -64,6 +69,23 @@ const auxiliaryMediaType = "application/source-map+json"
 const healthWorker = `export default { fetch() { return new Response("ok"); } };
 `
 
+// TailWorker is the host-owned tail worker of every shard (workerd's
+// Worker.tails, not an experimental feature): after each invocation of a
+// version it receives workerd's trace events, with ctx.props.version the
+// version's UID set by the config (never by tenant code), and posts those
+// that carry console output or exceptions to the host's tail sink as
+// {"version": UID, "events": [...]} (spec/runtime-v1.md §2.1).
+const TailWorker = `export default {
+  async tail(events, env, ctx) {
+    const kept = events.filter((e) => (e.logs && e.logs.length) || (e.exceptions && e.exceptions.length));
+    if (kept.length === 0) return;
+    const body = JSON.stringify({ version: ctx.props.version, events: kept });
+    const resp = await env.SINK.fetch("http://tail/", { method: "POST", body, headers: { "content-type": "application/json" } });
+    await resp.arrayBuffer();
+  },
+};
+`
+
 // ConfigFile is the name of the generated config in Shard.Dir.
 const ConfigFile = "workerd.capnp"
 
@@ -83,6 +105,13 @@ func WriteConfig(s Shard) (string, error) {
 	}
 	svc = append(svc, fmt.Sprintf(`(name = "__health", worker = (modules = [(name = "health.js", esModule = embed "health.js")], compatibilityDate = %s, globalOutbound = "internet"))`, capnpText(CompatibilityDate)))
 	sockets = append(sockets, fmt.Sprintf(`(name = "health", address = %s, http = (), service = "__health")`, capnpText("unix:"+s.Health)))
+	if s.Tail != "" {
+		if err := os.WriteFile(filepath.Join(s.Dir, "tail.js"), []byte(TailWorker), 0o600); err != nil {
+			return "", err
+		}
+		svc = append(svc, fmt.Sprintf(`(name = "__tailsink", external = (address = %s, http = ()))`, capnpText("unix:"+s.Tail)))
+		svc = append(svc, fmt.Sprintf(`(name = "__tail", worker = (modules = [(name = "tail.js", esModule = embed "tail.js")], compatibilityDate = %s, bindings = [(name = "SINK", service = "__tailsink")], globalOutbound = "internet"))`, capnpText(CompatibilityDate)))
+	}
 	for vi, v := range s.Versions {
 		w, extra, err := writeVersion(s, vi, v)
 		if err != nil {
@@ -101,7 +130,9 @@ func WriteConfig(s Shard) (string, error) {
 	for _, x := range svc {
 		c.WriteString("    " + x + ",\n")
 	}
-	c.WriteString("  ],\n  sockets = [\n")
+	// Structured logging: one JSON object per line, workerd's own
+	// diagnostics carrying "source" (Start tells them from console output).
+	c.WriteString("  ],\n  logging = (structuredLogging = true),\n  sockets = [\n")
 	for _, x := range sockets {
 		c.WriteString("    " + x + ",\n")
 	}
@@ -191,26 +222,16 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 			mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(name), capnpText(rel)))
 		}
 	}
-	// The modules the projections share (they import them by relative
-	// name, e.g. ./common.js): every supplied module no kind owns.
-	if len(kinds) > 0 {
-		owned := map[string]bool{}
-		for _, p := range Projections {
-			owned[p.Module] = true
+	tails := ""
+	if s.Tail != "" {
+		props, err := json.Marshal(map[string]string{"version": v.UID})
+		if err != nil {
+			return "", nil, err
 		}
-		for i, name := range slices.Sorted(maps.Keys(s.Projections)) {
-			if owned[name] {
-				continue
-			}
-			rel := filepath.Join("v"+strconv.Itoa(vi), "p-shared-"+strconv.Itoa(i))
-			if err := os.WriteFile(filepath.Join(s.Dir, rel), []byte(s.Projections[name]), 0o600); err != nil {
-				return "", nil, err
-			}
-			mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(name), capnpText(rel)))
-		}
+		tails = fmt.Sprintf(`, tails = [(name = "__tail", props = (json = %s))]`, capnpText(string(props)))
 	}
-	w := fmt.Sprintf(`(modules = [%s], compatibilityDate = %s, bindings = [%s], globalOutbound = "internet")`,
-		strings.Join(mods, ", "), capnpText(CompatibilityDate), strings.Join(binds, ", "))
+	w := fmt.Sprintf(`(modules = [%s], compatibilityDate = %s, bindings = [%s], globalOutbound = "internet"%s)`,
+		strings.Join(mods, ", "), capnpText(CompatibilityDate), strings.Join(binds, ", "), tails)
 	return w, extra, nil
 }
 

@@ -108,8 +108,9 @@ const FailedBody = "500 Internal Server Error: the worker failed before answerin
 // runs says which target versions the shard serves, in lexicographic
 // order; a service binding is an object with only fetch (Service). A
 // fetch that throws, rejects or returns a non-Response answers
-// FailedBody with status 500 and logs the error's name and message to the
-// engine's stderr. It fails on a name declared twice.
+// FailedBody with status 500 and hands the error to workerd as a rejected
+// waitUntil task, so the invocation's trace (the tail worker, TailWorker)
+// carries its name and message. It fails on a name declared twice.
 func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, runs func(version string) bool) (string, error) {
 	type member struct{ name, expr string }
 	var members []member
@@ -200,10 +201,11 @@ function service(targets) {
     },
   };
 }
-function report(handler, err) {
-  const name = err instanceof Error ? err.name : typeof err;
-  const message = err instanceof Error ? err.message : "a non-Error value was thrown";
-  console.error(JSON.stringify({ takoform: "uncaught", handler, name, message }));
+function report(native, err) {
+  // A settled rejection on workerd's own waitUntil: workerd records it
+  // among the invocation's exceptions (name, message) for the tail worker.
+  const e = err instanceof Error ? err : new Error("a non-Error value was thrown (" + typeof err + ")");
+  native.waitUntil(Promise.reject(e));
 }
 // context is the ctx a handler receives (spec/runtime-v1.md §2.4): only
 // waitUntil and passThroughOnException (a no-op). A task's rejection is
@@ -223,13 +225,15 @@ function context(native, handler) {
       }
       if (++tasks > MAX_TASKS) throw new RangeError("at most " + MAX_TASKS + " waitUntil tasks per invocation");
       pending++;
-      const task = Promise.resolve(promise).then(() => {}, (err) => report(handler + ".waitUntil", err));
+      const task = Promise.resolve(promise).then(() => "settled", (err) => { report(native, err); return "settled"; });
       const late = ceiling.then(() => new Promise((resolve) => setTimeout(resolve, TASK_CEILING_MS)))
         .then(() => "late");
       native.waitUntil(Promise.race([task, late]).then((how) => {
         pending--;
         if (how === "late") {
-          console.error(JSON.stringify({ takoform: "waitUntil-ceiling", handler, message: "a waitUntil task was still pending " + TASK_CEILING_MS + " ms after the handler settled; it was let go" }));
+          const e = new Error("a " + handler + " waitUntil task was still pending " + TASK_CEILING_MS + " ms after the handler settled; it was let go");
+          e.name = "waitUntil_ceiling";
+          throw e;
         }
       }));
     },
@@ -250,13 +254,13 @@ if (tenant !== null && typeof tenant === "object") {
       try {
         response = await tenant.fetch(request, env(raw), ctx);
       } catch (err) {
-        report("fetch", err);
+        report(native, err);
         return failed();
       } finally {
         done();
       }
       if (!(response instanceof Response)) {
-        report("fetch", new TypeError("fetch returned a value that is not a Response"));
+        report(native, new TypeError("fetch returned a value that is not a Response"));
         return failed();
       }
       return response;

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +50,7 @@ func Start(bin, config string, user *User, log *slog.Logger, attrs ...any) (*Pro
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
-			log.Info("engine output", append(attrs, "line", sc.Text())...)
+			logLine(log, sc.Bytes(), attrs)
 		}
 		if _, err := io.Copy(io.Discard, out); err != nil {
 			log.Debug("engine output closed", append(attrs, "err", err)...)
@@ -67,6 +68,32 @@ func Start(bin, config string, user *User, log *slog.Logger, attrs ...any) (*Pro
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// logLine logs one line of workerd's output. With structuredLogging
+// (WriteConfig) workerd writes one JSON object per line: its own
+// diagnostics name their "source" and are logged at Info (Warn when their
+// level is "error"); console output of worker code has no "source" and is
+// logged at Debug only, since it reaches operators through the tail sink
+// with the worker named (TailWorker). Any other line is logged at Info.
+func logLine(log *slog.Logger, line []byte, attrs []any) {
+	var rec struct {
+		Level   string `json:"level"`
+		Source  string `json:"source"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Message == "" && rec.Level == "" {
+		log.Info("engine output", append(attrs, "line", string(line))...)
+		return
+	}
+	switch {
+	case rec.Source == "":
+		log.Debug("engine output: worker console", append(attrs, "level", rec.Level, "line", rec.Message)...)
+	case rec.Level == "error":
+		log.Warn("engine output", append(attrs, "source", rec.Source, "line", rec.Message)...)
+	default:
+		log.Info("engine output", append(attrs, "source", rec.Source, "line", rec.Message)...)
+	}
 }
 
 // Confine puts the process into cgroup v1 groups named name with limits

@@ -81,7 +81,7 @@ func TestContextIsTheHosts(t *testing.T) {
 	if status, body := do(t, front, http.MethodGet, hostname, "/expired", nil); status != http.StatusOK || body != "context_expired" {
 		t.Errorf("waitUntil on an ended invocation's ctx answered %d %q, want context_expired", status, body)
 	}
-	for _, want := range []string{"task failed on purpose", "waitUntil-ceiling"} {
+	for _, want := range []string{"task failed on purpose", "waitUntil_ceiling"} {
 		for i := 0; !strings.Contains(logs.String(), want); i++ {
 			if i == 100 {
 				t.Errorf("the host log never reported %q", want)

@@ -7,6 +7,8 @@ package ingress
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
@@ -45,6 +47,8 @@ type Handler struct {
 	HeadTimeout time.Duration
 	// BodyIdleTimeout overrides BodyIdleTimeout when positive.
 	BodyIdleTimeout time.Duration
+	// Metrics, when set, counts every request per worker (NewMetrics).
+	Metrics *Metrics
 	// Hostname, when set, routes every request as this canonical hostname
 	// whatever its Host: the test-only loopback listener of
 	// spec/runtime-v1.md §10.1, for runners that accept only a loopback IP.
@@ -66,35 +70,74 @@ func canonicalHost(r *http.Request) string {
 	return c
 }
 
+// workerOf is implemented by a Resolver that can name the worker of a
+// hostname it does not route (runtime.Runtime.WorkerOf), for the metrics
+// and log line of the host's own 503s.
+type workerOf interface {
+	WorkerOf(host string) (runtime.Worker, bool)
+}
+
+// ServeHTTP routes one request and writes its one request-log line:
+// host, worker, version, status, duration and request id (and the reason
+// of a host-generated answer), counted in Metrics.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := h.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	start := time.Now()
+	id := requestID()
 	host := canonicalHost(r)
 	if h.Hostname != "" {
 		host = h.Hostname
 	}
-	if status, body := limited(r); status != 0 {
-		log.Info("ingress", "host", host, "status", status, "reason", "request over a limit")
+	var (
+		who     *runtime.Worker
+		version string
+		status  int
+		reason  string
+		level   = slog.LevelInfo
+	)
+	defer func() {
+		d := time.Since(start)
+		h.Metrics.observe(who, status, d)
+		attrs := []any{"request_id", id, "host", host, "method", r.Method, "status", status, "duration", d}
+		if who != nil {
+			attrs = append(attrs, "tenant", who.Tenant, "worker", who.Space+"/"+who.Name, "version", version)
+		}
+		if reason != "" {
+			attrs = append(attrs, "reason", reason)
+		}
+		log.Log(r.Context(), level, "ingress", attrs...)
+	}()
+	if st, body := limited(r); st != 0 {
+		status, reason = st, "request over a limit"
 		h.answer(w, log, status, body)
 		return
 	}
-	t, outcome, reason := h.Routes.Resolve(host)
+	t, outcome, why := h.Routes.Resolve(host)
+	if t == nil {
+		if wo, ok := h.Routes.(workerOf); ok {
+			if x, found := wo.WorkerOf(host); found {
+				who = &x
+			}
+		}
+	}
 	switch outcome {
 	case runtime.UnknownHost:
-		log.Info("ingress", "host", host, "status", http.StatusNotFound, "reason", reason)
-		h.answer(w, log, http.StatusNotFound, bodyUnknownHost)
+		status, reason = http.StatusNotFound, why
+		h.answer(w, log, status, bodyUnknownHost)
 		return
 	case runtime.NoEngine:
-		log.Warn("ingress", "host", host, "status", http.StatusServiceUnavailable, "reason", reason)
-		h.answer(w, log, http.StatusServiceUnavailable, bodyNoEngine)
+		status, reason, level = http.StatusServiceUnavailable, why, slog.LevelWarn
+		h.answer(w, log, status, bodyNoEngine)
 		return
 	case runtime.NotRunnable:
-		log.Warn("ingress", "host", host, "status", http.StatusServiceUnavailable, "reason", reason)
-		h.answer(w, log, http.StatusServiceUnavailable, bodyNotRunnable)
+		status, reason, level = http.StatusServiceUnavailable, why, slog.LevelWarn
+		h.answer(w, log, status, bodyNotRunnable)
 		return
 	}
+	who, version = &t.Who, t.Worker
 	// Full duplex: the head may leave while the request body is still
 	// open (spec/runtime-v1.md §2.3 S3); HTTP/2 is always full duplex.
 	if err := http.NewResponseController(w).EnableFullDuplex(); err != nil && r.ProtoMajor == 1 {
@@ -108,8 +151,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if timeout <= 0 {
 		timeout = HeadTimeout
 	}
-	start := time.Now()
-	var status int
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = &capped{body: r.Body, left: MaxRequestBytes}
 	}
@@ -138,6 +179,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			level, reason = slog.LevelWarn, "worker not reached: "+err.Error()
 			switch {
 			case errors.Is(err, errHeadTimeout):
 				status = http.StatusGatewayTimeout
@@ -151,11 +193,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				status = http.StatusServiceUnavailable
 				h.answer(w, log, status, bodyUnreachable)
 			}
-			log.Warn("ingress: worker not reached", "host", host, "worker", t.Worker, "version", t.Version, "err", err)
 		},
 	}
 	p.ServeHTTP(w, r)
-	log.Info("ingress", "host", host, "worker", t.Worker, "version", t.Version, "method", r.Method, "status", status, "duration", time.Since(start))
+}
+
+// requestID is a new request id: 16 hex digits.
+func requestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
 }
 
 // answer writes a host-generated answer, logging a failed write.
