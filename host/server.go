@@ -19,7 +19,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/edgehost"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
 )
@@ -76,6 +78,12 @@ type Config struct {
 	// in takoform_retention_deleted_total (host/runtime/gateway's
 	// Gateway.Sweep).
 	DataSweep func(ctx context.Context, limit int) (map[string]int, error)
+	// LoadCheck, when set, is the data plane's engine load check
+	// (host/runtime's LoadCheck): with the Edge family, it decides a
+	// WorkerVersion's exported handlers and load refusals at apply, import
+	// and 202 commit, never at validate or prepare (spec/runtime-v1.md
+	// §1.3, §1.4); nil leaves the static check.
+	LoadCheck artifact.LoadCheck
 }
 
 // Server serves the Host API.
@@ -114,6 +122,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.Family == nil {
 		cfg.Family = NoFamily{}
+	}
+	if f, ok := cfg.Family.(*edgehost.Family); ok && cfg.LoadCheck != nil {
+		withEngine := *f // the caller's family stays as it was
+		withEngine.LoadCheck = cfg.LoadCheck
+		cfg.Family = &withEngine
 	}
 	if cfg.Probe {
 		cat, err := withProbeForms(cfg.Catalog)

@@ -1,6 +1,7 @@
 package edgehost
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -104,22 +105,17 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	if err != nil {
 		return err
 	}
-	var src []byte
+	lb := artifact.LoadBundle{Digest: digest, MainModule: m.MainModule}
 	for _, mod := range m.Modules {
 		b, err := tx.Blob(mod.Digest)
 		if err != nil {
 			return fmt.Errorf("read module %s: %w", mod.Name, err)
 		}
-		if err := artifact.ModuleSyntax(mod.Name, mod.MediaType, b); err != nil {
-			return errorf(wire.InvalidArgument, "module_syntax_error", "bundle %s: %v", digest, err)
-		}
-		if mod.Name == m.MainModule {
-			src = b
-		}
+		lb.Modules = append(lb.Modules, artifact.LoadModule{Name: mod.Name, MediaType: mod.MediaType, Data: b})
 	}
-	exported, err := artifact.ExportedHandlers(src)
+	exported, err := f.exportedHandlers(lb)
 	if err != nil {
-		return errorf(wire.InvalidArgument, "handler_not_exported", "main module %s: %v; the default export must be an object with the declared handlers", m.MainModule, err)
+		return err
 	}
 	for _, h := range asList(spec["handlers"]) {
 		if s := ijson.As[string](h); !contains(exported, s) {
@@ -147,6 +143,41 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 		}
 	}
 	return nil
+}
+
+// exportedHandlers is the exported handler set of a bundle's main module
+// (spec/runtime-v1.md §1.2), or the invalid_argument refusal of steps 3a–3c
+// of spec/runtime-v1.md §1.3 with the load code as hostCode. The engine
+// decides when there is one (LoadCheck); without one, or when it could not
+// decide, the static check does: every JavaScript module parses
+// (artifact.ModuleSyntax) and the main module's default export is read by
+// artifact.ExportedHandlers.
+func (f *Family) exportedHandlers(b artifact.LoadBundle) ([]string, error) {
+	if f.LoadCheck != nil {
+		handlers, err := f.LoadCheck(context.Background(), b)
+		var le *artifact.LoadError
+		switch {
+		case err == nil:
+			return handlers, nil
+		case errors.As(err, &le):
+			return nil, errorf(wire.InvalidArgument, le.Code, "bundle %s did not load: %s", b.Digest, le.Message)
+		}
+		// The engine did not decide (LoadCheck logs why): the static check does.
+	}
+	var src []byte
+	for _, mod := range b.Modules {
+		if err := artifact.ModuleSyntax(mod.Name, mod.MediaType, mod.Data); err != nil {
+			return nil, errorf(wire.InvalidArgument, artifact.LoadModuleSyntaxError, "bundle %s: %v", b.Digest, err)
+		}
+		if mod.Name == b.MainModule {
+			src = mod.Data
+		}
+	}
+	exported, err := artifact.ExportedHandlers(src)
+	if err != nil {
+		return nil, errorf(wire.InvalidArgument, artifact.LoadHandlerNotExported, "main module %s: %v; the default export must be an object with the declared handlers", b.MainModule, err)
+	}
+	return exported, nil
 }
 
 // activeDeployment returns a worker's deployment, nil when it has none.
