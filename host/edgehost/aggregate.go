@@ -101,17 +101,9 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	if err != nil {
 		return err
 	}
-	m, err := f.resolveBundle(tx, res.Tenant, digest)
+	lb, err := f.loadBundle(tx, res.Tenant, digest)
 	if err != nil {
 		return err
-	}
-	lb := artifact.LoadBundle{Digest: digest, MainModule: m.MainModule}
-	for _, mod := range m.Modules {
-		b, err := tx.Blob(mod.Digest)
-		if err != nil {
-			return fmt.Errorf("read module %s: %w", mod.Name, err)
-		}
-		lb.Modules = append(lb.Modules, artifact.LoadModule{Name: mod.Name, MediaType: mod.MediaType, Data: b})
 	}
 	exported, err := f.exportedHandlers(lb)
 	if err != nil {
@@ -119,7 +111,7 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	}
 	for _, h := range asList(spec["handlers"]) {
 		if s := ijson.As[string](h); !contains(exported, s) {
-			return errorf(wire.InvalidArgument, "handler_not_exported", "handler %q is declared but main module %s does not export it on its default export (it exports %s); export it or remove it from handlers", s, m.MainModule, listOr(exported))
+			return errorf(wire.InvalidArgument, "handler_not_exported", "handler %q is declared but main module %s does not export it on its default export (it exports %s); export it or remove it from handlers", s, lb.MainModule, listOr(exported))
 		}
 	}
 	for i, b := range asList(spec["serviceBindings"]) {
@@ -143,6 +135,55 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 		}
 	}
 	return nil
+}
+
+// loadBundle resolves a bundle manifest the tenant holds (resolveBundle)
+// and reads its modules' bytes.
+func (f *Family) loadBundle(tx store.Tx, tenant, digest string) (artifact.LoadBundle, error) {
+	m, err := f.resolveBundle(tx, tenant, digest)
+	if err != nil {
+		return artifact.LoadBundle{}, err
+	}
+	lb := artifact.LoadBundle{Digest: digest, MainModule: m.MainModule}
+	for _, mod := range m.Modules {
+		b, err := tx.Blob(mod.Digest)
+		if err != nil {
+			return artifact.LoadBundle{}, fmt.Errorf("read module %s: %w", mod.Name, err)
+		}
+		lb.Modules = append(lb.Modules, artifact.LoadModule{Name: mod.Name, MediaType: mod.MediaType, Data: b})
+	}
+	return lb, nil
+}
+
+// Preloads: only WorkerVersion mutations, with an engine load check.
+func (f *Family) Preloads(def *form.Definition) bool {
+	return f.LoadCheck != nil && kindOf(def) == WorkerVersion
+}
+
+// Preload runs the engine load check (LoadCheck) of a WorkerVersion's
+// bundle before the mutation's write transaction (host.Preloader), so the
+// verdict CheckCommit asks for is ready and the store's writer is not held
+// while the engine loads (repo decision 0052). Whatever fails here,
+// CheckCommit finds again and answers.
+func (f *Family) Preload(ctx context.Context, tx store.Tx, def *form.Definition, k store.Key, spec map[string]any) {
+	if !f.Preloads(def) {
+		return
+	}
+	bundle, err := lookup(tx, store.Key{Tenant: k.Tenant, Space: k.Space, APIVersion: Group, Kind: WorkerBundle, Name: relName(spec, "bundle")})
+	if err != nil || bundle == nil {
+		return
+	}
+	digest, err := specString(bundle, "manifestDigest")
+	if err != nil {
+		return
+	}
+	lb, err := f.loadBundle(tx, k.Tenant, digest)
+	if err != nil {
+		return
+	}
+	if _, err := f.LoadCheck(ctx, lb); err != nil {
+		return // a refusal is CheckCommit's to answer
+	}
 }
 
 // exportedHandlers is the exported handler set of a bundle's main module

@@ -4,12 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
+	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/runtime/enginetest"
+	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/wire"
 )
@@ -123,4 +131,97 @@ func refusedWith(err error, want string) error {
 		return fmt.Errorf("refused %s/%s (%s), want invalid_argument with hostCode %s", we.Code, we.HostCode, we.Message, want)
 	}
 	return nil
+}
+
+// TestLoadCheckOffTheWriter: the engine loads a new version's bundle
+// before the mutation's write transaction (host.Preloader), so the store's
+// one writer is free while workerd runs; the check inside the transaction
+// then finds the verdict cached (repo decision 0052).
+func TestLoadCheckOffTheWriter(t *testing.T) {
+	bin := enginetest.Binary(t)
+	type call struct {
+		digest      string
+		underWriter bool
+	}
+	var mu sync.Mutex
+	var calls []call
+	h := hosttest.Start(t, hosttest.Options{Configure: func(cfg *host.Config) {
+		check, st := runtime.LoadCheck(bin, nil), cfg.Store
+		cfg.LoadCheck = func(ctx context.Context, b artifact.LoadBundle) ([]string, error) {
+			// A write waits while the writer runs the mutation's transaction.
+			wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			err := st.Update(wctx, func(store.Tx) error { return nil })
+			cancel()
+			mu.Lock()
+			calls = append(calls, call{b.Digest, errors.Is(err, context.DeadlineExceeded)})
+			mu.Unlock()
+			return check(ctx, b)
+		}
+	}})
+	ctx := context.Background()
+	e, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := e.Create(ctx, e.A1, "ModuleWorker", e.Name("worker"), map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest, err := e.UploadBundle(ctx, e.A1, []byte(loadCases[0].source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := e.Create(ctx, e.A1, "WorkerBundle", e.Name("bundle"), map[string]any{"manifestDigest": digest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), map[string]any{"worker": conformance.Rel("ModuleWorker", worker.Metadata.Name),
+		"bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"}}); err != nil {
+		t.Fatalf("the engine accepts what the static parser refuses: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 2 || calls[0] != (call{digest, false}) || calls[1] != (call{digest, true}) {
+		t.Errorf("load checks %+v, want one of %s with the writer free (before the transaction), then one inside it", calls, digest)
+	}
+}
+
+// TestLoadCheckKeepsVerdicts: a verdict is kept by manifest digest, so a
+// second check of the same bundle does not run the engine (here: gone),
+// while another bundle needs it, and its failure is no verdict.
+func TestLoadCheckKeepsVerdicts(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "workerd")
+	if err := os.Symlink(enginetest.Binary(t), bin); err != nil {
+		t.Fatal(err)
+	}
+	check := runtime.LoadCheck(bin, nil)
+	b := artifact.LoadBundle{Digest: "sha256:one", MainModule: "w.js", Modules: []artifact.LoadModule{{Name: "w.js", MediaType: artifact.MediaTypeJavaScriptModule, Data: []byte(`export default { fetch() {} };`)}}}
+	bad := artifact.LoadBundle{Digest: "sha256:two", MainModule: "w.js", Modules: []artifact.LoadModule{{Name: "w.js", MediaType: artifact.MediaTypeJavaScriptModule, Data: []byte(`export default {`)}}}
+	ctx := context.Background()
+	if hs, err := check(ctx, b); err != nil || !slices.Equal(hs, []string{"fetch"}) {
+		t.Fatalf("first check: %v, %v", hs, err)
+	}
+	if _, err := check(ctx, bad); !isLoadCode(err, artifact.LoadModuleSyntaxError) {
+		t.Fatalf("first check of the broken bundle: %v", err)
+	}
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	if hs, err := check(ctx, b); err != nil || !slices.Equal(hs, []string{"fetch"}) {
+		t.Errorf("second check without the engine: %v, %v; want the kept verdict", hs, err)
+	}
+	if _, err := check(ctx, bad); !isLoadCode(err, artifact.LoadModuleSyntaxError) {
+		t.Errorf("second check of the broken bundle: %v; want the kept refusal", err)
+	}
+	other := b
+	other.Digest = "sha256:three"
+	var le *artifact.LoadError
+	if _, err := check(ctx, other); err == nil || errors.As(err, &le) {
+		t.Errorf("a new bundle without the engine: %v; want an error that is no verdict", err)
+	}
+}
+
+func isLoadCode(err error, code string) bool {
+	var le *artifact.LoadError
+	return errors.As(err, &le) && le.Code == code
 }
