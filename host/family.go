@@ -1,6 +1,8 @@
 package host
 
 import (
+	"context"
+
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/edgehost"
 	"github.com/takoform/takoform/host/store"
@@ -30,6 +32,20 @@ type Family interface {
 	// Affected lists resources whose rendering may change when res changes
 	// or is deleted (same tenant and space).
 	Affected(tx store.Tx, res *store.Resource) ([]store.Key, error)
+}
+
+// Preloader is implemented by a Family with slow, read-only work a
+// mutation's checks need (the Edge family's engine load check, repo
+// decision 0052): the host calls Preload for an apply or import before the
+// mutation's write transaction, in a read transaction, so CheckCommit then
+// finds the result ready and the store's writer is not held for it. It
+// decides nothing: CheckCommit still checks everything in the write
+// transaction, and Preload reports no error.
+type Preloader interface {
+	// Preloads reports whether mutations of def have work for Preload;
+	// it must be cheap (the host asks on every apply and import).
+	Preloads(def *form.Definition) bool
+	Preload(ctx context.Context, tx store.Tx, def *form.Definition, key store.Key, spec map[string]any)
 }
 
 // NoFamily adds no semantics: a generic host.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -63,6 +64,26 @@ func (s *Server) beforeCommit(m *mutation) {
 	}
 	if m.Action == store.ActionApply && m.Create {
 		m.createBinding = s.prepareDigest(m.Key, m.Ref, m.SpecDigest, "", 0)
+	}
+}
+
+// preload runs the family's Preload (Preloader) for an apply or import
+// of m in a read transaction, before the write transaction; m's spec must
+// have decoded (beforeCommit). A failure is logged: commit decides.
+func (s *Server) preload(ctx context.Context, m *mutation) {
+	p, ok := s.cfg.Family.(Preloader)
+	if !ok || m.spec == nil || (m.Action != store.ActionApply && m.Action != store.ActionImport) {
+		return
+	}
+	in, ok := s.cfg.Catalog.Form(m.Ref)
+	if !ok || !p.Preloads(in.Definition) {
+		return
+	}
+	if err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
+		p.Preload(ctx, tx, in.Definition, m.Key, m.spec)
+		return nil
+	}); err != nil {
+		s.log.Debug("preload", "key", m.Key, "err", err)
 	}
 }
 

@@ -328,6 +328,7 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 	}
 	var out answer
 	s.beforeCommit(m)
+	s.preload(r.Context(), m)
 	request := *m
 	// A synchronous create expects its name free (If-None-Match: *).
 	free := m.Action == store.ActionApply && m.Create && !async

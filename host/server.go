@@ -20,7 +20,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/edgehost"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
 )
@@ -86,6 +88,12 @@ type Config struct {
 	// Collectors are more Prometheus collectors served on /metrics (the
 	// ingress's per-worker metrics, host/runtime/ingress).
 	Collectors []prometheus.Collector
+	// LoadCheck, when set, is the data plane's engine load check
+	// (host/runtime's LoadCheck): with the Edge family, it decides a
+	// WorkerVersion's exported handlers and load refusals at apply, import
+	// and 202 commit, never at validate or prepare (spec/runtime-v1.md
+	// §1.3, §1.4); nil leaves the static check.
+	LoadCheck artifact.LoadCheck
 }
 
 // Server serves the Host API.
@@ -124,6 +132,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.Family == nil {
 		cfg.Family = NoFamily{}
+	}
+	if f, ok := cfg.Family.(*edgehost.Family); ok && cfg.LoadCheck != nil {
+		withEngine := *f // the caller's family stays as it was
+		withEngine.LoadCheck = cfg.LoadCheck
+		cfg.Family = &withEngine
 	}
 	if cfg.Probe {
 		cat, err := withProbeForms(cfg.Catalog)

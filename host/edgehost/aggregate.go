@@ -1,6 +1,7 @@
 package edgehost
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -100,30 +101,17 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	if err != nil {
 		return err
 	}
-	m, err := f.resolveBundle(tx, res.Tenant, digest)
+	lb, err := f.loadBundle(tx, res.Tenant, digest)
 	if err != nil {
 		return err
 	}
-	var src []byte
-	for _, mod := range m.Modules {
-		b, err := tx.Blob(mod.Digest)
-		if err != nil {
-			return fmt.Errorf("read module %s: %w", mod.Name, err)
-		}
-		if err := artifact.ModuleSyntax(mod.Name, mod.MediaType, b); err != nil {
-			return errorf(wire.InvalidArgument, "module_syntax_error", "bundle %s: %v", digest, err)
-		}
-		if mod.Name == m.MainModule {
-			src = b
-		}
-	}
-	exported, err := artifact.ExportedHandlers(src)
+	exported, err := f.exportedHandlers(lb)
 	if err != nil {
-		return errorf(wire.InvalidArgument, "handler_not_exported", "main module %s: %v; the default export must be an object with the declared handlers", m.MainModule, err)
+		return err
 	}
 	for _, h := range asList(spec["handlers"]) {
 		if s := ijson.As[string](h); !contains(exported, s) {
-			return errorf(wire.InvalidArgument, "handler_not_exported", "handler %q is declared but main module %s does not export it on its default export (it exports %s); export it or remove it from handlers", s, m.MainModule, listOr(exported))
+			return errorf(wire.InvalidArgument, "handler_not_exported", "handler %q is declared but main module %s does not export it on its default export (it exports %s); export it or remove it from handlers", s, lb.MainModule, listOr(exported))
 		}
 	}
 	for i, b := range asList(spec["serviceBindings"]) {
@@ -147,6 +135,90 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 		}
 	}
 	return nil
+}
+
+// loadBundle resolves a bundle manifest the tenant holds (resolveBundle)
+// and reads its modules' bytes.
+func (f *Family) loadBundle(tx store.Tx, tenant, digest string) (artifact.LoadBundle, error) {
+	m, err := f.resolveBundle(tx, tenant, digest)
+	if err != nil {
+		return artifact.LoadBundle{}, err
+	}
+	lb := artifact.LoadBundle{Digest: digest, MainModule: m.MainModule}
+	for _, mod := range m.Modules {
+		b, err := tx.Blob(mod.Digest)
+		if err != nil {
+			return artifact.LoadBundle{}, fmt.Errorf("read module %s: %w", mod.Name, err)
+		}
+		lb.Modules = append(lb.Modules, artifact.LoadModule{Name: mod.Name, MediaType: mod.MediaType, Data: b})
+	}
+	return lb, nil
+}
+
+// Preloads: only WorkerVersion mutations, with an engine load check.
+func (f *Family) Preloads(def *form.Definition) bool {
+	return f.LoadCheck != nil && kindOf(def) == WorkerVersion
+}
+
+// Preload runs the engine load check (LoadCheck) of a WorkerVersion's
+// bundle before the mutation's write transaction (host.Preloader), so the
+// verdict CheckCommit asks for is ready and the store's writer is not held
+// while the engine loads (repo decision 0052). Whatever fails here,
+// CheckCommit finds again and answers.
+func (f *Family) Preload(ctx context.Context, tx store.Tx, def *form.Definition, k store.Key, spec map[string]any) {
+	if !f.Preloads(def) {
+		return
+	}
+	bundle, err := lookup(tx, store.Key{Tenant: k.Tenant, Space: k.Space, APIVersion: Group, Kind: WorkerBundle, Name: relName(spec, "bundle")})
+	if err != nil || bundle == nil {
+		return
+	}
+	digest, err := specString(bundle, "manifestDigest")
+	if err != nil {
+		return
+	}
+	lb, err := f.loadBundle(tx, k.Tenant, digest)
+	if err != nil {
+		return
+	}
+	if _, err := f.LoadCheck(ctx, lb); err != nil {
+		return // a refusal is CheckCommit's to answer
+	}
+}
+
+// exportedHandlers is the exported handler set of a bundle's main module
+// (spec/runtime-v1.md §1.2), or the invalid_argument refusal of steps 3a–3c
+// of spec/runtime-v1.md §1.3 with the load code as hostCode. The engine
+// decides when there is one (LoadCheck); without one, or when it could not
+// decide, the static check does: every JavaScript module parses
+// (artifact.ModuleSyntax) and the main module's default export is read by
+// artifact.ExportedHandlers.
+func (f *Family) exportedHandlers(b artifact.LoadBundle) ([]string, error) {
+	if f.LoadCheck != nil {
+		handlers, err := f.LoadCheck(context.Background(), b)
+		var le *artifact.LoadError
+		switch {
+		case err == nil:
+			return handlers, nil
+		case errors.As(err, &le):
+			return nil, errorf(wire.InvalidArgument, le.Code, "bundle %s did not load: %s", b.Digest, le.Message)
+		}
+		// The engine did not decide (LoadCheck logs why): the static check does.
+	}
+	var src []byte
+	for _, mod := range b.Modules {
+		if err := artifact.ModuleSyntax(mod.Name, mod.MediaType, mod.Data); err != nil {
+			return nil, errorf(wire.InvalidArgument, artifact.LoadModuleSyntaxError, "bundle %s: %v", b.Digest, err)
+		}
+		if mod.Name == b.MainModule {
+			src = mod.Data
+		}
+	}
+	exported, err := artifact.ExportedHandlers(src)
+	if err != nil {
+		return nil, errorf(wire.InvalidArgument, artifact.LoadHandlerNotExported, "main module %s: %v; the default export must be an object with the declared handlers", b.MainModule, err)
+	}
+	return exported, nil
 }
 
 // activeDeployment returns a worker's deployment, nil when it has none.

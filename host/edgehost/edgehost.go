@@ -42,6 +42,12 @@ type Family struct {
 	EndpointDomain string
 	// Limits are the artifact limits bundles are held to.
 	Artifacts artifact.Limits
+	// LoadCheck, when set, is the data plane's engine load check: it
+	// decides a WorkerVersion's exported handlers and load refusals at
+	// apply, import and 202 commit (spec/runtime-v1.md §1.3, §1.4). Nil, or
+	// an engine that could not decide, leaves the static check
+	// (artifact.ModuleSyntax, artifact.ExportedHandlers) to decide.
+	LoadCheck artifact.LoadCheck
 }
 
 // DefaultArtifactLimits are the host's default artifact limits: bundles

@@ -172,6 +172,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	loaderAddr, loaderToken, err := f.rt.loaderListener(f.probe)
+	if err != nil {
+		return err
+	}
 	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, logger)
 	if err != nil {
 		return err
@@ -208,6 +212,13 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 			return err
 		}
 		defer stopTest()
+	}
+	if loaderAddr != "" {
+		stopLoader, err := serveLoader(ctx, loaderAddr, f.rt.bin, loaderToken, cmd.OutOrStdout(), logger)
+		if err != nil {
+			return err
+		}
+		defer stopLoader()
 	}
 	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len())
 	return f.op.run(ctx, srv, hs, ep.serve, logger)

@@ -23,6 +23,7 @@ import (
 	"github.com/takoform/takoform/host/runtime/engine"
 	"github.com/takoform/takoform/host/runtime/gateway"
 	"github.com/takoform/takoform/host/runtime/ingress"
+	"github.com/takoform/takoform/host/runtime/loader"
 	"github.com/takoform/takoform/host/runtime/projection"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/storeurl"
@@ -41,9 +42,12 @@ type runtimeFlags struct {
 	devCADir                     string
 	workerData, customDomains    string
 	testListen                   string
+	loaderListen, loaderToken    string
 	shardCPU                     float64
 	shardMemoryMiB               int64
 	shardUIDBase                 uint32
+	// bin is the workerd binary startRuntime found, "" for none.
+	bin string
 }
 
 func (f *runtimeFlags) register(fl *pflag.FlagSet) {
@@ -58,6 +62,8 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.Int64Var(&f.shardMemoryMiB, "shard-memory-mib", 1024, "memory ceiling of each tenant's workerd process, in MiB (cgroup v1 memory limit, where the host may create cgroups; 0: none); past it the process is killed and restarted")
 	fl.Uint32Var(&f.shardUIDBase, "shard-uid-base", runtime.DefaultShardUIDs(), "when the host runs as root, the Nth tenant's workerd runs as uid and gid BASE+N (0: every shard as the host's user); needs the workerd binary and --runtime-dir reachable by other users")
 	fl.StringVar(&f.testListen, "runtime-test-listen", "", "ADDR=HOSTNAME: with --conformance-probe only, a plain-HTTP listener on the loopback ADDR that routes every request as HOSTNAME (for runtime runners that accept only a loopback IP)")
+	fl.StringVar(&f.loaderListen, "runtime-loader-listen", "", "LOOPBACK-IP:PORT: with --conformance-probe only, serve the loader adapter takoform.runtime-abi-loader@v1 there (POST a bundle, get its exported handlers or load refusal from workerd); needs workerd")
+	fl.StringVar(&f.loaderToken, "runtime-loader-token-file", "", "with --runtime-loader-listen: a file holding the bearer token every load request must carry (default: none required)")
 	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL none, and workers with bindings do not run until it is given)")
 	fl.StringVar(&f.customDomains, "custom-domains", "", "file granting custom hostnames to tenants, one \"TENANT HOSTNAME\" or \"TENANT *.SUFFIX\" a line: the proof of ownership a WorkerCustomDomain outside .localhost needs before the ingress routes it (read at start)")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
@@ -91,7 +97,9 @@ func (f *runtimeFlags) workerDataDir(data string) string {
 }
 
 // startRuntime starts the data plane over st and wires it into cfg: the
-// reconcile hook, /readyz's detail, and — with a worker data directory —
+// reconcile hook, /readyz's detail, the engine load check of WorkerVersion
+// apply, import and 202 commit (spec/runtime-v1.md §1.4) when there is an
+// engine, and — with a worker data directory —
 // the binding gateway (spec/runtime-v1.md §5) and its sweep. Without workerd it still starts
 // (every ingress answer then says workers do not run) and returns the
 // notice to print at start.
@@ -145,6 +153,10 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		return nil, nil, "", err
 	}
 	cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
+	if bin != "" {
+		cfg.LoadCheck = runtime.LoadCheck(bin, log)
+	}
+	f.bin = bin
 	return rt, closeGateway, notice, nil
 }
 
@@ -245,6 +257,62 @@ func serveTestListener(ctx context.Context, addr, hostname string, rt *runtime.R
 		defer cancel()
 		if err := hs.Shutdown(shut); err != nil {
 			log.Warn("runtime test listener shutdown", "err", err)
+		}
+	}, nil
+}
+
+// loaderListener parses --runtime-loader-listen and
+// --runtime-loader-token-file (spec/runtime-v1.md §7.1): only with
+// --conformance-probe, on a loopback IP and port; "" when unset.
+func (f *runtimeFlags) loaderListener(probe bool) (addr, token string, err error) {
+	if f.loaderListen == "" {
+		if f.loaderToken != "" {
+			return "", "", usage("--runtime-loader-token-file needs --runtime-loader-listen")
+		}
+		return "", "", nil
+	}
+	if !probe {
+		return "", "", usage("--runtime-loader-listen is test-only: it needs --conformance-probe")
+	}
+	host, _, splitErr := net.SplitHostPort(f.loaderListen)
+	if ip := net.ParseIP(host); splitErr != nil || ip == nil || !ip.IsLoopback() {
+		return "", "", usage("--runtime-loader-listen %q: want LOOPBACK-IP:PORT, e.g. 127.0.0.1:8791 (the loader adapter never listens off loopback)", f.loaderListen)
+	}
+	if f.loaderToken != "" {
+		b, err := os.ReadFile(f.loaderToken)
+		if err != nil {
+			return "", "", usage("--runtime-loader-token-file: %v", err)
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return "", "", usage("--runtime-loader-token-file %s is empty; put the token in it, or drop the flag to require none", f.loaderToken)
+		}
+	}
+	return f.loaderListen, token, nil
+}
+
+// serveLoader serves the loader adapter on addr with the engine
+// startRuntime found; no engine, or failing to bind, stops the host (a
+// test asked for it).
+func serveLoader(ctx context.Context, addr, bin, token string, out io.Writer, log *slog.Logger) (func(), error) {
+	if bin == "" {
+		return nil, usage("--runtime-loader-listen needs workerd: the loader adapter loads on the engine (install it with scripts/workerd.sh or name it with --workerd)")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--runtime-loader-listen: %w", err)
+	}
+	hs := &http.Server{Handler: loader.New(bin, token, log), ReadHeaderTimeout: 30 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("loader adapter stopped", "err", err)
+		}
+	}()
+	fmt.Fprintf(out, "loader adapter %s on http://%s/\n", loader.Protocol, ln.Addr())
+	return func() {
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := hs.Shutdown(shut); err != nil {
+			log.Warn("loader adapter shutdown", "err", err)
 		}
 	}, nil
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net"
@@ -136,6 +137,68 @@ func TestServeRefusesABadCustomDomainsFile(t *testing.T) {
 		}
 		if out.Len() != 0 {
 			t.Errorf("it started serving: %s", out.String())
+		}
+	}
+}
+
+// TestRuntimeLoaderListen: --runtime-loader-listen under --conformance-probe
+// serves the loader adapter (spec/runtime-v1.md §7) on loopback, backed by
+// workerd and guarded by the token file; without --conformance-probe or
+// off loopback the host refuses to start.
+func TestRuntimeLoaderListen(t *testing.T) {
+	bin := enginetest.Binary(t)
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	tokenFile := filepath.Join(t.TempDir(), "loader-token")
+	if err := os.WriteFile(tokenFile, []byte("loader-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	servetest.Start(t, "--listen", "127.0.0.1:0", "--dev-token", "tok", "--workerd", bin, "--ingress", "off", "--conformance-probe",
+		"--runtime-loader-listen", addr, "--runtime-loader-token-file", tokenFile)
+	body := `{"protocol":"takoform.runtime-abi-loader@v1","mainModule":"w.js","declaredHandlers":["fetch"],"modules":[{"name":"w.js","mediaType":"application/javascript+module","contentBase64":"` +
+		base64.StdEncoding.EncodeToString([]byte(`const h = {}; h["fe" + "tch"] = () => {}; export default h;`)) + `"}]}`
+	send := func(token string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		var resp *http.Response
+		for range 100 { // the adapter starts listening just after the control plane
+			if resp, err = http.DefaultClient.Do(req); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+			req.Body = io.NopCloser(strings.NewReader(body))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, got := send("loader-secret"); status != http.StatusOK || !strings.Contains(got, `"exportedHandlers":["fetch"]`) {
+		t.Errorf("the loader adapter answered %d %q, want 200 with exportedHandlers [fetch]", status, got)
+	}
+	if status, _ := send("other"); status != http.StatusUnauthorized {
+		t.Errorf("a wrong token got %d, want 401", status)
+	}
+	for _, args := range [][]string{
+		{"--runtime-loader-listen", "127.0.0.1:0"},
+		{"--conformance-probe", "--runtime-loader-listen", "0.0.0.0:0"},
+		{"--conformance-probe", "--runtime-loader-listen", "localhost:0"},
+		{"--conformance-probe", "--runtime-loader-token-file", tokenFile},
+	} {
+		var out, errOut bytes.Buffer
+		code := cli.Main(append([]string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "h.db"), "--dev-token", "t"}, args...), &out, &errOut)
+		if code == 0 || !strings.Contains(errOut.String(), "--runtime-loader-") || out.Len() != 0 {
+			t.Errorf("host serve %q: exit %d, stdout %q, stderr %q; want a refusal naming the loader flag", args, code, out.String(), errOut.String())
 		}
 	}
 }

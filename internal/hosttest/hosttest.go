@@ -70,9 +70,10 @@ type Options struct {
 	// conformance check fails on a host breaking its rule breaks ours here.
 	Wrap func(http.Handler) http.Handler
 	// Workerd, when set, runs the data plane beside the host (wired as
-	// `host serve` wires it): a workerd binary path
-	// (enginetest.Binary), or NoWorkerd for a data plane without an
-	// engine. Host.Runtime is then set.
+	// `host serve` wires it, the engine load check included): a workerd
+	// binary path (enginetest.Binary), or NoWorkerd for a data plane
+	// without an engine (the static check decides). Host.Runtime is then
+	// set.
 	Workerd string
 	// Runtime, when set, adjusts the data plane's configuration last
 	// (its binding gateway and projections).
@@ -134,6 +135,7 @@ func Start(t testing.TB, o Options) *Host {
 			gw := gateway.New(st, t.TempDir(), cfg.Logger)
 			t.Cleanup(func() { _ = gw.Close() })
 			rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
+			cfg.LoadCheck = runtime.LoadCheck(o.Workerd, cfg.Logger)
 		}
 		if o.Runtime != nil {
 			o.Runtime(&rc)

@@ -92,7 +92,8 @@ const ConfigFile = "workerd.capnp"
 // WriteConfig writes s's workerd configuration (text Cap'n Proto, constant
 // "config") and every module file into s.Dir, which must exist, and
 // returns the config's path. Each version is a worker service whose first
-// module is its generated entry (Entry), listening on its own socket with
+// module is its generated entry (Entry), with a refusing stub in place of
+// each engine built-in (BuiltinModules) the bundle does not name, listening on its own socket with
 // X-Forwarded-Proto as the scheme header; each gateway binding is an
 // external service to s.Gateway injecting Takoform-Binding: <UID>;
 // globalOutbound reaches public addresses only (spec/runtime-v1.md §4,
@@ -184,6 +185,20 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 		}
 		mods = append(mods, fmt.Sprintf(`(name = %s, %s = embed %s)`, capnpText(m.Name), typ, capnpText(rel)))
 	}
+	named := map[string]bool{}
+	for _, m := range v.Modules {
+		named[m.Name] = true
+	}
+	for i, b := range BuiltinModules {
+		if named[b] {
+			continue // the bundle's own module of that name wins
+		}
+		rel, err := file(len(v.Modules)+1+i, []byte(refusedBuiltin(b)))
+		if err != nil {
+			return "", nil, err
+		}
+		mods = append(mods, fmt.Sprintf(`(name = %s, esModule = embed %s)`, capnpText(b), capnpText(rel)))
+	}
 	var kinds []Kind
 	var binds, extra []string
 	for i, b := range v.Bindings {
@@ -233,6 +248,15 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 	w := fmt.Sprintf(`(modules = [%s], compatibilityDate = %s, bindings = [%s], globalOutbound = "internet"%s)`,
 		strings.Join(mods, ", "), capnpText(CompatibilityDate), strings.Join(binds, ", "), tails)
 	return w, extra, nil
+}
+
+// refusedBuiltin is the stub a shard serves in place of engine built-in
+// name: importing it throws, so tenant code never reaches a built-in
+// (spec/runtime-v1.md §1.1, §10.7). A version that imports one statically
+// does not start; a dynamic import rejects.
+func refusedBuiltin(name string) string {
+	return fmt.Sprintf("throw new Error(%s);\nexport default undefined;\n",
+		jsString(fmt.Sprintf("%q is an engine built-in module, which this host does not offer (not portable): bundle what the code needs", name)))
 }
 
 // capnpText is s as a Cap'n Proto text literal: quotes, backslashes and

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -178,4 +179,104 @@ func TestSweepCgroups(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(alive, "s9-g9")); err != nil {
 		t.Errorf("the live process's group was swept: %v", err)
 	}
+}
+
+// TestShardRefusesBuiltins: a running version reaches no engine built-in
+// (spec/runtime-v1.md §1.1, §10.7). Its fetch imports, dynamically, every
+// name of engine.BuiltinModules and every node:, cloudflare: and workerd:
+// specifier found in the binary's bytes: each must reject (a stub, or no
+// such module), so a binary bump that adds a built-in fails here until
+// BuiltinModules lists it. The version's own modules still load.
+func TestShardRefusesBuiltins(t *testing.T) {
+	bin := enginetest.Binary(t)
+	raw, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Clone(engine.BuiltinModules)
+	for _, prefix := range []string{"node:", "cloudflare:", "workerd:"} {
+		rest := raw
+		for {
+			i := bytes.Index(rest, []byte(prefix))
+			if i < 0 {
+				break
+			}
+			j := i + len(prefix)
+			for j < len(rest) && strings.IndexByte("abcdefghijklmnopqrstuvwxyz0123456789_/.-", rest[j]) >= 0 {
+				j++
+			}
+			if j > i+len(prefix) {
+				names = append(names, string(rest[i:j]))
+			}
+			rest = rest[j:]
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	dir := t.TempDir()
+	main := `import own from "./util.txt";
+export default {
+  async fetch(request) {
+    const out = { own };
+    for (const name of await request.json()) {
+      try { const m = await import(name); out[name] = m.default === globalThis.process ? "the process global" : "reached"; } catch (e) { out[name] = "refused: " + e.message; }
+    }
+    return Response.json(out);
+  },
+};`
+	sh := engine.Shard{Dir: dir, Health: filepath.Join(dir, "health.sock"), Versions: []engine.Version{{
+		UID: "one", MainModule: "index.js", Socket: filepath.Join(dir, "v.sock"),
+		Modules: []engine.Module{
+			{Name: "index.js", MediaType: "application/javascript+module", Data: []byte(main)},
+			{Name: "util.txt", MediaType: "text/plain", Data: []byte("the bundle's own util")},
+		},
+	}}}
+	cfg, err := engine.WriteConfig(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.Start(bin, cfg, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(5 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.WaitReady(ctx, sh.Health); err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := http.Client{Transport: engine.UnixTransport(sh.Versions[0].Socket)}
+	resp, err := c.Post("http://x/", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got map[string]string
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got["own"] != "the bundle's own util" {
+		t.Errorf("the bundle's module util.txt answered %q", got["own"])
+	}
+	for _, name := range names {
+		if slices.Contains(engine.UnrefusableBuiltins, name) {
+			if got[name] != "the process global" {
+				t.Errorf("import(%q): %q, want the process global (engine.UnrefusableBuiltins)", name, got[name])
+			}
+			continue
+		}
+		if !strings.HasPrefix(got[name], "refused: ") {
+			t.Errorf("import(%q): %q, want it refused", name, got[name])
+		}
+	}
+	for _, name := range engine.BuiltinModules {
+		if !strings.Contains(got[name], "engine built-in") {
+			t.Errorf("import(%q): %q, want the host's refusal", name, got[name])
+		}
+	}
+	t.Logf("%d specifiers refused, %d of them built-ins the host stubs", len(names), len(engine.BuiltinModules))
 }
