@@ -76,6 +76,10 @@ type Config struct {
 	// in takoform_retention_deleted_total (host/runtime/gateway's
 	// Gateway.Sweep).
 	DataSweep func(ctx context.Context, limit int) (map[string]int, error)
+	// Secrets, when set, serves the secret route (wire.SecretsBase,
+	// spec/runtime-v1.md §3.2); without it the route refuses with
+	// unsupported_capability.
+	Secrets Secrets
 }
 
 // Server serves the Host API.
@@ -132,6 +136,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.routes()
+	s.secretRoutes()
 	s.operatorRoutes()
 	s.stopped.Add(2)
 	go s.worker()

@@ -171,7 +171,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, logger)
+	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, f.deploy.strictPerms, logger)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
-	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand(), newVersionCommand(), newRecoverCommand())
+	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand(), newVersionCommand(), newRecoverCommand(), newSecretCommand())
 	bindEnv(root) // last: every flag of every command gets its TAKOFORM_… variable
 	return root
 }

@@ -51,7 +51,7 @@ export default {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.Start(bin, cfg, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	p, err := engine.Start(bin, cfg, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestConfine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.Start(bin, cfg, slog.New(slog.DiscardHandler))
+	p, err := engine.Start(bin, cfg, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

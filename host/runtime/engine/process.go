@@ -28,12 +28,14 @@ type Process struct {
 }
 
 // Start runs `workerd serve CONFIG config` (no --experimental, no
-// --watch). The process gets SIGKILL when the host's thread that started
+// --watch) with exactly the environment env (Environ: none of the
+// host's own variables). The process gets SIGKILL when the host's thread that started
 // it dies (Pdeathsig) and runs in its own process group; its stdout and
 // stderr (worker console output, uncaught errors) go to log line by line
 // as "engine output" records with the given attributes.
-func Start(bin, config string, log *slog.Logger, attrs ...any) (*Process, error) {
+func Start(bin, config string, env []string, log *slog.Logger, attrs ...any) (*Process, error) {
 	cmd := exec.Command(bin, "serve", config, "config")
+	cmd.Env = append([]string{}, env...) // non-nil: nothing inherited
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
