@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/spaceid"
@@ -56,8 +58,12 @@ func (c *Client) ListSecrets(ctx context.Context, w Worker) (*wire.SecretList, e
 }
 
 // SetSecret sets the worker's value for name (PUT …/secrets/{name}).
-// value is sent in the body only, never in the URL.
+// value is sent in the body only, never in the URL; it must be UTF-8
+// (the host refuses other values: wire.SecretValue).
 func (c *Client) SetSecret(ctx context.Context, w Worker, name string, value []byte) (*wire.SecretInfo, error) {
+	if !utf8.Valid(value) {
+		return nil, errors.New("takoform: set secret: the value is not UTF-8 text (a sensitive value reaches the worker as a JS string); encode binary material, e.g. as base64")
+	}
 	body, err := json.Marshal(wire.SecretValue{Value: string(value)})
 	if err != nil {
 		return nil, err
