@@ -44,7 +44,7 @@ func openData(ctx context.Context, data string) (store.Store, error) {
 
 func newHostCommand() *cobra.Command {
 	h := &cobra.Command{Use: "host", Short: "Run and administer a Takoform host"}
-	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), newHostCopyCommand(), &cobra.Command{
+	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), newHostCopyCommand(), newHostSecretsCommand(), &cobra.Command{
 		Use:   "token-hash TOKEN",
 		Short: "Print the sha256 a tokens file stores for TOKEN",
 		Args:  cobra.ExactArgs(1),
