@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,8 +85,8 @@ func newSecretSetCommand() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := edge.CheckSensitiveVarName(args[0]); err != nil {
-				return usage("%s", err.(*edge.RuleError).Message)
+			if err := checkSecretName(args[0]); err != nil {
+				return err
 			}
 			value, err := readSecretValue(cmd.InOrStdin(), fromFile)
 			if err != nil {
@@ -154,8 +155,8 @@ func newSecretUnsetCommand() *cobra.Command {
 		Short: "Remove NAME's value for a worker (versions requiring it stop answering: the host's 503)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := edge.CheckSensitiveVarName(args[0]); err != nil {
-				return usage("%s", err.(*edge.RuleError).Message)
+			if err := checkSecretName(args[0]); err != nil {
+				return err
 			}
 			hc, w, err := f.connect(cmd)
 			if err != nil {
@@ -216,4 +217,17 @@ func newSecretListCommand() *cobra.Command {
 	f.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the host's answer as JSON")
 	return c
+}
+
+// checkSecretName refuses, as a usage error, a name no version could
+// declare (edge.CheckSensitiveVarName).
+func checkSecretName(name string) error {
+	if err := edge.CheckSensitiveVarName(name); err != nil {
+		var re *edge.RuleError
+		if errors.As(err, &re) {
+			return usage("%s", re.Message)
+		}
+		return usage("%v", err)
+	}
+	return nil
 }

@@ -220,7 +220,7 @@ var queries = [numQueries]string{
 		ON CONFLICT (worker, name) DO UPDATE SET tenant = excluded.tenant, space = excluded.space,
 		sealed = excluded.sealed, key_id = excluded.key_id, updated_at = excluded.updated_at`,
 	qSecretDelete: `DELETE FROM worker_secrets WHERE worker = ? AND name = ?`,
-	qSecretsOf: `SELECT ` + secretCols + ` FROM worker_secrets WHERE worker = ? ORDER BY name`,
+	qSecretsOf:    `SELECT ` + secretCols + ` FROM worker_secrets WHERE worker = ? ORDER BY name`,
 	qSecretsAfter: `SELECT ` + secretCols + ` FROM worker_secrets WHERE (worker, name) > (?1, ?2)
 		ORDER BY worker, name LIMIT ?3`,
 	// edge.objects metadata (objects.go); keys are bound as BLOBs.
