@@ -94,6 +94,10 @@ type Config struct {
 	// and 202 commit, never at validate or prepare (spec/runtime-v1.md
 	// §1.3, §1.4); nil leaves the static check.
 	LoadCheck artifact.LoadCheck
+	// Secrets, when set, serves the secret route (wire.SecretsBase,
+	// spec/runtime-v1.md §3.2); without it the route refuses with
+	// unsupported_capability.
+	Secrets Secrets
 }
 
 // Server serves the Host API.
@@ -155,6 +159,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.routes()
+	s.secretRoutes()
 	s.operatorRoutes()
 	s.stopped.Add(2)
 	go s.worker()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/runtime/engine"
+	"github.com/takoform/takoform/host/runtime/secrets"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/ijson"
 )
@@ -69,6 +70,10 @@ type versionSpec struct {
 	vars              []engine.Var
 	bindings          []engine.Binding
 	services          []engine.Service
+	// secrets are its sensitive variables' names in declared order, each
+	// with a stamp of its stored value (never the value): a set or unset
+	// changes the fingerprint.
+	secrets []secretRef
 	// unrunnable says why the version cannot run here ("" when it can);
 	// requests routed to it get the host's 503 (spec/runtime-v1.md §9.1 (4)).
 	unrunnable string
@@ -77,8 +82,16 @@ type versionSpec struct {
 // fingerprint identifies what a version runs: a change of any part
 // starts the shard's next generation (spec/runtime-v1.md §9.4).
 func (v *versionSpec) fingerprint() string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), fmt.Sprint(v.services), v.unrunnable))
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), fmt.Sprint(v.services), fmt.Sprint(v.secrets), v.unrunnable))
 	return hex.EncodeToString(sum[:])
+}
+
+// readOpts is what desired state depends on besides the store: whether
+// the binding gateway runs, and the secrets keys (nil: none).
+type readOpts struct {
+	gateway bool
+	keys    *secrets.Keyring
+	domains *Domains // custom hostnames granted to tenants
 }
 
 // readDesired reads every routable worker (each WorkerEndpoint, and each
@@ -87,7 +100,7 @@ func (v *versionSpec) fingerprint() string {
 // weights. hostname is the endpoint's host-assigned hostname
 // (status.outputs.hostname). A custom hostname claimed by two tenants is
 // routed for neither: the claim is unique per tenant only.
-func readDesired(tx store.Tx, hostname func(*store.Resource) string, domains *Domains, gateway bool) (*desired, error) {
+func readDesired(tx store.Tx, hostname func(*store.Resource) string, o readOpts) (*desired, error) {
 	d := &desired{hosts: map[string]*route{}, tenants: map[string]map[string]*versionSpec{}}
 	eps, err := tx.ResourcesOfKind(edge.Group, kindEndpoint)
 	if err != nil {
@@ -123,7 +136,7 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, domains *Do
 		custom = append(custom, attach{dom, h})
 	}
 	for _, a := range custom {
-		if len(claims[a.host]) == 1 && domains.Owns(a.res.Tenant, a.host) {
+		if len(claims[a.host]) == 1 && o.domains.Owns(a.res.Tenant, a.host) {
 			all = append(all, a)
 		}
 	}
@@ -131,7 +144,7 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, domains *Do
 		if _, taken := d.hosts[a.host]; taken {
 			continue // an endpoint's name; a custom claim cannot take it
 		}
-		r, err := readRoute(tx, a.res, d, gateway)
+		r, err := readRoute(tx, a.res, d, o)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +157,7 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, domains *Do
 
 // readRoute follows an attachment to its worker and the worker's active
 // deployment, adding the weighted versions to d.
-func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*route, error) {
+func readRoute(tx store.Tx, att *store.Resource, d *desired, o readOpts) (*route, error) {
 	workerUID, err := pinTarget(tx, att.UID, "/worker")
 	if err != nil || workerUID == "" {
 		return nil, err
@@ -154,7 +167,7 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*rou
 		return nil, err
 	}
 	r := &route{tenant: w.Tenant, worker: w.Space + "/" + w.Name, who: workerOf(w)}
-	r.versions, err = deployed(tx, d, w.UID, gateway)
+	r.versions, err = deployed(tx, d, w.UID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +176,7 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, gateway bool) (*rou
 
 // deployed is the weighted versions of the worker's active deployment,
 // in stored order (none without one), each added to d.
-func deployed(tx store.Tx, d *desired, workerUID string, gateway bool) ([]weighted, error) {
+func deployed(tx store.Tx, d *desired, workerUID string, o readOpts) ([]weighted, error) {
 	dep, err := deploymentOf(tx, workerUID)
 	if err != nil || dep == nil {
 		return nil, err
@@ -187,7 +200,7 @@ func deployed(tx store.Tx, d *desired, workerUID string, gateway bool) ([]weight
 		if uid == "" {
 			continue
 		}
-		if err := addVersion(tx, d, uid, gateway); err != nil {
+		if err := addVersion(tx, d, uid, o); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +230,7 @@ func deploymentOf(tx store.Tx, workerUID string) (*store.Resource, error) {
 }
 
 // addVersion reads version uid into d (once).
-func addVersion(tx store.Tx, d *desired, uid string, gateway bool) error {
+func addVersion(tx store.Tx, d *desired, uid string, o readOpts) error {
 	ver, err := present(tx.ResourceByUID(uid))
 	if err != nil || ver == nil {
 		return err
@@ -230,13 +243,13 @@ func addVersion(tx store.Tx, d *desired, uid string, gateway bool) error {
 	if t[uid] != nil {
 		return nil
 	}
-	v, targets, err := readVersion(tx, ver, gateway)
+	v, targets, err := readVersion(tx, ver, o)
 	if err != nil {
 		return err
 	}
 	t[uid] = v // before its service targets: a binding cycle ends here
 	for i, worker := range targets {
-		ws, err := deployed(tx, d, worker, gateway)
+		ws, err := deployed(tx, d, worker, o)
 		if err != nil {
 			return err
 		}
@@ -250,7 +263,7 @@ func addVersion(tx store.Tx, d *desired, uid string, gateway bool) error {
 // readVersion reads a WorkerVersion's bundle digest, vars and bindings,
 // and the worker UID each service binding targets (in services order; the
 // caller fills in their deployments' versions).
-func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, []string, error) {
+func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []string, error) {
 	spec, err := ijson.DecodeObject(ver.Spec)
 	if err != nil {
 		return nil, nil, err
@@ -285,8 +298,8 @@ func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, 
 		}
 		v.vars = append(v.vars, engine.Var{Name: k, Value: raw})
 	}
-	if n := len(ijson.As[[]any](spec["requiredSensitiveVars"])); n > 0 && v.unrunnable == "" {
-		v.unrunnable = "it requires sensitive vars, which this host does not supply yet"
+	if err := readSecrets(tx, v, ver, ijson.As[[]any](spec["requiredSensitiveVars"]), o.keys); err != nil {
+		return nil, nil, err
 	}
 	var targets []string
 	for i, b := range ijson.As[[]any](spec["serviceBindings"]) {
@@ -303,7 +316,7 @@ func readVersion(tx store.Tx, ver *store.Resource, gateway bool) (*versionSpec, 
 		if len(list) > 0 && !ok && v.unrunnable == "" {
 			v.unrunnable = bl.Field + " are not runnable yet"
 		}
-		if len(list) > 0 && ok && !gateway && v.unrunnable == "" {
+		if len(list) > 0 && ok && !o.gateway && v.unrunnable == "" {
 			v.unrunnable = bl.Field + " need the binding gateway, which this host does not run yet"
 		}
 		for i, b := range list {
@@ -352,4 +365,55 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// secretRef is one sensitive variable of a version: its name and a stamp
+// of the stored sealed value (its key id and a digest of the sealed
+// bytes, whose nonce is fresh at every set).
+type secretRef struct{ name, stamp string }
+
+// readSecrets notes the version's sensitive variables (spec/runtime-v1.md
+// §3.2): each declared name needs a stored value for the version's worker
+// that opens with this host's keys, else the version is not runnable and
+// the reason names the first name missing (never a value). The values
+// themselves are opened again when a generation starts (shard.start).
+func readSecrets(tx store.Tx, v *versionSpec, ver *store.Resource, names []any, keys *secrets.Keyring) error {
+	if len(names) == 0 {
+		return nil
+	}
+	rows, err := tx.SecretsOf(v.worker.UID)
+	if err != nil {
+		return err
+	}
+	byName := map[string]*store.Secret{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	for _, n := range names {
+		name := ijson.As[string](n)
+		r := byName[name]
+		if v.unrunnable != "" {
+			return nil
+		}
+		switch {
+		case keys == nil:
+			v.unrunnable = "it requires sensitive variable " + name + " and this host has no secrets key (--secrets-key)"
+		case r == nil:
+			worker := "<its worker>"
+			if w, err := present(tx.ResourceByUID(v.worker.UID)); err != nil {
+				return err
+			} else if w != nil {
+				worker = w.Name
+			}
+			v.unrunnable = fmt.Sprintf("sensitive variable %s has no value (takoform secret set --space %s --worker %s %s)", name, ver.Space, worker, name)
+		default:
+			if _, err := keys.Open(r); err != nil {
+				v.unrunnable = "sensitive variable " + name + " does not open with this host's secrets key (set it again; handbook/secrets.md)"
+				continue
+			}
+			sum := sha256.Sum256(r.Sealed)
+			v.secrets = append(v.secrets, secretRef{name: name, stamp: r.KeyID + ":" + hex.EncodeToString(sum[:8])})
+		}
+	}
+	return nil
 }

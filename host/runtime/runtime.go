@@ -21,6 +21,7 @@ import (
 
 	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/runtime/engine"
+	"github.com/takoform/takoform/host/runtime/secrets"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -59,6 +60,9 @@ type Config struct {
 	// cgroup v1 where this host may create groups (engine.CgroupsV1);
 	// elsewhere they are not enforced, which New logs and State says.
 	Limits engine.Limits
+	// Secrets opens workers' sensitive values (spec/runtime-v1.md §3.2);
+	// nil makes every version requiring one not runnable (503, logged).
+	Secrets *secrets.Keyring
 	// Period is the periodic reconcile interval (default 30 s).
 	Period time.Duration
 	// ShardUIDBase, when not 0, runs the Nth shard's workerd as uid and
@@ -294,7 +298,7 @@ func (rt *Runtime) reconcile() error {
 	var d *desired
 	err := rt.cfg.Store.View(context.Background(), func(tx store.Tx) error {
 		var err error
-		d, err = readDesired(tx, rt.cfg.Hostname, rt.cfg.Domains, rt.cfg.Gateway != nil)
+		d, err = readDesired(tx, rt.cfg.Hostname, readOpts{domains: rt.cfg.Domains, gateway: rt.cfg.Gateway != nil, keys: rt.cfg.Secrets})
 		return err
 	})
 	if err != nil {

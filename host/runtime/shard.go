@@ -320,8 +320,12 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 			if err != nil {
 				return fmt.Errorf("version %s: %w", v.name, err)
 			}
+			secretVals, err := s.openSecrets(tx, v)
+			if err != nil {
+				return fmt.Errorf("version %s: %w", v.name, err)
+			}
 			sock := filepath.Join(dir, "v"+strconv.Itoa(i)+".sock")
-			sh.Versions = append(sh.Versions, engine.Version{UID: uid, MainModule: main, Modules: mods, Vars: v.vars, Bindings: v.bindings, Services: v.services, Socket: sock})
+			sh.Versions = append(sh.Versions, engine.Version{UID: uid, MainModule: main, Modules: mods, Vars: v.vars, Bindings: v.bindings, Services: v.services, Secrets: secretVals, Socket: sock})
 			g.targets[uid] = &Target{Version: uid, Worker: v.name, Who: v.worker, Socket: sock, Transport: engine.UnixTransport(sock)}
 		}
 		return nil
@@ -339,7 +343,12 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 		removeDir(s.rt.log, dir)
 		return nil, fmt.Errorf("giving the generation to the shard's user: %w", err)
 	}
-	proc, err := engine.Start(s.rt.cfg.Binary, cfg, s.user, s.rt.log, "tenant", s.tenant, "generation", n)
+	env, err := engine.Environ(sh)
+	if err != nil {
+		removeDir(s.rt.log, dir)
+		return nil, err
+	}
+	proc, err := engine.Start(s.rt.cfg.Binary, cfg, s.user, env, s.rt.log, "tenant", s.tenant, "generation", n)
 	if err != nil {
 		removeDir(s.rt.log, dir)
 		return nil, err
@@ -360,6 +369,36 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 		return nil, err
 	}
 	return g, nil
+}
+
+// openSecrets opens the sensitive values v declares, as desired state
+// saw them (spec/runtime-v1.md §3.2): a value unset or replaced since is
+// an error (the next reconcile has the new desired state).
+func (s *shard) openSecrets(tx store.Tx, v *versionSpec) ([]engine.Secret, error) {
+	if len(v.secrets) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.SecretsOf(v.worker.UID)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*store.Secret{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	var out []engine.Secret
+	for _, ref := range v.secrets {
+		r := byName[ref.name]
+		if r == nil || s.rt.cfg.Secrets == nil {
+			return nil, fmt.Errorf("sensitive variable %s was unset while the generation started", ref.name)
+		}
+		val, err := s.rt.cfg.Secrets.Open(r)
+		if err != nil {
+			return nil, fmt.Errorf("sensitive variable %s: %w", ref.name, err)
+		}
+		out = append(out, engine.Secret{Name: ref.name, Value: string(val)})
+	}
+	return out, nil
 }
 
 // readModules reads a committed bundle manifest and its module bytes.

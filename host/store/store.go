@@ -293,8 +293,10 @@ type Tx interface {
 	Maintenance
 
 	// edge.kv entries, edge.queue messages and edge.objects metadata of
-	// the runtime gateway (kv.go, queue.go, objects.go).
+	// the runtime gateway (kv.go, queue.go, objects.go), and the sealed
+	// sensitive values of workers (secrets.go).
 	KV
 	Queue
 	Objects
+	Secrets
 }

@@ -45,7 +45,7 @@ func openData(ctx context.Context, data string) (store.Store, error) {
 
 func newHostCommand() *cobra.Command {
 	h := &cobra.Command{Use: "host", Short: "Run and administer a Takoform host"}
-	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), newHostCopyCommand(), &cobra.Command{
+	h.AddCommand(newHostServeCommand(), newHostBackupCommand(), newHostCopyCommand(), newHostSecretsCommand(), &cobra.Command{
 		Use:   "token-hash TOKEN",
 		Short: "Print the sha256 a tokens file stores for TOKEN",
 		Args:  cobra.ExactArgs(1),
@@ -176,7 +176,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, logger)
+	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, f.deploy.strictPerms, logger)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/takoform/takoform/host/runtime/ingress"
 	"github.com/takoform/takoform/host/runtime/loader"
 	"github.com/takoform/takoform/host/runtime/projection"
+	"github.com/takoform/takoform/host/runtime/secrets"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/storeurl"
 )
@@ -43,6 +44,8 @@ type runtimeFlags struct {
 	workerData, customDomains    string
 	testListen                   string
 	loaderListen, loaderToken    string
+	secretsKey                   string
+	secretsKeyPrevious           string
 	shardCPU                     float64
 	shardMemoryMiB               int64
 	shardUIDBase                 uint32
@@ -66,6 +69,8 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.loaderToken, "runtime-loader-token-file", "", "with --runtime-loader-listen: a file holding the bearer token every load request must carry (default: none required)")
 	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL none, and workers with bindings do not run until it is given)")
 	fl.StringVar(&f.customDomains, "custom-domains", "", "file granting custom hostnames to tenants, one \"TENANT HOSTNAME\" or \"TENANT *.SUFFIX\" a line: the proof of ownership a WorkerCustomDomain outside .localhost needs before the ingress routes it (read at start)")
+	fl.StringVar(&f.secretsKey, "secrets-key", "", "file of the 32-byte key sealing workers' sensitive values (default: FILE.secrets-key beside a SQLite data file, created 0600 on first start; with PostgreSQL none, and sensitive values are off until every replica gets the same file); back it up apart from the data")
+	fl.StringVar(&f.secretsKeyPrevious, "secrets-key-previous", "", "during a key rotation, the retired key file: values it sealed still open until takoform host secrets rekey reseals them")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
 }
 
@@ -103,7 +108,7 @@ func (f *runtimeFlags) workerDataDir(data string) string {
 // the binding gateway (spec/runtime-v1.md §5) and its sweep. Without workerd it still starts
 // (every ingress answer then says workers do not run) and returns the
 // notice to print at start.
-func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Config, log *slog.Logger) (*runtime.Runtime, func(), string, error) {
+func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Config, strict bool, log *slog.Logger) (*runtime.Runtime, func(), string, error) {
 	bin, source, err := engine.Find(f.workerd)
 	noEngine, notice := "", ""
 	switch {
@@ -119,11 +124,15 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 	if f.shardCPU < 0 || f.shardMemoryMiB < 0 {
 		return nil, nil, "", usage("--shard-cpu and --shard-memory-mib cannot be negative (0 sets no limit)")
 	}
+	keys, noKeys, err := f.secretKeys(data, strict, log)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	fam, ok := cfg.Family.(*edgehost.Family)
 	if !ok {
 		fam = edgehost.New()
 	}
-	rc := runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log,
+	rc := runtime.Config{Store: st, Binary: bin, NoEngine: noEngine, Dir: f.runtimeDir, Hostname: fam.EndpointHostname, Logger: log, Secrets: keys,
 		Limits: engine.Limits{CPUMillicores: int64(f.shardCPU * 1000), MemoryBytes: f.shardMemoryMiB << 20}, ShardUIDBase: f.shardUIDBase}
 	if f.customDomains != "" {
 		b, err := os.ReadFile(f.customDomains)
@@ -157,6 +166,7 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		cfg.LoadCheck = runtime.LoadCheck(bin, log)
 	}
 	f.bin = bin
+	cfg.Secrets = &secrets.Service{Store: st, Keys: keys, NoKeys: noKeys, Notify: rt.Notify}
 	return rt, closeGateway, notice, nil
 }
 

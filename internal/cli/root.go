@@ -27,7 +27,7 @@ func NewRoot(out, errOut io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
-	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand(), newVersionCommand(), newRecoverCommand(), newTailCommand())
+	root.AddCommand(newFormCommand(), newSpaceCommand(), newHostCommand(), newConformanceCommand(), newSurfaceCommand(), newVersionCommand(), newRecoverCommand(), newTailCommand(), newSecretCommand())
 	bindEnv(root) // last: every flag of every command gets its TAKOFORM_… variable
 	return root
 }
@@ -41,7 +41,15 @@ func Main(args []string, out, errOut io.Writer) int {
 // Run is Main under ctx: a command that serves (host serve) stops when ctx
 // ends, as on SIGTERM. Tests run the real command tree in-process with it.
 func Run(ctx context.Context, args []string, out, errOut io.Writer) int {
+	return RunIO(ctx, args, nil, out, errOut)
+}
+
+// RunIO is Run with in as the commands' stdin (nil: the process's).
+func RunIO(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer) int {
 	root := NewRoot(out, errOut)
+	if in != nil {
+		root.SetIn(in)
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

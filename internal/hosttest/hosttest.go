@@ -7,6 +7,7 @@ package hosttest
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/runtime/gateway"
 	"github.com/takoform/takoform/host/runtime/projection"
+	"github.com/takoform/takoform/host/runtime/secrets"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
 	"github.com/takoform/takoform/host/store/storeurl"
@@ -76,7 +78,8 @@ type Options struct {
 	// set.
 	Workerd string
 	// Runtime, when set, adjusts the data plane's configuration last
-	// (its binding gateway and projections).
+	// (its binding gateway, projections and secrets keyring: a fresh
+	// random key unless Workerd is NoWorkerd).
 	Runtime func(*runtime.Config)
 }
 
@@ -137,6 +140,17 @@ func Start(t testing.TB, o Options) *Host {
 			rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
 			cfg.LoadCheck = runtime.LoadCheck(o.Workerd, cfg.Logger)
 		}
+		if o.Workerd != NoWorkerd {
+			raw := make([]byte, secrets.KeySize)
+			if _, err := rand.Read(raw); err != nil {
+				t.Fatal(err)
+			}
+			keys, err := secrets.NewKeyring(raw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc.Secrets = keys
+		}
 		if o.Runtime != nil {
 			o.Runtime(&rc)
 		}
@@ -145,6 +159,7 @@ func Start(t testing.TB, o Options) *Host {
 			t.Fatal(err)
 		}
 		cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
+		cfg.Secrets = &secrets.Service{Store: st, Keys: rc.Secrets, Notify: rt.Notify}
 	}
 	srv, err := host.New(ctx, cfg)
 	if err != nil {

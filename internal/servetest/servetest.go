@@ -32,6 +32,7 @@ type Host struct {
 	// Data is the SQLite file.
 	Data string
 	log  *Log
+	out  *Log
 }
 
 // Log is the host's stderr, readable while it is written.
@@ -49,7 +50,7 @@ func Start(t testing.TB, args ...string) *Host {
 	t.Cleanup(func() { signal.Stop(hold) })
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	h := &Host{Data: filepath.Join(t.TempDir(), "host.db"), log: &Log{}}
+	h := &Host{Data: filepath.Join(t.TempDir(), "host.db"), log: &Log{}, out: &Log{}}
 	done := make(chan int, 1)
 	go func() {
 		code := cli.Run(ctx, append([]string{"host", "serve", "--data", h.Data}, args...), pw, h.log)
@@ -61,7 +62,7 @@ func Start(t testing.TB, args ...string) *Host {
 	if err != nil {
 		t.Fatalf("host serve %q printed no line (%v); stderr:\n%s", args, err, h.log.String())
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	go func() { _, _ = io.Copy(h.out, pr) }()
 	h.First = strings.TrimSpace(line)
 	f := strings.Fields(h.First)
 	if len(f) < 6 || strings.Join(f[:3], " ") != "takoform host serving" || f[4] != "(listen" {
@@ -70,6 +71,10 @@ func Start(t testing.TB, args ...string) *Host {
 	h.URL, h.Listen = f[3], strings.TrimSuffix(f[5], ",")
 	return h
 }
+
+// Output returns what the host wrote to stdout after its first line so
+// far (the worker ingress's address, notices).
+func (h *Host) Output() string { return h.out.String() }
 
 // Log returns what the host wrote to stderr so far.
 func (h *Host) Log() string { return h.log.String() }

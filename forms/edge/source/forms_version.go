@@ -9,6 +9,11 @@ import "fmt"
 // instance name, in the Form and in each Binding.
 const bindingNameGrammar = "^[A-Za-z_$][A-Za-z0-9_$]*$"
 
+// SensitiveVarNamePattern is the grammar of a requiredSensitiveVars
+// entry; forms/edge applies it to names given out of band
+// (edge.CheckSensitiveVarName).
+const SensitiveVarNamePattern = "^[A-Z][A-Z0-9_]{0,63}$"
+
 // varKeys is the typed key grammar of the open vars map (spec/host-api-v1alpha3.md §6.1).
 func varKeys() M {
 	return M{
@@ -101,7 +106,7 @@ func workerVersion() Form {
 				"propertyNames":        varKeys(),
 			}, "Non-secret configuration projected into the module's environment. Sensitive material never "+
 				"becomes portable state. When omitted, no variable is projected."),
-			"requiredSensitiveVars": about(array(M{"type": "string", "pattern": "^[A-Z][A-Z0-9_]{0,63}$"},
+			"requiredSensitiveVars": about(array(M{"type": "string", "pattern": SensitiveVarNamePattern},
 				"default", []any{}, "uniqueItems", true),
 				"Names of sensitive values the host must supply to this version out of band. Only the names are "+
 					"portable state; the values travel through each host's own sealed channel. When omitted, no "+

@@ -27,6 +27,10 @@ type Version struct {
 	Vars       []Var
 	Bindings   []Binding
 	Services   []Service
+	// Secrets are the version's sensitive variables (spec/runtime-v1.md
+	// §3.2): each reaches the engine only through the process
+	// environment (Environ), never a file.
+	Secrets []Secret
 	// Socket is the unix socket path the version's HTTP listener binds.
 	Socket string
 }
@@ -96,8 +100,10 @@ const ConfigFile = "workerd.capnp"
 // each engine built-in (BuiltinModules) the bundle does not name, listening on its own socket with
 // X-Forwarded-Proto as the scheme header; each gateway binding is an
 // external service to s.Gateway injecting Takoform-Binding: <UID>;
+// each sensitive variable is a fromEnvironment binding naming its
+// SecretEnv variable, so no value is ever written here (Environ);
 // globalOutbound reaches public addresses only (spec/runtime-v1.md §4,
-// §0.3). No compatibility flag, no experimental feature.
+// §0.3, §3.2). No compatibility flag, no experimental feature.
 func WriteConfig(s Shard) (string, error) {
 	var svc, sockets []string
 	svc = append(svc, `(name = "internet", network = (allow = ["public"]))`)
@@ -154,7 +160,11 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 		service[o.UID] = "v" + strconv.Itoa(i)
 	}
 	runs := func(uid string) bool { return service[uid] != "" }
-	entry, err := Entry(v.MainModule, v.Vars, v.Bindings, v.Services, runs)
+	var secretNames []string
+	for _, sv := range v.Secrets {
+		secretNames = append(secretNames, sv.Name)
+	}
+	entry, err := Entry(v.MainModule, v.Vars, v.Bindings, v.Services, secretNames, runs)
 	if err != nil {
 		return "", nil, err
 	}
@@ -213,6 +223,9 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 			capnpText(gw), capnpText("unix:"+s.Gateway), capnpText(b.UID)))
 		binds = append(binds, fmt.Sprintf(`(name = %s, service = %s)`, capnpText(RawName(i)), capnpText(gw)))
 	}
+	for j := range v.Secrets {
+		binds = append(binds, fmt.Sprintf(`(name = %s, fromEnvironment = %s)`, capnpText(SecretRawName(j)), capnpText(SecretEnv(vi, j))))
+	}
 	for i, sv := range v.Services {
 		for j, t := range sv.Targets {
 			if runs(t.Version) {
@@ -257,6 +270,37 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 func refusedBuiltin(name string) string {
 	return fmt.Sprintf("throw new Error(%s);\nexport default undefined;\n",
 		jsString(fmt.Sprintf("%q is an engine built-in module, which this host does not offer (not portable): bundle what the code needs", name)))
+}
+
+// Secret is one sensitive variable of a version: its env name and value.
+type Secret struct {
+	Name  string
+	Value string
+}
+
+// SecretEnv is the process environment variable carrying version vi's
+// j-th sensitive value; the config names it (a fromEnvironment binding),
+// the value itself is only in the environment Environ builds.
+func SecretEnv(vi, j int) string { return "TAKOFORM_SV_" + strconv.Itoa(vi) + "_" + strconv.Itoa(j) }
+
+// SecretRawName is the internal workerd binding name of a version's j-th
+// sensitive variable; tenant code never sees it (the entry builds env).
+func SecretRawName(j int) string { return "__takoform_e" + strconv.Itoa(j) }
+
+// Environ is the whole environment of s's engine process: one variable
+// per sensitive value of each version (SecretEnv), and nothing of the
+// host's own environment. A value must not hold a NUL byte.
+func Environ(s Shard) ([]string, error) {
+	env := []string{}
+	for vi, v := range s.Versions {
+		for j, sv := range v.Secrets {
+			if strings.IndexByte(sv.Value, 0) >= 0 {
+				return nil, fmt.Errorf("version %s: sensitive variable %s holds a NUL byte, which an environment cannot carry", v.UID, sv.Name)
+			}
+			env = append(env, SecretEnv(vi, j)+"="+sv.Value)
+		}
+	}
+	return env, nil
 }
 
 // capnpText is s as a Cap'n Proto text literal: quotes, backslashes and

@@ -103,15 +103,15 @@ const FailedBody = "500 Internal Server Error: the worker failed before answerin
 // name) and, for each handler its default export carries (fetch,
 // scheduled, queue; none unless the default export is a plain object),
 // exports one that calls it with exactly (event, env, ctx). env is a new
-// plain object per invocation holding exactly vars (their JSON values)
-// bindings (factory(raw binding) of Projections) and services, for which
+// plain object per invocation holding exactly vars (their JSON values),
+// secrets (each the string of its SecretRawName binding), bindings (factory(raw binding) of Projections) and services, for which
 // runs says which target versions the shard serves, in lexicographic
 // order; a service binding is an object with only fetch (Service). A
 // fetch that throws, rejects or returns a non-Response answers
 // FailedBody with status 500 and hands the error to workerd as a rejected
 // waitUntil task, so the invocation's trace (the tail worker, TailWorker)
 // carries its name and message. It fails on a name declared twice.
-func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, runs func(version string) bool) (string, error) {
+func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, secrets []string, runs func(version string) bool) (string, error) {
 	type member struct{ name, expr string }
 	var members []member
 	seen := map[string]bool{}
@@ -123,6 +123,13 @@ func Entry(mainModule string, vars []Var, bindings []Binding, services []Service
 		seen[v.Name] = true
 		values[v.Name] = v.Value
 		members = append(members, member{v.Name, "v[" + jsString(v.Name) + "]"})
+	}
+	for j, name := range secrets {
+		if seen[name] {
+			return "", fmt.Errorf("env name %q is declared twice", name)
+		}
+		seen[name] = true
+		members = append(members, member{name, "raw[" + jsString(SecretRawName(j)) + "]"})
 	}
 	var imports []string
 	imported := map[Kind]bool{}

@@ -29,13 +29,15 @@ type Process struct {
 }
 
 // Start runs `workerd serve CONFIG config` (no --experimental, no
-// --watch) as user (nil: the host's own user). The process gets SIGKILL
-// when the host's thread that started it dies (Pdeathsig) and runs in its
-// own process group; its stdout and
+// --watch) as user (nil: the host's own user) with exactly the
+// environment env (Environ: none of the host's own variables). The
+// process gets SIGKILL when the host's thread that started it dies
+// (Pdeathsig) and runs in its own process group; its stdout and
 // stderr (worker console output, uncaught errors) go to log line by line
 // as "engine output" records with the given attributes.
-func Start(bin, config string, user *User, log *slog.Logger, attrs ...any) (*Process, error) {
+func Start(bin, config string, user *User, env []string, log *slog.Logger, attrs ...any) (*Process, error) {
 	cmd := exec.Command(bin, "serve", config, "config")
+	cmd.Env = append([]string{}, env...) // non-nil: nothing inherited
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: user.credential()}
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -71,6 +71,10 @@ const (
 	qKVSweep
 	qQueueSend
 	qQueueMessages
+	qSecretPut
+	qSecretDelete
+	qSecretsOf
+	qSecretsAfter
 	qObject
 	qPutObject
 	qDeleteObject
@@ -210,6 +214,15 @@ var queries = [numQueries]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 	qQueueMessages: `SELECT tenant, id, body, accepted_at, deliverable_at, attempts FROM queue_messages
 		WHERE queue = ? ORDER BY deliverable_at, id LIMIT ?`,
+	// sealed sensitive values (secrets.go).
+	qSecretPut: `INSERT INTO worker_secrets (worker, name, tenant, space, sealed, key_id, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (worker, name) DO UPDATE SET tenant = excluded.tenant, space = excluded.space,
+		sealed = excluded.sealed, key_id = excluded.key_id, updated_at = excluded.updated_at`,
+	qSecretDelete: `DELETE FROM worker_secrets WHERE worker = ? AND name = ?`,
+	qSecretsOf:    `SELECT ` + secretCols + ` FROM worker_secrets WHERE worker = ? ORDER BY name`,
+	qSecretsAfter: `SELECT ` + secretCols + ` FROM worker_secrets WHERE (worker, name) > (?1, ?2)
+		ORDER BY worker, name LIMIT ?3`,
 	// edge.objects metadata (objects.go); keys are bound as BLOBs.
 	qObject: `SELECT ` + objectCols + ` FROM objects WHERE bucket = ? AND key = ?`,
 	qPutObject: `INSERT INTO objects (` + objectCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)

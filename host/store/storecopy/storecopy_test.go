@@ -105,6 +105,10 @@ func TestCopyMovesAHost(t *testing.T) {
 				return err
 			}
 		}
+		if err := tx.SecretPut(&store.Secret{Tenant: "tenant-a", Space: "copy test", Worker: "uid-worker", Name: "API_TOKEN",
+			Sealed: kvValue, KeyID: "0123456789abcdef", UpdatedAt: time.UnixMilli(3000)}); err != nil {
+			return err
+		}
 		return tx.QueueSend([]*store.QueueMessage{{Tenant: "tenant-a", Queue: "uid-queue", ID: "msg_1", Body: kvValue,
 			AcceptedAt: time.UnixMilli(1000), DeliverableAt: time.UnixMilli(2000)}})
 	})
@@ -134,13 +138,13 @@ func TestCopyMovesAHost(t *testing.T) {
 	for _, tb := range tables {
 		rows[tb.Name] = tb.Rows
 	}
-	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1, "kv_entries": 2, "queue_messages": 1} {
+	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1, "kv_entries": 2, "queue_messages": 1, "worker_secrets": 1} {
 		if rows[table] != want {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
 	}
-	if len(tables) != 18 {
-		t.Errorf("copied %d tables, want all 18", len(tables))
+	if len(tables) != 19 {
+		t.Errorf("copied %d tables, want all 19", len(tables))
 	}
 
 	pg := hosttest.Start(t, hosttest.Options{Data: target})
