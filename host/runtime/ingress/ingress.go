@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/takoform/takoform/forms/edge"
@@ -309,13 +310,19 @@ type idleBody struct {
 	timer *time.Timer
 	idle  time.Duration
 	fired chan struct{}
+	// closeErr is what closing the body on the timer returned; written
+	// before fired is closed, read after.
+	closeErr error
+	once     sync.Once // the timer may fire again if re-armed as it fires
 }
 
 func newIdleBody(body io.ReadCloser, idle time.Duration) *idleBody {
 	b := &idleBody{body: body, idle: idle, fired: make(chan struct{})}
 	b.timer = time.AfterFunc(idle, func() {
-		close(b.fired)
-		_ = body.Close() // unblocks the pending Read; its error is the answer
+		b.once.Do(func() {
+			b.closeErr = body.Close() // unblocks the pending Read
+			close(b.fired)
+		})
 	})
 	return b
 }
@@ -324,7 +331,7 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)
 	select {
 	case <-b.fired:
-		return n, errBodyIdle
+		return n, errors.Join(errBodyIdle, b.closeErr)
 	default:
 	}
 	if n > 0 {
