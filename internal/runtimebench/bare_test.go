@@ -58,7 +58,7 @@ func startBare(b *testing.B, bin string, n int) *bare {
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	p, err := engine.Start(bin, path, slog.New(slog.DiscardHandler))
+	p, err := engine.Start(bin, path, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
