@@ -176,7 +176,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if idle <= 0 {
 				idle = BodyIdleTimeout
 			}
-			resp.Body = newIdleBody(resp.Body, idle)
+			resp.Body = newIdleBody(resp.Body, idle, log)
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -312,11 +312,14 @@ type idleBody struct {
 	fired chan struct{}
 }
 
-func newIdleBody(body io.ReadCloser, idle time.Duration) *idleBody {
+func newIdleBody(body io.ReadCloser, idle time.Duration, log *slog.Logger) *idleBody {
 	b := &idleBody{body: body, idle: idle, fired: make(chan struct{})}
 	b.timer = time.AfterFunc(idle, func() {
 		close(b.fired)
-		_ = body.Close() // unblocks the pending Read; its error is the answer
+		// Closing unblocks the pending Read, which then answers errBodyIdle.
+		if err := body.Close(); err != nil {
+			log.Debug("ingress: closing an idle response body", "err", err)
+		}
 	})
 	return b
 }
