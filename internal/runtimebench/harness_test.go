@@ -65,8 +65,9 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 
 // rig is a host on a real SQLite file with its data plane on real workerd
 // (the binding gateway on, as `host serve` runs it), and the ingress in
-// front of it as `host serve` wires it (plain HTTP, its request log at
-// info in the default text format, written to io.Discard).
+// front of it as `host serve` wires it on plain HTTP (its per-worker
+// metrics, its request log at info in the default text format, written to
+// io.Discard).
 type rig struct {
 	b     *testing.B
 	ctx   context.Context
@@ -84,7 +85,7 @@ func startRig(b *testing.B) *rig {
 	}
 	h := hosttest.Start(b, hosttest.Options{Workerd: bin, Logger: hostLog})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log, Scheme: "http"})
+	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log, Scheme: "http", Metrics: ingress.NewMetrics()})
 	b.Cleanup(front.Close)
 	ctx := context.Background()
 	e, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
