@@ -18,7 +18,8 @@ import (
 // start: n workers with hello-world sources written by hand into a minimal
 // config (one worker service and one unix socket each, the shard's
 // compatibility date; no generated entry, health worker, network service
-// or gateway), started as the shard is started (engine.Start).
+// or gateway), started as the shard is started (engine.Start: no
+// inherited environment), as the host's own user.
 type bare struct {
 	proc    *engine.Process
 	sockets []string
@@ -58,7 +59,7 @@ func startBare(b *testing.B, bin string, n int) *bare {
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	p, err := engine.Start(bin, path, nil, slog.New(slog.DiscardHandler))
+	p, err := engine.Start(bin, path, nil, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
