@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet lint tofu workerd unit conformance acceptance build generate fuzz fuzz-space bench demo bench-provider docs release-snapshot
+.PHONY: test fmt-check vet lint tofu workerd unit conformance acceptance build generate fuzz fuzz-space bench bench-runtime demo bench-provider docs release-snapshot
 
 # The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
 # installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
@@ -112,6 +112,15 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./host ./host/store/sqlite
 	./scripts/postgres.sh run -- $(GO) test -run '^$$' -bench Replicas -benchtime 3s -timeout 30m ./internal/replicatest
 	$(GO) test -run '^$$' -bench ServeRSS -benchtime 1x ./internal/replicatest
+
+# The data plane on real workerd (installed first), each figure beside its
+# floor of the same run (internal/runtimebench): hello-world requests/s
+# and latency at c = 32 through the ingress, a bare reverse proxy and
+# workerd's socket; a KV read-after-write through a worker; a shard's
+# resident memory and each further worker's; the time from a version's
+# apply to its first answer. PERFORMANCE.md lists the knobs.
+bench-runtime: workerd
+	TAKOFORM_WORKERD="$$(./scripts/workerd.sh)" $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./internal/runtimebench
 
 # The provider against the protocol floor: tofu apply, plan (no changes) and
 # destroy of 500 takoform_edge_kv_namespace resources on our host beside 500

@@ -170,6 +170,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		},
 		Transport:     headTimeout{t.Transport, timeout},
 		FlushInterval: -1, // every chunk at once (spec/runtime-v1.md §2.3)
+		BufferPool:    buffers,
 		ModifyResponse: func(resp *http.Response) error {
 			status = resp.StatusCode
 			idle := h.BodyIdleTimeout
