@@ -228,3 +228,13 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// SecretsThrough is the SecretSetter of a host that serves the secret
+// route of spec/runtime-v1.md §3.2 (ours: `takoform secret`): it sets the
+// value through c, on the worker of the v1alpha1 family.
+func SecretsThrough(c *client.Client) SecretSetter {
+	return func(ctx context.Context, space, worker, name, value string) error {
+		_, err := c.SetSecret(ctx, client.Worker{Space: space, Group: edge.Group, Name: worker}, name, []byte(value))
+		return err
+	}
+}

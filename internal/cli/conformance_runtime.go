@@ -14,6 +14,7 @@ import (
 // runtime checks (spec/runtime-v1.md §8.3) against any host.
 func newConformanceRuntimeCommand() *cobra.Command {
 	var endpoint, token, workerURL, via, loaderURL, loaderToken, space string
+	secretRoute := true
 	var ready, wait time.Duration
 	var ca caFlags
 	cmd := &cobra.Command{
@@ -47,7 +48,11 @@ func newConformanceRuntimeCommand() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("negotiate with %s: %w", endpoint, err)
 				}
-				d, err := runtimeabi.Deploy(ctx, c, runtimeabi.DeployOptions{Space: space})
+				do := runtimeabi.DeployOptions{Space: space}
+				if secretRoute {
+					do.Secret = runtimeabi.SecretsThrough(c)
+				}
+				d, err := runtimeabi.Deploy(ctx, c, do)
 				if err != nil {
 					return fmt.Errorf("deploying the conformance deployment: %w", err)
 				}
@@ -97,6 +102,7 @@ func newConformanceRuntimeCommand() *cobra.Command {
 	f.StringVar(&workerURL, "worker-url", "", "the worker base URL to check (default the deployed endpoint's url output)")
 	f.StringVar(&via, "ingress", "", "HOST:PORT to send every worker request to in plain HTTP, the worker's hostname in Host (e.g. 127.0.0.1:8788)")
 	f.StringVar(&loaderURL, "loader-endpoint", "", "the host's loader adapter URL (spec/runtime-v1.md §7); without it checks 1-5 are unmeasured")
+	f.BoolVar(&secretRoute, "secret-route", true, "set the probe's sensitive variable through the host's secret route (as takoform secret does); --secret-route=false declares a plain var in its place, for a host without one")
 	f.StringVar(&loaderToken, "loader-token", "", "bearer token the loader adapter requires, if any")
 	f.DurationVar(&ready, "ready-timeout", 60*time.Second, "how long the probe may take to answer after it is deployed")
 	f.DurationVar(&wait, "wait", 30*time.Second, "the bound of each wait of the streaming checks 12-15 (spec/runtime-v1.md §8.3)")
