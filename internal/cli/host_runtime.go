@@ -188,7 +188,7 @@ func serveIngress(ctx context.Context, addr string, rt *runtime.Runtime, m *ingr
 	}
 	errLog := slog.NewLogLogger(log.Handler(), slog.LevelDebug) // TLS handshakes refused for names without a certificate
 	serve := func(hs *http.Server, l net.Listener) {
-		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 			log.Error("worker ingress stopped", "err", err)
 		}
 	}
