@@ -66,26 +66,6 @@ func TestCustomDomainsNeedOwnership(t *testing.T) {
 // version and deployment and no endpoint, and returns the worker's name.
 func deployWorkerAs(t *testing.T, e *conformance.Env, c *client.Client, label string) string {
 	t.Helper()
-	ctx := context.Background()
-	worker, err := e.Create(ctx, c, "ModuleWorker", e.Name("worker"), map[string]any{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel := conformance.Rel("ModuleWorker", worker.Metadata.Name)
-	digest, err := e.UploadBundle(ctx, c, workerSource(label))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle, err := e.Create(ctx, c, "WorkerBundle", e.Name("bundle"), map[string]any{"manifestDigest": digest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := e.Create(ctx, c, "WorkerVersion", e.Name("version"), map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Create(ctx, c, "WorkerDeployment", e.Name("deploy"), map[string]any{"worker": rel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", v.Metadata.Name)}}}); err != nil {
-		t.Fatal(err)
-	}
-	return worker.Metadata.Name
+	worker, _, _ := deployApp(t, e, c, workerSource(label), nil, false)
+	return worker
 }

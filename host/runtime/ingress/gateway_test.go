@@ -18,7 +18,6 @@ import (
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/host/runtime/ingress"
 	"github.com/takoform/takoform/internal/hosttest"
-	"github.com/takoform/takoform/wire"
 )
 
 // boundWorker uses a KV binding (CACHE) and an SQL binding (DB) through
@@ -55,33 +54,19 @@ const boundWorker = `export default {
 func deployKV(t *testing.T, e *conformance.Env) (hostname, kvUID string) {
 	t.Helper()
 	ctx := context.Background()
-	create := func(kind, prefix string, spec any) *wire.Resource {
-		t.Helper()
-		r, err := e.Create(ctx, e.A1, kind, e.Name(prefix), spec)
-		if err != nil {
-			t.Fatalf("create %s: %v", kind, err)
-		}
-		return r
-	}
-	worker := create("ModuleWorker", "worker", map[string]any{})
-	workerRel := conformance.Rel("ModuleWorker", worker.Metadata.Name)
-	kv := create("EdgeKVNamespace", "kv", map[string]any{})
-	db := create("SQLiteDatabase", "db", map[string]any{})
-	digest, err := e.UploadBundle(ctx, e.A1, []byte(boundWorker))
+	kv, err := e.Create(ctx, e.A1, "EdgeKVNamespace", e.Name("kv"), map[string]any{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bundle := create("WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
-	v := create("WorkerVersion", "version", map[string]any{"worker": workerRel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"},
-		"kvBindings":     []any{map[string]any{"name": "CACHE", "resource": conformance.Rel("EdgeKVNamespace", kv.Metadata.Name)}},
-		"sqliteBindings": []any{map[string]any{"name": "DB", "resource": conformance.Rel("SQLiteDatabase", db.Metadata.Name)}}})
-	create("WorkerDeployment", "deploy", map[string]any{"worker": workerRel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", v.Metadata.Name)}}})
-	endpoint := create("WorkerEndpoint", "endpoint", map[string]any{"worker": workerRel})
-	var outputs struct{ Hostname string }
-	if err := json.Unmarshal(endpoint.Status.Outputs, &outputs); err != nil {
+	db, err := e.Create(ctx, e.A1, "SQLiteDatabase", e.Name("db"), map[string]any{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return outputs.Hostname, kv.Metadata.UID
+	_, hostname, _ = deployApp(t, e, e.A1, []byte(boundWorker), map[string]any{
+		"kvBindings":     []any{map[string]any{"name": "CACHE", "resource": conformance.Rel("EdgeKVNamespace", kv.Metadata.Name)}},
+		"sqliteBindings": []any{map[string]any{"name": "DB", "resource": conformance.Rel("SQLiteDatabase", db.Metadata.Name)}},
+	}, true)
+	return hostname, kv.Metadata.UID
 }
 
 // TestBindingsServeFromTheHostsStore: a deployed worker's KV and SQL

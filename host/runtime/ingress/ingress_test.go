@@ -259,30 +259,8 @@ func TestDeadShardIsRestarted(t *testing.T) {
 // and endpoint, and returns the endpoint's hostname.
 func deploy(t *testing.T, e *conformance.Env, label string) string {
 	t.Helper()
-	ctx := context.Background()
-	create := func(kind, prefix string, spec any) *wire.Resource {
-		t.Helper()
-		r, err := e.Create(ctx, e.A1, kind, e.Name(prefix), spec)
-		if err != nil {
-			t.Fatalf("create %s: %v", kind, err)
-		}
-		return r
-	}
-	worker := create("ModuleWorker", "worker", map[string]any{})
-	workerRel := conformance.Rel("ModuleWorker", worker.Metadata.Name)
-	digest, err := e.UploadBundle(ctx, e.A1, workerSource(label))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle := create("WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
-	v := create("WorkerVersion", "version", map[string]any{"worker": workerRel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"}})
-	create("WorkerDeployment", "deploy", map[string]any{"worker": workerRel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", v.Metadata.Name)}}})
-	endpoint := create("WorkerEndpoint", "endpoint", map[string]any{"worker": workerRel})
-	var outputs struct{ Hostname string }
-	if err := json.Unmarshal(endpoint.Status.Outputs, &outputs); err != nil {
-		t.Fatalf("the endpoint's outputs %s: %v", endpoint.Status.Outputs, err)
-	}
-	return outputs.Hostname
+	_, hostname, _ := deployApp(t, e, e.A1, workerSource(label), nil, true)
+	return hostname
 }
 
 // TestSilentShardIsKilledAndRestarted stops a tenant's workerd (SIGSTOP):

@@ -138,32 +138,8 @@ func TestRequestBodyStreamsFullDuplex(t *testing.T) {
 // and returns its hostname.
 func deploySource(t *testing.T, e *conformance.Env, source []byte) string {
 	t.Helper()
-	ctx := context.Background()
-	worker, err := e.Create(ctx, e.A1, "ModuleWorker", e.Name("worker"), map[string]any{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel := conformance.Rel("ModuleWorker", worker.Metadata.Name)
-	digest, err := e.UploadBundle(ctx, e.A1, source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle, err := e.Create(ctx, e.A1, "WorkerBundle", e.Name("bundle"), map[string]any{"manifestDigest": digest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), map[string]any{"worker": rel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", v.Metadata.Name)}}}); err != nil {
-		t.Fatal(err)
-	}
-	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": rel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return endpointHostname(t, ep.Status.Outputs)
+	_, hostname, _ := deployApp(t, e, e.A1, source, nil, true)
+	return hostname
 }
 
 // zeros reads as an endless run of zero bytes.

@@ -37,37 +37,15 @@ const loggingSource = `export default {
 // environment, the worker's name and its hostname.
 func deployLogging(t *testing.T, h *hosttest.Host) (*conformance.Env, string, string) {
 	t.Helper()
-	ctx := context.Background()
-	e, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
+	e, err := conformance.NewEnv(context.Background(), h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	create := func(kind, prefix string, spec any) *wire.Resource {
-		t.Helper()
-		r, err := e.Create(ctx, e.A1, kind, e.Name(prefix), spec)
-		if err != nil {
-			t.Fatalf("create %s: %v", kind, err)
-		}
-		return r
+	worker, hostname, url := deployApp(t, e, e.A1, []byte(loggingSource), nil, true)
+	if url != "https://"+hostname+"/" {
+		t.Errorf("the endpoint's url output is %q, want https://%s/ (no port, never http)", url, hostname)
 	}
-	worker := create("ModuleWorker", "worker", map[string]any{})
-	rel := conformance.Rel("ModuleWorker", worker.Metadata.Name)
-	digest, err := e.UploadBundle(ctx, e.A1, []byte(loggingSource))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle := create("WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
-	version := create("WorkerVersion", "version", map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"}})
-	create("WorkerDeployment", "deploy", map[string]any{"worker": rel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", version.Metadata.Name)}}})
-	ep := create("WorkerEndpoint", "endpoint", map[string]any{"worker": rel})
-	var out struct{ Hostname, URL string }
-	if err := json.Unmarshal(ep.Status.Outputs, &out); err != nil {
-		t.Fatal(err)
-	}
-	if out.URL != "https://"+out.Hostname+"/" {
-		t.Errorf("the endpoint's url output is %q, want https://%s/ (no port, never http)", out.URL, out.Hostname)
-	}
-	return e, worker.Metadata.Name, out.Hostname
+	return e, worker, hostname
 }
 
 // openTail opens GET PathTail as token; the response is the caller's.
