@@ -41,7 +41,7 @@ func loadFamily(t *testing.T, name string, fsys fs.FS) *form.Family {
 	return fam
 }
 
-// TestOurV1beta1Classes: our two editions relate exactly as §6.3 says the
+// TestOurV1beta1Classes: our two editions relate exactly as spec/lane-v1beta1.md §6.3 says the
 // public families do — one Form equivalent (WorkerBundle, the only one
 // whose codec may be shared across the groups), one additive, three new,
 // ten with other contracts.

@@ -89,8 +89,10 @@ func servesKind(group, kind string) bool {
 // UID that names no resource gets v1alpha1's limits and is refused by the
 // binding check inside the transaction.
 func (g *Gateway) limitsFor(ctx context.Context, uid string) (groupLimits, error) {
-	if group, ok := g.groups.Load(uid); ok {
-		return limitsOf(group.(string)), nil
+	if cached, ok := g.groups.Load(uid); ok {
+		if group, ok := cached.(string); ok {
+			return limitsOf(group), nil
+		}
 	}
 	var group string
 	err := g.store.View(ctx, func(tx store.Tx) error {
