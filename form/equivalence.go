@@ -37,16 +37,42 @@ var nameMaps = map[string]bool{"properties": true, "patternProperties": true, "$
 // the greatest fixpoint of that rule. Documents without a counterpart are
 // left out.
 func Equivalences(ours, theirs *Family) []Equivalence {
-	type pair struct {
-		eq          Equivalence
-		mine, other any // decoded documents
+	pairs := pairDocuments(ours, theirs, nil)
+	live := equivalentPairs(pairs)
+	var out []Equivalence
+	for i, p := range pairs {
+		if live[i] {
+			out = append(out, p.eq)
+		}
 	}
-	var pairs []pair
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Doc != out[j].Doc {
+			return out[i].Doc < out[j].Doc
+		}
+		return out[i].Identity < out[j].Identity
+	})
+	return out
+}
+
+// docPair is one document of ours and its counterpart under the same
+// identity, both decoded with prose masked; mine also has ours' group
+// strings mapped to theirs.
+type docPair struct {
+	eq          Equivalence
+	mine, other any
+}
+
+// pairDocuments pairs every document of ours with the document of theirs
+// under the same identity: a Form by group, kind and definition version
+// (ours' group read through groups, when it is a key of it), a contract
+// by name@version. Each Equivalence names ours' identity.
+func pairDocuments(ours, theirs *Family, groups map[string]string) []docPair {
+	var pairs []docPair
 	add := func(doc, identity, mineDigest, otherDigest string, mine, other []byte) {
 		a, errA := ijson.Decode(mine)
 		b, errB := ijson.Decode(other)
 		if errA == nil && errB == nil {
-			pairs = append(pairs, pair{Equivalence{doc, identity, mineDigest, otherDigest}, mask(a, ""), mask(b, "")})
+			pairs = append(pairs, docPair{Equivalence{doc, identity, mineDigest, otherDigest}, mapDigests(mask(a, ""), groups), mask(b, "")})
 		}
 	}
 	theirForms := map[versionKey]*Definition{}
@@ -56,7 +82,11 @@ func Equivalences(ours, theirs *Family) []Equivalence {
 	}
 	for _, f := range ours.Forms {
 		r := f.Definition.Ref()
-		if t, ok := theirForms[versionKey{r.APIVersion, r.Kind, r.DefinitionVersion}]; ok {
+		group := r.APIVersion
+		if g, ok := groups[group]; ok {
+			group = g
+		}
+		if t, ok := theirForms[versionKey{group, r.Kind, r.DefinitionVersion}]; ok {
 			add("form", r.APIVersion+" "+r.Kind+" "+r.DefinitionVersion, r.SchemaDigest, t.Ref().SchemaDigest, f.Definition.Raw(), t.Raw())
 		}
 	}
@@ -80,8 +110,13 @@ func Equivalences(ours, theirs *Family) []Equivalence {
 			add("binding", r.Name+"@"+r.Version, r.SchemaDigest, t.Ref().SchemaDigest, b.Definition.Raw(), t.Raw())
 		}
 	}
-	// Start from every same-identity pair and drop, until nothing changes,
-	// each pair that differs once its digests are mapped through the rest.
+	return pairs
+}
+
+// equivalentPairs is the greatest fixpoint: it starts from every pair and
+// drops, until nothing changes, each pair that differs once its digests
+// are mapped through the pairs still standing.
+func equivalentPairs(pairs []docPair) []bool {
 	live := make([]bool, len(pairs))
 	for i := range live {
 		live[i] = true
@@ -100,19 +135,7 @@ func Equivalences(ours, theirs *Family) []Equivalence {
 			}
 		}
 	}
-	var out []Equivalence
-	for i, p := range pairs {
-		if live[i] {
-			out = append(out, p.eq)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Doc != out[j].Doc {
-			return out[i].Doc < out[j].Doc
-		}
-		return out[i].Identity < out[j].Identity
-	})
-	return out
+	return live
 }
 
 // mask returns v without prose members; parent is the member name v sits
@@ -154,7 +177,7 @@ func mapDigests(v any, table map[string]string) any {
 		}
 		return out
 	case string:
-		if m, ok := table[t]; ok {
+		if m, ok := table[t]; ok { // a nil table maps nothing
 			return m
 		}
 	}

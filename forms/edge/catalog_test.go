@@ -9,12 +9,14 @@ import (
 // TestFamilyLoadsThroughForm holds our documents to the form package's
 // structural verification, fixture checks and digest cascade — the same
 // code a host runs when it installs a family.
-func TestFamilyLoadsThroughForm(t *testing.T) {
-	fam, findings := form.LoadFamily(Family())
+func TestFamilyLoadsThroughForm(t *testing.T) { eachEdition(t, testFamilyLoadsThroughForm) }
+
+func testFamilyLoadsThroughForm(t *testing.T, ed docEdition) {
+	fam, findings := form.LoadFamily(ed.fsys)
 	for _, f := range findings {
 		t.Errorf("load: %s", f)
 	}
-	for _, f := range fam.CheckFixtures(Family()) {
+	for _, f := range fam.CheckFixtures(ed.fsys) {
 		t.Errorf("fixture: %s", f)
 	}
 	for _, f := range fam.CheckReferences() {
@@ -24,11 +26,11 @@ func TestFamilyLoadsThroughForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := Index()
+	idx, err := IndexOf(ed.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cat.Len() != 12 || len(idx.Forms) != 12 || len(cat.Interfaces()) != 6 || len(cat.Bindings()) != 5 {
+	if cat.Len() != ed.forms || len(idx.Forms) != ed.forms || len(cat.Interfaces()) != 6 || len(cat.Bindings()) != 5 {
 		t.Fatalf("catalog %d forms, %d interfaces, %d bindings", cat.Len(), len(cat.Interfaces()), len(cat.Bindings()))
 	}
 	for _, f := range idx.Forms {

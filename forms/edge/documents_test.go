@@ -16,24 +16,55 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/takoform/takoform/forms/edge/internal/gen/build"
+	"github.com/takoform/takoform/forms/edge/source"
 	"github.com/takoform/takoform/ijson"
 )
 
 const (
 	docInterfaceGroup = "interfaces.takoform.com/v1alpha1"
 	docBindingGroup   = "bindings.takoform.com/v1alpha1"
-	docFormGroup      = "edge.forms.takoform.com/v1alpha1"
 )
 
-// docFiles reads every file of Family() keyed by slash path.
-func docFiles(t *testing.T) map[string][]byte {
+// docEdition is one generated family and what its documents must add up
+// to (spec/host-api-v1alpha3.md §6.3; spec/lane-v1beta1.md §6.3).
+type docEdition struct {
+	src         source.Edition
+	fsys        fs.FS
+	forms       int    // Forms in the family
+	refs        int    // digest references across its definitions
+	reference   string // reference data set beside the clone
+	formsSub    string // the reference's Form directory
+	formMeta    string // the reference's Form Definition meta-schema
+	name, group string
+}
+
+// docEditions: 31 references in v1alpha1 are 15 relation annotations, 5
+// acceptedBindings, 6 providedInterfaces and 5 Binding targetInterfaces;
+// v1beta1 adds the assets bundle relation and the two relations of
+// SQLiteMigrationApplication.
+func docEditions() []docEdition {
+	return []docEdition{
+		{source.V1alpha1, Family(), 12, 31, "takoform-v1alpha3", "forms/candidates/edge/v1alpha1", "form-definition-v1alpha3", "v1alpha1", GroupV1alpha1},
+		{source.V1beta1, FamilyV1beta1(), 15, 34, "takoform-v1beta1", "forms/candidates/edge/v1beta1", "form-definition-v1beta1", "v1beta1", GroupV1beta1},
+	}
+}
+
+// eachEdition runs test once per edition.
+func eachEdition(t *testing.T, test func(t *testing.T, ed docEdition)) {
+	for _, ed := range docEditions() {
+		t.Run(ed.name, func(t *testing.T) { test(t, ed) })
+	}
+}
+
+// docFiles reads every file of the edition's tree keyed by slash path.
+func docFiles(t *testing.T, ed docEdition) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
-	err := fs.WalkDir(Family(), ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(ed.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := fs.ReadFile(Family(), p)
+		data, err := fs.ReadFile(ed.fsys, p)
 		files[p] = data
 		return err
 	})
@@ -52,31 +83,33 @@ func docDecode(t *testing.T, name string, data []byte) any {
 	return v
 }
 
-func docIndex(t *testing.T) FamilyIndex {
+func docIndex(t *testing.T, ed docEdition) FamilyIndex {
 	t.Helper()
-	idx, err := Index()
+	idx, err := IndexOf(ed.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return idx
 }
 
-// TestFamilyDrift: the embedded tree is exactly what the source generates.
-func TestFamilyDrift(t *testing.T) {
-	want, err := build.Generate()
+// TestFamilyDrift: each embedded tree is exactly what the source generates.
+func TestFamilyDrift(t *testing.T) { eachEdition(t, testFamilyDrift) }
+
+func testFamilyDrift(t *testing.T, ed docEdition) {
+	want, err := build.Generate(ed.src)
 	if err != nil {
 		t.Fatalf("generator: %v", err)
 	}
-	again, err := build.Generate()
+	again, err := build.Generate(ed.src)
 	if err != nil || !reflect.DeepEqual(want, again) {
 		t.Fatalf("generator is not deterministic (err %v)", err)
 	}
-	got := docFiles(t)
+	got := docFiles(t, ed)
 	for p, w := range want {
 		g, ok := got[p]
 		switch {
 		case !ok:
-			t.Errorf("%s is missing from forms/edge/family; run go generate ./forms/edge", p)
+			t.Errorf("%s is missing from forms/edge/%s; run go generate ./forms/edge", p, ed.src.Dir)
 		case !bytes.Equal(g, w):
 			t.Errorf("%s differs from its source; run go generate ./forms/edge", p)
 		}
@@ -125,9 +158,11 @@ func docInstance(t *testing.T, name string, data []byte) any {
 
 // TestFamilyFixtures: canonical fixtures validate against desiredSchema,
 // negative fixtures are refused, and every fixture file is declared.
-func TestFamilyFixtures(t *testing.T) {
-	files := docFiles(t)
-	for _, f := range docIndex(t).Forms {
+func TestFamilyFixtures(t *testing.T) { eachEdition(t, testFamilyFixtures) }
+
+func testFamilyFixtures(t *testing.T, ed docEdition) {
+	files := docFiles(t, ed)
+	for _, f := range docIndex(t, ed).Forms {
 		dir := path.Dir(f.Path)
 		def := docDecode(t, f.Path, files[f.Path]).(map[string]any)
 		sch := docCompile(t, f.Kind+"/desired.json", def["desiredSchema"])
@@ -170,10 +205,25 @@ func TestFamilyFixtures(t *testing.T) {
 }
 
 // TestFamilyInterfaceFixtures: every step of an Interface behaviour fixture
-// names an operation of that Interface and its input fits the inputSchema.
-func TestFamilyInterfaceFixtures(t *testing.T) {
-	files := docFiles(t)
-	for _, e := range docIndex(t).Interfaces {
+// names an operation of that Interface, and its input fits the inputSchema
+// unless the step expects an error: a refusal may be shown with an input
+// the schema refuses too (edge.sql of lane v1beta1 proves
+// numeric_out_of_range with a parameter past 2^53-1, spec/lane-v1beta1.md
+// §7.1). At least one step in each edition's Interfaces must fit.
+func TestFamilyInterfaceFixtures(t *testing.T) { eachEdition(t, testFamilyInterfaceFixtures) }
+
+func testFamilyInterfaceFixtures(t *testing.T, ed docEdition) {
+	files := docFiles(t, ed)
+	fits, refusedOnPurpose := 0, 0
+	defer func() {
+		if fits == 0 {
+			t.Errorf("no fixture step input fits its operation")
+		}
+		if want := map[string]int{"v1alpha1": 0, "v1beta1": 1}[ed.name]; refusedOnPurpose != want {
+			t.Errorf("%d fixture steps show a refusal with an input the schema refuses, want %d", refusedOnPurpose, want)
+		}
+	}()
+	for _, e := range docIndex(t, ed).Interfaces {
 		def := docDecode(t, e.Path, files[e.Path]).(map[string]any)
 		ops := map[string]*jsonschema.Schema{}
 		for _, o := range def["operations"].([]any) {
@@ -191,15 +241,21 @@ func TestFamilyInterfaceFixtures(t *testing.T) {
 					continue
 				}
 				raw, _ := json.Marshal(st["input"])
-				if err := sch.Validate(docInstance(t, "input", raw)); err != nil {
+				err := sch.Validate(docInstance(t, "input", raw))
+				switch {
+				case err == nil:
+					fits++
+				case st["expectedError"] == nil:
 					t.Errorf("%s %v step %d: input refused: %v", e.Name, fm["name"], i, err)
+				default:
+					refusedOnPurpose++
 				}
 			}
 		}
 	}
 }
 
-// docDigests computes the digest of every definition in Family(), keyed
+// docDigests computes the digest of every definition in files, keyed
 // "interface:name@version", "binding:name@version" or "form:Kind".
 func docDigests(t *testing.T, files map[string][]byte) map[string]string {
 	t.Helper()
@@ -244,11 +300,13 @@ func docRefs(v any, ptr string, visit func(ptr string, ref map[string]any)) {
 
 // TestFamilyDigestCascade: every digest named in any document, and in
 // family.json, is the computed digest of the document it names.
-func TestFamilyDigestCascade(t *testing.T) {
-	files := docFiles(t)
+func TestFamilyDigestCascade(t *testing.T) { eachEdition(t, testFamilyDigestCascade) }
+
+func testFamilyDigestCascade(t *testing.T, ed docEdition) {
+	files := docFiles(t, ed)
 	digests := docDigests(t, files)
-	if len(digests) != 23 {
-		t.Fatalf("want 23 definitions (12 Forms, 6 Interfaces, 5 Bindings), have %d", len(digests))
+	if want := ed.forms + 11; len(digests) != want {
+		t.Fatalf("want %d definitions (%d Forms, 6 Interfaces, 5 Bindings), have %d", want, ed.forms, len(digests))
 	}
 	refs := 0
 	for p, data := range files {
@@ -263,7 +321,7 @@ func TestFamilyDigestCascade(t *testing.T) {
 				key = fmt.Sprintf("interface:%v@%v", r["name"], r["version"])
 			case r["apiVersion"] == docBindingGroup && len(r) == 4:
 				key = fmt.Sprintf("binding:%v@%v", r["name"], r["version"])
-			case r["apiVersion"] == docFormGroup && r["definitionVersion"] == "0.1.0" && len(r) == 4:
+			case r["apiVersion"] == ed.group && r["definitionVersion"] == "0.1.0" && len(r) == 4:
 				key = fmt.Sprintf("form:%v", r["kind"])
 			default:
 				t.Errorf("%s%s: unrecognised ref %v", p, ptr, r)
@@ -276,14 +334,12 @@ func TestFamilyDigestCascade(t *testing.T) {
 			}
 		})
 	}
-	// 15 relation annotations, 5 acceptedBindings, 6 providedInterfaces and
-	// 5 Binding targetInterfaces.
-	if refs != 31 {
-		t.Errorf("found %d digest references, want 31", refs)
+	if refs != ed.refs {
+		t.Errorf("found %d digest references, want %d", refs, ed.refs)
 	}
 
-	idx := docIndex(t)
-	if idx.Family != docFormGroup || len(idx.Forms) != 12 || len(idx.Interfaces) != 6 || len(idx.Bindings) != 5 {
+	idx := docIndex(t, ed)
+	if idx.Family != ed.group || len(idx.Forms) != ed.forms || len(idx.Interfaces) != 6 || len(idx.Bindings) != 5 {
 		t.Fatalf("family.json: unexpected shape %s %d/%d/%d", idx.Family, len(idx.Forms), len(idx.Interfaces), len(idx.Bindings))
 	}
 	seen := map[string]bool{}
@@ -312,9 +368,10 @@ func TestFamilyDigestCascade(t *testing.T) {
 	}
 }
 
-// docReferenceRoot is the public reference tree, read only by the parity test.
-func docReferenceRoot(t *testing.T) string {
-	root := filepath.Join("..", "..", "..", "shared", "reference", "takoform-v1alpha3")
+// docReferenceRoot is the public reference tree of the edition, read only
+// by the parity tests.
+func docReferenceRoot(t *testing.T, ed docEdition) string {
+	root := filepath.Join("..", "..", "..", "shared", "reference", ed.reference)
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("reference tree %s is absent; contract parity with the reference is not checked", root)
 	}
@@ -377,15 +434,17 @@ func docListDir(t *testing.T, dir string) []string {
 // TestFamilyMatchesReference: with titles and descriptions removed and
 // digests masked, every document equals the reference one, fixtures are
 // equal, and each definition conforms to the reference meta-schemas.
-func TestFamilyMatchesReference(t *testing.T) {
-	root := docReferenceRoot(t)
-	files := docFiles(t)
-	idx := docIndex(t)
+func TestFamilyMatchesReference(t *testing.T) { eachEdition(t, testFamilyMatchesReference) }
+
+func testFamilyMatchesReference(t *testing.T, ed docEdition) {
+	root := docReferenceRoot(t, ed)
+	files := docFiles(t, ed)
+	idx := docIndex(t, ed)
 	type pair struct{ ours, ref, meta string }
 	var pairs []pair
 	for _, f := range idx.Forms {
-		refDir := filepath.Join(root, "forms", "candidates", "edge", "v1alpha1", path.Base(path.Dir(f.Path)))
-		pairs = append(pairs, pair{f.Path, filepath.Join(refDir, "definition.json"), "form-definition-v1alpha3"})
+		refDir := filepath.Join(root, filepath.FromSlash(ed.formsSub), path.Base(path.Dir(f.Path)))
+		pairs = append(pairs, pair{f.Path, filepath.Join(refDir, "definition.json"), ed.formMeta})
 		ours := map[string]bool{}
 		for p := range files {
 			if strings.HasPrefix(p, path.Dir(f.Path)+"/fixtures/") {
@@ -410,7 +469,7 @@ func TestFamilyMatchesReference(t *testing.T) {
 	for _, e := range idx.Bindings {
 		pairs = append(pairs, pair{e.Path, filepath.Join(root, "bindings", "candidates", "v1alpha1", e.Name, "definition.json"), "binding-definition-v1alpha1"})
 	}
-	metas := docMetaSchemas(t, root)
+	metas := docMetaSchemas(t, root, ed.formMeta)
 	for _, p := range pairs {
 		ours := docDecode(t, p.ours, files[p.ours])
 		ref := docDecode(t, p.ref, docReadFile(t, p.ref))
@@ -423,7 +482,7 @@ func TestFamilyMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	for _, sub := range []string{"forms/candidates/edge/v1alpha1", "interfaces/candidates/v1alpha1", "bindings/candidates/v1alpha1"} {
+	for _, sub := range []string{ed.formsSub, "interfaces/candidates/v1alpha1", "bindings/candidates/v1alpha1"} {
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(sub)))
 		if err != nil {
 			t.Fatal(err)
@@ -434,7 +493,7 @@ func TestFamilyMatchesReference(t *testing.T) {
 				n++
 			}
 		}
-		if want := map[string]int{"forms": 12, "interfaces": 6, "bindings": 5}[strings.Split(sub, "/")[0]]; n != want {
+		if want := map[string]int{"forms": ed.forms, "interfaces": 6, "bindings": 5}[strings.Split(sub, "/")[0]]; n != want {
 			t.Errorf("reference %s has %d documents, ours %d", sub, n, want)
 		}
 	}
@@ -476,7 +535,7 @@ func docFirstDiff(a, b any, ptr string) string {
 }
 
 // docMetaSchemas compiles the reference definition meta-schemas.
-func docMetaSchemas(t *testing.T, root string) map[string]*jsonschema.Schema {
+func docMetaSchemas(t *testing.T, root, formMeta string) map[string]*jsonschema.Schema {
 	t.Helper()
 	dir := filepath.Join(root, "spec", "schemas")
 	c := jsonschema.NewCompiler()
@@ -497,7 +556,7 @@ func docMetaSchemas(t *testing.T, root string) map[string]*jsonschema.Schema {
 		ids[strings.TrimSuffix(name, ".schema.json")] = id
 	}
 	out := map[string]*jsonschema.Schema{}
-	for _, name := range []string{"form-definition-v1alpha3", "interface-definition-v1alpha1", "binding-definition-v1alpha1"} {
+	for _, name := range []string{formMeta, "interface-definition-v1alpha1", "binding-definition-v1alpha1"} {
 		sch, err := c.Compile(ids[name])
 		if err != nil {
 			t.Fatalf("meta-schema %s: %v", name, err)
@@ -510,7 +569,11 @@ func docMetaSchemas(t *testing.T, root string) map[string]*jsonschema.Schema {
 // TestFamilyDigestMethodMatchesReference: our digest function reproduces the
 // digests the reference publishes for its own documents (spec/host-api-v1alpha3.md §1.3).
 func TestFamilyDigestMethodMatchesReference(t *testing.T) {
-	root := docReferenceRoot(t)
+	eachEdition(t, testFamilyDigestMethodMatchesReference)
+}
+
+func testFamilyDigestMethodMatchesReference(t *testing.T, ed docEdition) {
+	root := docReferenceRoot(t, ed)
 	var set struct {
 		Forms []struct {
 			Path    string `json:"path"`
@@ -519,10 +582,10 @@ func TestFamilyDigestMethodMatchesReference(t *testing.T) {
 			} `json:"formRef"`
 		} `json:"forms"`
 	}
-	if err := json.Unmarshal(docReadFile(t, filepath.Join(root, "forms", "candidates", "edge", "v1alpha1", "candidate-set.json")), &set); err != nil {
+	if err := json.Unmarshal(docReadFile(t, filepath.Join(root, filepath.FromSlash(ed.formsSub), "candidate-set.json")), &set); err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Forms) != 12 {
+	if len(set.Forms) != ed.forms {
 		t.Fatalf("reference candidate set lists %d forms", len(set.Forms))
 	}
 	for _, f := range set.Forms {

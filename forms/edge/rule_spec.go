@@ -1,10 +1,39 @@
 package edge
 
-import "errors"
+import (
+	"errors"
 
-// Group is the Edge family's Form group (apiVersion); its rules apply to
-// every definition version of it.
-const Group = "edge.forms.takoform.com/v1alpha1"
+	"github.com/takoform/takoform/forms/edge/source"
+)
+
+// The two Edge groups (Form apiVersions). The rules of this package apply
+// to every definition version of either group, each family on its own: a
+// relation never crosses from one group to the other, so a rule that looks
+// at related resources looks them up in the group of the resource it
+// judges (spec/lane-v1beta1.md §6.3, §6.5; repo decision 0054).
+const (
+	// GroupV1alpha1 is the family served on lane v1alpha3
+	// (spec/host-api-v1alpha3.md §6.3).
+	GroupV1alpha1 = source.GroupV1alpha1
+	// GroupV1beta1 is the family served on lane v1beta1
+	// (spec/lane-v1beta1.md §6.3).
+	GroupV1beta1 = source.GroupV1beta1
+)
+
+// Group is GroupV1alpha1, the Edge group of lane v1alpha3. Code that
+// recognises an Edge resource asks IsGroup, and names a resource's
+// relations in that resource's own group; Group remains for the callers
+// that still speak lane v1alpha3 only (the provider's default create
+// family, the CLI's --group default, the conformance runtime checks).
+const Group = GroupV1alpha1
+
+// Groups lists the Edge groups, oldest first.
+func Groups() []string { return []string{GroupV1alpha1, GroupV1beta1} }
+
+// IsGroup reports whether apiVersion is one of the Edge groups.
+func IsGroup(apiVersion string) bool {
+	return apiVersion == GroupV1alpha1 || apiVersion == GroupV1beta1
+}
 
 // SpecRules applies every rule of an Edge kind that is decidable from the
 // desired spec alone (spec/host-api-v1alpha3.md §3.4 (3)): cron grammar (WorkerCronTrigger),

@@ -6,9 +6,14 @@ import (
 
 //go:generate go run ../equivtable/gen -out equivalent_gen.go
 
-// equivalent is one row of the generated table publicEquivalents.
+// equivalent is one row of the generated table publicEquivalents: family
+// is the group of our family the row belongs to (forms/edge.GroupV1alpha1
+// or GroupV1beta1). A row pairs two identities of one lane; it never
+// makes one codec answer two groups. A codec may be shared across the two
+// Edge groups only for a Form of class E (form.Classify;
+// spec/lane-v1beta1.md §13.4, repo decision 0054): WorkerBundle alone.
 type equivalent struct {
-	doc, identity, ours, public string
+	family, doc, identity, ours, public string
 }
 
 // publicDigests maps our digests to the public family's, for every

@@ -3,7 +3,7 @@ package source
 // The five module-worker Bindings (spec/host-api-v1alpha3.md §7.3). Each is held by a revision
 // (WorkerVersion), targets one Form kind, and projects target operations.
 
-func bindingDoc(name, title, description, targetKind string, target InterfaceRef, operations ...string) Binding {
+func (e Edition) bindingDoc(name, title, description, targetKind string, target InterfaceRef, operations ...string) Binding {
 	return Binding{Name: name, Version: contractVersion, Doc: M{
 		"apiVersion":         BindingAPIVersion,
 		"kind":               "BindingDefinition",
@@ -13,15 +13,15 @@ func bindingDoc(name, title, description, targetKind string, target InterfaceRef
 		"description":        description,
 		"sourceRole":         "revision",
 		"targetInterface":    target,
-		"allowedTargetForms": []any{M{"apiVersion": FamilyAPIVersion, "kind": targetKind}},
+		"allowedTargetForms": []any{M{"apiVersion": e.Group, "kind": targetKind}},
 		"bindingNameGrammar": bindingNameGrammar,
 		"runtimeProjection":  M{"operations": list(operations...)},
 		"lifecycle":          M{"targetDeletion": "refuse_while_bound"},
 	}}
 }
 
-func kvBinding() Binding {
-	return bindingDoc("module-worker.edge-kv", "Module Worker binding to an Edge KV Namespace",
+func (e Edition) kvBinding() Binding {
+	return e.bindingDoc("module-worker.edge-kv", "Module Worker binding to an Edge KV Namespace",
 		"Exposes the whole edge.kv runtime API to a Worker Version under one binding name that is a JavaScript "+
 			"identifier. The binding grants the capability and the API together; the consumer never receives a "+
 			"credential or an endpoint. Runtime surface: env.NAME is an object with the methods get(key), "+
@@ -36,8 +36,8 @@ func kvBinding() Binding {
 		"EdgeKVNamespace", iface("edge.kv"), "get", "getWithMetadata", "put", "delete", "list")
 }
 
-func bucketBinding() Binding {
-	return bindingDoc("module-worker.object-bucket", "Module Worker binding to an Object Bucket",
+func (e Edition) bucketBinding() Binding {
+	return e.bindingDoc("module-worker.object-bucket", "Module Worker binding to an Object Bucket",
 		"Exposes the whole edge.objects runtime API to a Worker Version under one JavaScript-identifier binding "+
 			"name, revealing no credential and no endpoint. Runtime surface: env.NAME is an object with the methods "+
 			"head(key), get(key, options?), put(key, body, options?), delete(key), list(options?), "+
@@ -57,8 +57,23 @@ func bucketBinding() Binding {
 		"createMultipartUpload", "uploadPart", "completeMultipartUpload", "abortMultipartUpload")
 }
 
-func sqliteBinding() Binding {
-	return bindingDoc("module-worker.sqlite", "Module Worker binding to a SQLite Database",
+func (e Edition) sqliteBinding() Binding {
+	if e.beta {
+		return e.bindingDoc("module-worker.sqlite", "Module Worker binding to a SQLite Database",
+			"Exposes the whole edge.sql runtime API to a Worker Version under one JavaScript-identifier binding "+
+				"name, revealing no credential and no connection material. Runtime surface: env.NAME is an object "+
+				"with the methods execute(sql, params?), query(sql, params?) and transaction(statements), each "+
+				"returning a promise. Each sql is exactly one statement. params is an array of plain edge.sql "+
+				"values bound by position: null, a number within the safe-integer range, a string, or an "+
+				"ArrayBuffer or typed array for a BLOB (the base64 envelope is the wire form, not the JavaScript "+
+				"form). execute and query resolve to {rows, rowsWritten}; query always rolls back, so its "+
+				"rowsWritten is 0; transaction resolves to one such result per statement, in statement order, and "+
+				"applies all of them or none. A number the contract cannot carry rejects with an Error named "+
+				"numeric_out_of_range; every other error rejects with an Error named after its edge.sql code, and "+
+				"busy is the retryable one: a caller that retries runs the whole call again.",
+			"SQLiteDatabase", iface("edge.sql"), "execute", "query", "transaction")
+	}
+	return e.bindingDoc("module-worker.sqlite", "Module Worker binding to a SQLite Database",
 		"Exposes the whole edge.sql runtime API to a Worker Version under one JavaScript-identifier binding name, "+
 			"revealing no credential and no connection material. Runtime surface: env.NAME is an object with the "+
 			"methods execute(sql, params?), query(sql, params?) and transaction(statements), each returning a "+
@@ -73,8 +88,8 @@ func sqliteBinding() Binding {
 		"SQLiteDatabase", iface("edge.sql"), "execute", "query", "transaction")
 }
 
-func queueProducerBinding() Binding {
-	return bindingDoc("module-worker.queue-producer", "Module Worker binding that sends to an At-Least-Once Queue",
+func (e Edition) queueProducerBinding() Binding {
+	return e.bindingDoc("module-worker.queue-producer", "Module Worker binding that sends to an At-Least-Once Queue",
 		"Exposes only the sending half of edge.queue (send, sendBatch) to a Worker Version. Consuming is never a "+
 			"binding: it is the QueueConsumer attachment resource. Runtime surface: env.NAME is an object with "+
 			"exactly two methods, send(body, options?) and sendBatch(messages), each returning a promise that "+
@@ -88,8 +103,8 @@ func queueProducerBinding() Binding {
 		"AtLeastOnceQueue", iface("edge.queue"), "send", "sendBatch")
 }
 
-func serviceBinding() Binding {
-	return bindingDoc("module-worker.service", "Module Worker binding that calls another Module Worker",
+func (e Edition) serviceBinding() Binding {
+	return e.bindingDoc("module-worker.service", "Module Worker binding that calls another Module Worker",
 		"Exposes the worker.service fetch operation to a Worker Version, addressing another Module Worker by its "+
 			"logical identity rather than by any network endpoint. Runtime surface: env.NAME.fetch(request) takes a "+
 			"Request (or a URL string plus an optional init object, exactly like the global fetch) and returns a "+

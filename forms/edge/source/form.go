@@ -28,7 +28,7 @@ type negative struct {
 	value  M
 }
 
-func build(s formSpec) Form {
+func (e Edition) build(s formSpec) Form {
 	desired := about(closed(s.properties, s.required...), s.description)
 	desired["title"] = s.desiredTitle
 	if s.defs != nil {
@@ -39,7 +39,7 @@ func build(s formSpec) Form {
 		caps = []string{"create", "read", "update", "delete", "import", "observe"}
 	}
 	doc := M{
-		"apiVersion":            FamilyAPIVersion,
+		"apiVersion":            e.Group,
 		"kind":                  s.kind,
 		"definitionVersion":     DefinitionVersion,
 		"title":                 s.title,
@@ -94,28 +94,28 @@ func resourceName() M {
 	return with(text(1, 63), "pattern", "^[a-z][a-z0-9-]{0,62}$")
 }
 
-func relationNode(kind string) M {
+func (e Edition) relationNode(kind string) M {
 	return closed(M{
-		"apiVersion": with(M{"type": "string"}, "const", FamilyAPIVersion),
+		"apiVersion": with(M{"type": "string"}, "const", e.Group),
 		"kind":       with(M{"type": "string"}, "const", kind),
 		"name":       resourceName(),
 	}, "apiVersion", "kind", "name")
 }
 
 // relationVia refers to a resource of kind that must provide the Interface.
-func relationVia(kind string, required InterfaceRef) M {
-	return with(relationNode(kind), "x-takoform-required-interface", required)
+func (e Edition) relationVia(kind string, required InterfaceRef) M {
+	return with(e.relationNode(kind), "x-takoform-required-interface", required)
 }
 
 // relationTo refers to a resource recorded under the exact FormRef of kind.
-func relationTo(kind string) M {
-	return with(relationNode(kind), "x-takoform-target-formrefs", []any{FormRef{Kind: kind}})
+func (e Edition) relationTo(kind string) M {
+	return with(e.relationNode(kind), "x-takoform-target-formrefs", []any{FormRef{Kind: kind}})
 }
 
 // Fixture values.
 
-func ref(kind, name string) M {
-	return M{"apiVersion": FamilyAPIVersion, "kind": kind, "name": name}
+func (e Edition) ref(kind, name string) M {
+	return M{"apiVersion": e.Group, "kind": kind, "name": name}
 }
 
 // clone deep-copies a JSON value built from M, []any and scalars.

@@ -3,13 +3,13 @@ package source
 // Attachments (spec/host-api-v1alpha3.md §6.3, §6.5): WorkerCustomDomain, WorkerEndpoint,
 // WorkerCronTrigger, QueueConsumer.
 
-func runtimeWorker(description string) M {
-	return about(relationVia("ModuleWorker", iface("worker.runtime")), description)
+func (e Edition) runtimeWorker(description string) M {
+	return about(e.relationVia("ModuleWorker", iface("worker.runtime")), description)
 }
 
-func workerCustomDomain() Form {
-	canonical := M{"hostname": "app.portable-conformance.invalid", "worker": ref("ModuleWorker", "module-worker")}
-	return build(formSpec{
+func (e Edition) workerCustomDomain() Form {
+	canonical := M{"hostname": "app.portable-conformance.invalid", "worker": e.ref("ModuleWorker", "module-worker")}
+	return e.build(formSpec{
 		kind: "WorkerCustomDomain", dir: "worker-custom-domain", role: "attachment",
 		title: "Worker Custom Domain (hostname attachment)",
 		description: "Connects one DNS hostname to a Module Worker so that the worker's active deployment answers " +
@@ -28,7 +28,7 @@ func workerCustomDomain() Form {
 					"pattern accepts the spellings DNS treats as the same name, uppercase letters and a trailing root "+
 					"dot, because the host canonicalizes them instead of refusing them. It accepts no non-ASCII byte, "+
 					"so an internationalized name is written as its A-label."),
-			"worker": runtimeWorker("The Module Worker answering on this hostname."),
+			"worker": e.runtimeWorker("The Module Worker answering on this hostname."),
 		},
 		required:  []string{"hostname", "worker"},
 		immutable: []string{"/hostname", "/worker"},
@@ -47,9 +47,9 @@ const (
 	assignedHostname = `[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+`
 )
 
-func workerEndpoint() Form {
-	canonical := M{"worker": ref("ModuleWorker", "module-worker")}
-	return build(formSpec{
+func (e Edition) workerEndpoint() Form {
+	canonical := M{"worker": e.ref("ModuleWorker", "module-worker")}
+	return e.build(formSpec{
 		kind: "WorkerEndpoint", dir: "worker-endpoint", role: "attachment",
 		title: "Worker Endpoint (host-assigned address)",
 		description: "Makes one Module Worker reachable over HTTPS at an address chosen by the HOST: no customer " +
@@ -69,7 +69,7 @@ func workerEndpoint() Form {
 			"address deletes the endpoint, and the author creates a new one, which is a new attachment with a new UID.",
 		desiredTitle: "Desired fields of a Worker Endpoint",
 		properties: M{
-			"worker": runtimeWorker("The Module Worker whose active deployment answers at the assigned address; " +
+			"worker": e.runtimeWorker("The Module Worker whose active deployment answers at the assigned address; " +
 				"changing it replaces the endpoint."),
 		},
 		required:  []string{"worker"},
@@ -110,9 +110,9 @@ const cronField = `(?:\*(?:/[0-9]{1,2})?|[0-9]{1,2}(?:-[0-9]{1,2}(?:/[0-9]{1,2})
 // also parses values (spec/host-api-v1alpha3.md §6.5).
 const cronPattern = `^` + cronField + `(?:,` + cronField + `)*(?: ` + cronField + `(?:,` + cronField + `)*){4}$`
 
-func workerCronTrigger() Form {
-	canonical := M{"cron": "*/5 * * * *", "worker": ref("ModuleWorker", "module-worker")}
-	return build(formSpec{
+func (e Edition) workerCronTrigger() Form {
+	canonical := M{"cron": "*/5 * * * *", "worker": e.ref("ModuleWorker", "module-worker")}
+	return e.build(formSpec{
 		kind: "WorkerCronTrigger", dir: "worker-cron-trigger", role: "attachment",
 		title: "Worker Cron Trigger (UTC schedule attachment)",
 		description: "Connects one cron schedule to a Module Worker and calls its scheduled handler on every match. " +
@@ -135,7 +135,7 @@ func workerCronTrigger() Form {
 				"A portable five-field cron expression evaluated in UTC only. The pattern limits its shape; the "+
 					"host also parses it and refuses a value outside its field's range, an inverted range, or a step "+
 					"outside the span."),
-			"worker": runtimeWorker("The Module Worker whose scheduled handler this trigger calls."),
+			"worker": e.runtimeWorker("The Module Worker whose scheduled handler this trigger calls."),
 		},
 		required:  []string{"cron", "worker"},
 		immutable: []string{"/worker"},
@@ -151,19 +151,19 @@ func workerCronTrigger() Form {
 	})
 }
 
-func queueConsumer() Form {
+func (e Edition) queueConsumer() Form {
 	canonical := M{
-		"deadLetterQueue":        ref("AtLeastOnceQueue", "dead-letters"),
+		"deadLetterQueue":        e.ref("AtLeastOnceQueue", "dead-letters"),
 		"maxBatchSize":           10,
 		"maxBatchTimeoutSeconds": 5,
 		"maxConcurrency":         4,
 		"maxRetries":             3,
-		"queue":                  ref("AtLeastOnceQueue", "at-least-once-queue"),
+		"queue":                  e.ref("AtLeastOnceQueue", "at-least-once-queue"),
 		"retryDelaySeconds":      60,
-		"worker":                 ref("ModuleWorker", "module-worker"),
+		"worker":                 e.ref("ModuleWorker", "module-worker"),
 	}
-	queueVia := relationVia("AtLeastOnceQueue", iface("edge.queue"))
-	return build(formSpec{
+	queueVia := e.relationVia("AtLeastOnceQueue", iface("edge.queue"))
+	return e.build(formSpec{
 		kind: "QueueConsumer", dir: "queue-consumer", role: "attachment",
 		title: "Queue Consumer (batch consumer attachment)",
 		description: "Connects one Module Worker to one At-Least-Once Queue as its batch consumer: the worker's queue " +
@@ -182,7 +182,7 @@ func queueConsumer() Form {
 		desiredTitle: "Desired fields of a Queue Consumer",
 		properties: M{
 			"queue": about(queueVia, "The queue this consumer drains; changing it replaces the attachment."),
-			"worker": runtimeWorker("The Module Worker whose queue handler receives the batches; changing it " +
+			"worker": e.runtimeWorker("The Module Worker whose queue handler receives the batches; changing it " +
 				"replaces the attachment."),
 			"maxBatchSize": about(integer(1, 100), "Most messages delivered in a single batch."),
 			"maxBatchTimeoutSeconds": about(integer(0, 60),

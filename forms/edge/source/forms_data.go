@@ -4,8 +4,8 @@ package source
 // ObjectBucket, SQLiteDatabase, AtLeastOnceQueue.
 
 // fieldless is an identity Form with no desired field providing one Interface.
-func fieldless(kind, dir, title, name, description string, provides InterfaceRef) Form {
-	return build(formSpec{
+func (e Edition) fieldless(kind, dir, title, name, description string, provides InterfaceRef) Form {
+	return e.build(formSpec{
 		kind: kind, dir: dir, role: "identity",
 		title:        title,
 		description:  description,
@@ -17,8 +17,8 @@ func fieldless(kind, dir, title, name, description string, provides InterfaceRef
 	})
 }
 
-func edgeKVNamespace() Form {
-	return fieldless("EdgeKVNamespace", "edge-kv-namespace", "Edge KV Namespace (eventually consistent bytes)",
+func (e Edition) edgeKVNamespace() Form {
+	return e.fieldless("EdgeKVNamespace", "edge-kv-namespace", "Edge KV Namespace (eventually consistent bytes)",
 		"an Edge KV Namespace",
 		"A globally replicated key/value namespace holding opaque BYTES with eventual consistency, exactly as the "+
 			"edge.kv Interface defines it. Eventual consistency is what this Form means, not a setting: a store that "+
@@ -28,8 +28,8 @@ func edgeKVNamespace() Form {
 		iface("edge.kv"))
 }
 
-func objectBucket() Form {
-	return fieldless("ObjectBucket", "object-bucket", "Object Bucket (strongly consistent object store)",
+func (e Edition) objectBucket() Form {
+	return e.fieldless("ObjectBucket", "object-bucket", "Object Bucket (strongly consistent object store)",
 		"an Object Bucket",
 		"An object store with a flat namespace, strong read-after-write consistency, streaming bodies, ranged and "+
 			"conditional reads, and multipart upload, exactly as the edge.objects Interface defines it. An object "+
@@ -39,8 +39,19 @@ func objectBucket() Form {
 		iface("edge.objects"))
 }
 
-func sqliteDatabase() Form {
-	return fieldless("SQLiteDatabase", "sqlite-database", "SQLite Database (serializable, tagged values)",
+func (e Edition) sqliteDatabase() Form {
+	if e.beta {
+		return e.fieldless("SQLiteDatabase", "sqlite-database", "SQLite Database (serializable, schema by migration)",
+			"a SQLite Database",
+			"An embedded SQLite database with serializable transactions, exactly as the edge.sql Interface "+
+				"defines it. SQLite semantics are the identity of this Form: a database whose SQL, typing or "+
+				"isolation behaves differently is another Form, never an engine setting. Runtime SQL reads and "+
+				"writes rows but can never change the schema; the schema changes only when a "+
+				"SQLiteMigrationApplication applies a SQLite Migration Set, recorded in the database's migration "+
+				"ledger (decision 0034).",
+			iface("edge.sql"))
+	}
+	return e.fieldless("SQLiteDatabase", "sqlite-database", "SQLite Database (serializable, tagged values)",
 		"a SQLite Database",
 		"An embedded SQLite database with serializable transactions and TAGGED values, exactly as the edge.sql "+
 			"Interface defines it. SQLite semantics are the identity of this Form: a database whose SQL, typing or "+
@@ -50,9 +61,9 @@ func sqliteDatabase() Form {
 		iface("edge.sql"))
 }
 
-func atLeastOnceQueue() Form {
+func (e Edition) atLeastOnceQueue() Form {
 	canonical := M{"deliveryDelaySeconds": 0, "messageRetentionSeconds": 345600}
-	return build(formSpec{
+	return e.build(formSpec{
 		kind: "AtLeastOnceQueue", dir: "at-least-once-queue", role: "identity",
 		title: "At-Least-Once Queue (unordered)",
 		description: "A message queue that delivers at least once and promises no ordering, exactly as the " +

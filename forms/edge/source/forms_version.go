@@ -50,36 +50,43 @@ func jsonValueDefs() M {
 
 // bindingList is a binding-list property: instances {name, resource} whose
 // resource must provide the Binding's target Interface (spec/host-api-v1alpha3.md §7.3).
-func bindingList(b BindingRef, targetKind string, target InterfaceRef, description string) M {
+func (e Edition) bindingList(b BindingRef, targetKind string, target InterfaceRef, description string) M {
 	item := closed(M{
 		"name":     with(M{"type": "string", "maxLength": 64}, "pattern", bindingNameGrammar),
-		"resource": relationVia(targetKind, target),
+		"resource": e.relationVia(targetKind, target),
 	}, "name", "resource")
 	return about(array(item,
 		"default", []any{}, "maxItems", 64, "uniqueItems", true, "x-takoform-binding", b.Name), description)
 }
 
-func bindingInstance(name, kind, target string) []any {
-	return []any{M{"name": name, "resource": ref(kind, target)}}
+func (e Edition) bindingInstance(name, kind, target string) []any {
+	return []any{M{"name": name, "resource": e.ref(kind, target)}}
 }
 
-func workerVersion() Form {
+func (e Edition) workerVersion() Form {
 	canonical := M{
-		"bucketBindings":        bindingInstance("MEDIA", "ObjectBucket", "object-bucket"),
-		"bundle":                ref("WorkerBundle", "worker-bundle"),
+		"bucketBindings":        e.bindingInstance("MEDIA", "ObjectBucket", "object-bucket"),
+		"bundle":                e.ref("WorkerBundle", "worker-bundle"),
 		"handlers":              list("fetch"),
-		"kvBindings":            bindingInstance("CACHE", "EdgeKVNamespace", "edge-kv-namespace"),
-		"queueProducerBindings": bindingInstance("EVENTS", "AtLeastOnceQueue", "at-least-once-queue"),
+		"kvBindings":            e.bindingInstance("CACHE", "EdgeKVNamespace", "edge-kv-namespace"),
+		"queueProducerBindings": e.bindingInstance("EVENTS", "AtLeastOnceQueue", "at-least-once-queue"),
 		"requiredSensitiveVars": list("API_SIGNING_TOKEN_NAME"),
-		"serviceBindings":       bindingInstance("AUTH", "ModuleWorker", "auth-worker"),
-		"sqliteBindings":        bindingInstance("DB", "SQLiteDatabase", "sqlite-database"),
+		"serviceBindings":       e.bindingInstance("AUTH", "ModuleWorker", "auth-worker"),
+		"sqliteBindings":        e.bindingInstance("DB", "SQLiteDatabase", "sqlite-database"),
 		"vars":                  M{"LOG_LEVEL": "info"},
-		"worker":                ref("ModuleWorker", "module-worker"),
+		"worker":                e.ref("ModuleWorker", "module-worker"),
+	}
+	if e.beta {
+		canonical["assets"] = M{
+			"bundle":           e.ref("StaticAssetBundle", "static-asset-bundle"),
+			"notFoundHandling": "single_page_application",
+			"runWorkerFirst":   true,
+		}
 	}
 	badBindingName := func(field, kind string) negative {
-		return negative{kebab(field) + "-binding-name", set(canonical, bindingInstance("1binding", kind, "example-target"), field)}
+		return negative{kebab(field) + "-binding-name", set(canonical, e.bindingInstance("1binding", kind, "example-target"), field)}
 	}
-	return build(formSpec{
+	spec := formSpec{
 		kind: "WorkerVersion", dir: "worker-version", role: "revision",
 		title: "Worker Version (executable snapshot)",
 		description: "An immutable, runnable snapshot of one Module Worker: a bundle, the handlers its module exports, " +
@@ -90,9 +97,9 @@ func workerVersion() Form {
 		desiredTitle: "Desired fields of a Worker Version",
 		defs:         jsonValueDefs(),
 		properties: M{
-			"worker": about(relationVia("ModuleWorker", iface("worker.runtime")),
+			"worker": about(e.relationVia("ModuleWorker", iface("worker.runtime")),
 				"The Module Worker identity that owns this version."),
-			"bundle": about(relationTo("WorkerBundle"),
+			"bundle": about(e.relationTo("WorkerBundle"),
 				"The Worker Bundle holding the exact module bytes this version runs."),
 			"handlers": about(array(choice("fetch", "scheduled", "queue"), "minItems", 1, "uniqueItems", true),
 				"Event handlers the module exports, drawn from the closed vocabulary of the worker.runtime@1.0.0 "+
@@ -111,19 +118,19 @@ func workerVersion() Form {
 				"Names of sensitive values the host must supply to this version out of band. Only the names are "+
 					"portable state; the values travel through each host's own sealed channel. When omitted, no "+
 					"sensitive value is required."),
-			"kvBindings": bindingList(binding("module-worker.edge-kv"), "EdgeKVNamespace", iface("edge.kv"),
+			"kvBindings": e.bindingList(binding("module-worker.edge-kv"), "EdgeKVNamespace", iface("edge.kv"),
 				"module-worker.edge-kv bindings exposing the edge.kv API under JavaScript identifier names. When "+
 					"omitted, the version has no such binding."),
-			"bucketBindings": bindingList(binding("module-worker.object-bucket"), "ObjectBucket", iface("edge.objects"),
+			"bucketBindings": e.bindingList(binding("module-worker.object-bucket"), "ObjectBucket", iface("edge.objects"),
 				"module-worker.object-bucket bindings exposing the edge.objects API. When omitted, the version has "+
 					"no such binding."),
-			"sqliteBindings": bindingList(binding("module-worker.sqlite"), "SQLiteDatabase", iface("edge.sql"),
+			"sqliteBindings": e.bindingList(binding("module-worker.sqlite"), "SQLiteDatabase", iface("edge.sql"),
 				"module-worker.sqlite bindings exposing the edge.sql API. When omitted, the version has no such "+
 					"binding."),
-			"queueProducerBindings": bindingList(binding("module-worker.queue-producer"), "AtLeastOnceQueue", iface("edge.queue"),
+			"queueProducerBindings": e.bindingList(binding("module-worker.queue-producer"), "AtLeastOnceQueue", iface("edge.queue"),
 				"module-worker.queue-producer bindings exposing only send and sendBatch. When omitted, the version "+
 					"has no such binding."),
-			"serviceBindings": bindingList(binding("module-worker.service"), "ModuleWorker", iface("worker.service"),
+			"serviceBindings": e.bindingList(binding("module-worker.service"), "ModuleWorker", iface("worker.service"),
 				"module-worker.service bindings exposing the worker.service fetch operation toward another Module "+
 					"Worker. When omitted, the version has no such binding."),
 		},
@@ -151,5 +158,40 @@ func workerVersion() Form {
 			badBindingName("queueProducerBindings", "AtLeastOnceQueue"),
 			badBindingName("serviceBindings", "ModuleWorker"),
 		},
-	})
+	}
+	if e.beta {
+		e.addAssets(&spec)
+	}
+	return e.build(spec)
+}
+
+// addAssets adds the optional closed assets attachment of the v1beta1
+// WorkerVersion (spec/lane-v1beta1.md §6.4): immutable, and refused with a
+// notFoundHandling outside its closed vocabulary.
+func (e Edition) addAssets(spec *formSpec) {
+	spec.properties["assets"] = about(closed(M{
+		"bundle": about(e.relationTo("StaticAssetBundle"),
+			"The Static Asset Bundle whose manifest lists the files this version serves."),
+		"runWorkerFirst": about(boolean(),
+			"Serving order. false: the asset lookup runs first and fetch is invoked only when it misses. true: "+
+				"fetch runs first and the lookup is tried only when fetch answered 404."),
+		"notFoundHandling": about(choice("none", "single_page_application"),
+			"What a missing path does. none: a missing path is a miss. single_page_application: a missing path "+
+				"is answered with the bundle's index.html, and a bundle without index.html is refused before "+
+				"this version is stored."),
+	}, "bundle", "notFoundHandling", "runWorkerFirst"),
+		"Static files served beside this version. When omitted, the host performs no asset lookup at all. "+
+			"When present, all three members are required. An asset answer wins over the worker's; when both "+
+			"miss, the worker's 404 stands. Attaching a bundle grants the module no runtime binding and never "+
+			"changes the bundle.")
+	spec.immutable = append([]string{"/assets"}, spec.immutable...)
+	// reject-assets follows reject-bundle, as in the public family's order.
+	var negatives []negative
+	for _, n := range spec.negatives {
+		negatives = append(negatives, n)
+		if n.suffix == "bundle" {
+			negatives = append(negatives, negative{"assets", set(spec.canonical, "backend_default", "assets", "notFoundHandling")})
+		}
+	}
+	spec.negatives = negatives
 }

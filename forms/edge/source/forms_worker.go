@@ -2,8 +2,8 @@ package source
 
 // ModuleWorker, WorkerBundle and WorkerDeployment (spec/host-api-v1alpha3.md §6.3).
 
-func moduleWorker() Form {
-	return build(formSpec{
+func (e Edition) moduleWorker() Form {
+	return e.build(formSpec{
 		kind: "ModuleWorker", dir: "module-worker", role: "identity",
 		title: "Module Worker identity",
 		description: "The durable, named identity of a single ES-module worker application. Its runtime ABI is part of " +
@@ -22,10 +22,10 @@ func moduleWorker() Form {
 	})
 }
 
-func workerBundle() Form {
+func (e Edition) workerBundle() Form {
 	// Fixture data: an example committed manifest digest, not a document digest.
 	canonical := M{"manifestDigest": "sha256:6a5cbf24f5d0c86479ae13b9d1731a626a1729f01aef65403c5c8ac82ed85f43"}
-	return build(formSpec{
+	return e.build(formSpec{
 		kind: "WorkerBundle", dir: "worker-bundle", role: "revision",
 		title: "Worker Bundle (immutable module set)",
 		description: "An immutable, content-addressed set of modules produced by one worker build. It is identified by " +
@@ -52,12 +52,12 @@ func workerBundle() Form {
 	})
 }
 
-func workerDeployment() Form {
+func (e Edition) workerDeployment() Form {
 	canonical := M{
-		"versions": []any{M{"weight": 10000, "workerVersion": ref("WorkerVersion", "worker-version")}},
-		"worker":   ref("ModuleWorker", "module-worker"),
+		"versions": []any{M{"weight": 10000, "workerVersion": e.ref("WorkerVersion", "worker-version")}},
+		"worker":   e.ref("ModuleWorker", "module-worker"),
 	}
-	return build(formSpec{
+	return e.build(formSpec{
 		kind: "WorkerDeployment", dir: "worker-deployment", role: "deployment",
 		title: "Worker Deployment (traffic split)",
 		description: "Chooses which Worker Versions of a single Module Worker receive traffic, and how much each " +
@@ -69,12 +69,12 @@ func workerDeployment() Form {
 			"versions": about(array(
 				closed(M{
 					"weight":        about(integer(1, 10000), "Share of traffic in basis points, from 1 to 10000."),
-					"workerVersion": about(relationTo("WorkerVersion"), "The Worker Version that receives this share."),
+					"workerVersion": about(e.relationTo("WorkerVersion"), "The Worker Version that receives this share."),
 				}, "weight", "workerVersion"),
 				"minItems", 1, "maxItems", 8, "uniqueItems", true),
 				"The Worker Versions currently serving, each with its traffic weight in basis points; the weights "+
 					"must total exactly 10000."),
-			"worker": about(relationTo("ModuleWorker"), "The Module Worker whose traffic this deployment controls."),
+			"worker": about(e.relationTo("ModuleWorker"), "The Module Worker whose traffic this deployment controls."),
 		},
 		required:  []string{"versions", "worker"},
 		immutable: []string{"/worker"},

@@ -2,8 +2,8 @@ package source
 
 // edge.kv@1.0.0 (spec/host-api-v1alpha3.md §7.1).
 
-func edgeKV() Interface {
-	key := text(1, 512)
+func (e Edition) edgeKV() Interface {
+	key := text(1, e.kvKeyBytes())
 	value := encodedBytes(34952536)
 	metadata := stringMap(256, 8192, 64)
 	byKey := closed(M{"key": key}, "key")
@@ -15,8 +15,7 @@ func edgeKV() Interface {
 			"the DECODED length; the maxLength on data is only the structural ceiling of that encoding, not the "+
 			"limit. A put whose decoded value is longer than maxValueBytes fails with value_too_large, and one whose "+
 			"data is not valid base64 fails with invalid_value. A key is a UTF-8 string and maxKeyBytes limits the "+
-			"length of its UTF-8 ENCODING: a key of 512 astral characters is 2048 bytes and fails with invalid_key "+
-			"although it has only 512 code points. Metadata is a map of text, never bytes and never secret; "+
+			"length of its UTF-8 ENCODING: "+astralKeyExample(e.kvKeyBytes())+" Metadata is a map of text, never bytes and never secret; "+
 			"maxMetadataBytes limits the UTF-8 encoding of its canonical JSON, and going over fails with "+
 			"metadata_too_large. Eventual consistency is the identity of this contract, not an option a host "+
 			"picks. Reads are served by the nearest replica, so until replication converges a read that follows a "+
@@ -69,7 +68,7 @@ func edgeKV() Interface {
 					"back unchanged. Cursors are opaque, and one the host did not issue fails with invalid_cursor. "+
 					"The listing is eventually consistent like every read: a key written a moment ago may be "+
 					"missing, and a key deleted a moment ago may still appear.",
-				closed(M{"cursor": text(1, 4096), "limit": integer(1, 1000), "prefix": textMax(512)}),
+				closed(M{"cursor": text(1, 4096), "limit": integer(1, 1000), "prefix": textMax(e.kvKeyBytes())}),
 				closed(M{
 					"cursor":       text(1, 4096),
 					"keys":         array(closed(M{"name": key}, "name"), "maxItems", 1000),
@@ -78,7 +77,7 @@ func edgeKV() Interface {
 				errs("invalid_cursor", "backend_unavailable"), idempotent),
 		},
 		M{"consistency": "eventual", "pagination": "cursor"},
-		M{"maxKeyBytes": 512, "maxListPageKeys": 1000, "maxMetadataBytes": 1024, "maxValueBytes": 26214400},
+		M{"maxKeyBytes": e.kvKeyBytes(), "maxListPageKeys": 1000, "maxMetadataBytes": 1024, "maxValueBytes": 26214400},
 		[]any{
 			fixture("put-accepted",
 				step("put", M{"key": "greeting", "value": M{"data": "aGVsbG8=", "encoding": "base64"}})),

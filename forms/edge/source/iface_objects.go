@@ -4,8 +4,8 @@ package source
 
 const maxObjectBytes = 5368709120 // 5 GiB
 
-func edgeObjects() Interface {
-	key := text(1, 1024)
+func (e Edition) edgeObjects() Interface {
+	key := text(1, e.objectKeyBytes())
 	etag := text(1, 256)
 	contentType := text(1, 256)
 	size := integer(0, maxObjectBytes)
@@ -91,7 +91,7 @@ func edgeObjects() Interface {
 					"With a delimiter, every key whose remainder after the prefix contains the delimiter is "+
 					"collapsed into prefixes and left out of objects. The listing observes every put and delete that "+
 					"has already resolved.",
-				closed(M{"cursor": text(1, 4096), "delimiter": text(1, 16), "limit": integer(1, 1000), "prefix": textMax(1024)}),
+				closed(M{"cursor": text(1, 4096), "delimiter": text(1, 16), "limit": integer(1, 1000), "prefix": textMax(e.objectKeyBytes())}),
 				closed(M{
 					"cursor": text(1, 4096),
 					"objects": array(closed(M{"etag": etag, "key": key, "size": size, "uploadedAtMillis": integerFrom(0)},
@@ -144,7 +144,7 @@ func edgeObjects() Interface {
 		},
 		M{"consistency": "read_after_write", "pagination": "cursor"},
 		M{
-			"maxKeyBytes": 1024, "maxListPageObjects": 1000, "maxMultipartParts": 10000,
+			"maxKeyBytes": e.objectKeyBytes(), "maxListPageObjects": 1000, "maxMultipartParts": 10000,
 			"maxObjectBytes": maxObjectBytes, "maxSinglePutBytes": 314572800,
 		},
 		[]any{

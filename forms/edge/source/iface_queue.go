@@ -2,10 +2,12 @@ package source
 
 // edge.queue@1.0.0 (spec/host-api-v1alpha3.md §7.1).
 
-func queueMessageBody() M { return encodedBytes(174764) }
+// queueMessageBody is a message body: encoded bytes whose data ceiling is
+// the base64 length of maxMessageBytes.
+func (e Edition) queueMessageBody() M { return encodedBytes(base64Len(e.queueMessageBytes())) }
 
-func edgeQueue() Interface {
-	body := queueMessageBody()
+func (e Edition) edgeQueue() Interface {
+	body := e.queueMessageBody()
 	delay := integer(0, 43200)
 	id := text(1, 256)
 	message := closed(M{"body": body, "delaySeconds": delay}, "body")
@@ -79,7 +81,7 @@ func edgeQueue() Interface {
 				closed(M{"batchId": id, "delaySeconds": delay}, "batchId"), empty(), settleAll, notIdempotent),
 		},
 		M{"consistency": "eventual", "delivery": "at_least_once", "ordering": "none"},
-		M{"maxBatchMessages": 100, "maxDelaySeconds": 43200, "maxMessageBytes": 131072},
+		M{"maxBatchMessages": 100, "maxDelaySeconds": 43200, "maxMessageBytes": e.queueMessageBytes()},
 		[]any{
 			fixture("send-accepted",
 				step("send", M{"body": M{"data": "eyJldmVudCI6InVzZXIuY3JlYXRlZCJ9", "encoding": "base64"}})),

@@ -2,7 +2,7 @@ package source
 
 // worker.runtime@1.0.0 (spec/host-api-v1alpha3.md §7.1): the ES Module Worker runtime ABI.
 
-func workerRuntime() Interface {
+func (e Edition) workerRuntime() Interface {
 	handlers := array(choice("fetch", "scheduled", "queue"), "maxItems", 3, "uniqueItems", true)
 	moduleName := text(1, 1024)
 	module := func(mediaTypes ...string) M {
@@ -123,7 +123,7 @@ func workerRuntime() Interface {
 				closed(M{
 					"batchId": text(1, 256),
 					"messages": array(closed(M{
-						"attempts": integerFrom(1), "body": queueMessageBody(),
+						"attempts": integerFrom(1), "body": e.queueMessageBody(),
 						"id": text(1, 256), "timestampMillis": integerFrom(0),
 					}, "attempts", "body", "id", "timestampMillis"), "minItems", 1, "maxItems", 100),
 					"queue": text(1, 63),
@@ -145,7 +145,7 @@ func workerRuntime() Interface {
 		M{"consistency": "read_after_write", "delivery": "at_least_once", "ordering": "none"},
 		M{
 			"maxEnvironmentEntries": 256, "maxModulesPerBundleSet": 512, "maxQueueBatchMessages": 100,
-			"maxQueueMessageBytes": 131072, "maxRequestBytes": 104857600, "maxWaitUntilTasks": 32,
+			"maxQueueMessageBytes": e.queueMessageBytes(), "maxRequestBytes": 104857600, "maxWaitUntilTasks": 32,
 		},
 		[]any{
 			fixture("declared-handler-must-be-exported",

@@ -1,6 +1,7 @@
 package source
 
-// edge.sql@1.0.0 (spec/host-api-v1alpha3.md §7.1).
+// edge.sql@1.0.0 of lane v1alpha3 (spec/host-api-v1alpha3.md §7.1); lane
+// v1beta1 re-specifies it in iface_sql_v1beta1.go.
 
 // sqlValue is one tagged SQLite value: one of the five storage classes.
 func sqlValue() M {
@@ -26,7 +27,10 @@ func sqlStep(operation, sql string, params []any, kv ...any) M {
 	return step(operation, in, kv...)
 }
 
-func edgeSQL() Interface {
+func (e Edition) edgeSQL() Interface {
+	if e.beta {
+		return edgeSQLUntagged()
+	}
 	decimal := with(textMax(20), "pattern", "^(?:0|-?[1-9][0-9]{0,18})$")
 	statement := closed(M{"params": array(sqlValue(), "maxItems", 100), "sql": text(1, 100000)}, "sql")
 	row := M{"type": "object", "additionalProperties": sqlValue(), "maxProperties": 256, "propertyNames": textMax(128)}

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -44,9 +45,75 @@ import (
 // workerd outside the isolate.
 const BindingHeader = "Takoform-Binding"
 
-// EdgeAPIVersion is the group whose data Forms the gateway serves: the
-// v1alpha1 family (spec/runtime-v1.md §0.2).
-const EdgeAPIVersion = "edge.forms.takoform.com/v1alpha1"
+// The gateway serves the data Forms of both Edge groups (forms/edge.IsGroup;
+// spec/runtime-v1.md §0.2, spec/lane-v1beta1.md §7.1), each under its own
+// family's contract: a binding's limits are those of the group of the
+// resource it names (limitsOf). SQLiteDatabase is served for
+// edge.forms.takoform.com/v1alpha1 only: the v1beta1 edge.sql (untagged
+// values, one statement per call, no schema change at runtime) is not
+// built, so a binding to a v1beta1 database is refused.
+
+// The limits lane v1beta1 moved (spec/lane-v1beta1.md §7.1); every other
+// binding limit is the same in both groups.
+const (
+	MaxKVKeyBytesV1beta1        = 467
+	MaxObjectKeyBytesV1beta1    = 979
+	MaxQueueMessageBytesV1beta1 = 127000
+)
+
+// groupLimits are the limits in which the two groups' contracts differ.
+type groupLimits struct {
+	kvKeyBytes        int // edge.kv maxKeyBytes, also the prefix's characters
+	objectKeyBytes    int // edge.objects maxKeyBytes, also the prefix's bytes
+	queueMessageBytes int // edge.queue maxMessageBytes
+}
+
+// limitsOf is the limits of the Edge group; any other group (a UID that
+// names no resource, which the binding check refuses) gets v1alpha1's.
+func limitsOf(group string) groupLimits {
+	if group == edge.GroupV1beta1 {
+		return groupLimits{MaxKVKeyBytesV1beta1, MaxObjectKeyBytesV1beta1, MaxQueueMessageBytesV1beta1}
+	}
+	return groupLimits{MaxKVKeyBytes, MaxObjectKeyBytes, MaxQueueMessageBytes}
+}
+
+// servesKind reports whether the gateway serves kind for a resource of
+// group: every data kind of both Edge groups but the v1beta1 SQLiteDatabase.
+func servesKind(group, kind string) bool {
+	return edge.IsGroup(group) && (kind != KindSQL || group == edge.GroupV1alpha1)
+}
+
+// limitsFor is the limits of the group of the resource uid names, read
+// before the request's transaction to check its arguments. A UID names one
+// resource, of one group, for its whole life, so the group is cached; a
+// UID that names no resource gets v1alpha1's limits and is refused by the
+// binding check inside the transaction.
+func (g *Gateway) limitsFor(ctx context.Context, uid string) (groupLimits, error) {
+	if cached, ok := g.groups.Load(uid); ok {
+		if group, ok := cached.(string); ok {
+			return limitsOf(group), nil
+		}
+	}
+	var group string
+	err := g.store.View(ctx, func(tx store.Tx) error {
+		res, err := tx.ResourceByUID(uid)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		group = res.APIVersion
+		return nil
+	})
+	if err != nil {
+		return groupLimits{}, unavailable(err)
+	}
+	if group != "" {
+		g.groups.Store(uid, group)
+	}
+	return limitsOf(group), nil
+}
 
 // The Form kinds behind each route (forms/edge).
 const (
@@ -85,6 +152,8 @@ type Gateway struct {
 	cursorKey []byte // kvCursorKey
 
 	sql sqlFiles
+
+	groups sync.Map // resource UID → its Form group (limitsFor)
 }
 
 // Option configures a Gateway.
@@ -235,6 +304,12 @@ func (g *Gateway) delivered(err error) {
 // resource it may reach; the reason goes to the host's log only.
 var errBindingRefused = errorf(http.StatusForbidden, "backend_unavailable", "this binding names no live resource of its kind in this tenant")
 
+// errContractNotServed refuses a binding to a v1beta1 SQLiteDatabase
+// (servesKind).
+var errContractNotServed = errorf(http.StatusNotImplemented, "backend_unavailable",
+	"this host's data plane does not serve the edge.sql contract of %s yet (untagged values, one statement per call); bind a SQLiteDatabase of %s, or run this worker on a host that serves it",
+	edge.GroupV1beta1, edge.GroupV1alpha1)
+
 // bindingUID returns the one UID workerd injected, or a refusal.
 func (g *Gateway) bindingUID(r *http.Request, tenant, kind string) (string, *Error) {
 	vals := r.Header.Values(BindingHeader)
@@ -262,7 +337,11 @@ func (g *Gateway) resolve(tx store.Tx, tenant, kind, uid string) (*store.Resourc
 		return nil, errBindingRefused
 	case err != nil:
 		return nil, unavailable(err)
-	case res.Tenant != tenant || res.Kind != kind || res.APIVersion != EdgeAPIVersion:
+	case res.Tenant == tenant && res.Kind == kind && edge.IsGroup(res.APIVersion) && !servesKind(res.APIVersion, kind):
+		g.log.Warn("gateway: request refused: the binding's contract is not served by this data plane",
+			"tenant", tenant, "kind", kind, "uid", uid, "resourceGroup", res.APIVersion)
+		return nil, errContractNotServed
+	case res.Tenant != tenant || res.Kind != kind || !servesKind(res.APIVersion, kind):
 		g.log.Warn("gateway: request refused: binding names a resource of another tenant or kind",
 			"tenant", tenant, "kind", kind, "uid", uid, "resourceTenant", res.Tenant, "resourceKind", res.Kind, "resourceGroup", res.APIVersion)
 		return nil, errBindingRefused
@@ -328,7 +407,7 @@ func (g *Gateway) live(ctx context.Context, uid, kind string) (bool, error) {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
-		live = err == nil && res.Kind == kind && res.APIVersion == EdgeAPIVersion
+		live = err == nil && res.Kind == kind && edge.IsGroup(res.APIVersion)
 		return err
 	})
 	return live, err

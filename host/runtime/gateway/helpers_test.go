@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/runtime/gateway"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
@@ -30,10 +31,15 @@ type fixture struct {
 }
 
 func resource(tenant, kind, name, uid string) *store.Resource {
-	ref := form.FormRef{APIVersion: gateway.EdgeAPIVersion, Kind: kind, DefinitionVersion: "1.0.0",
+	return resourceIn(edge.GroupV1alpha1, tenant, kind, name, uid)
+}
+
+// resourceIn is a resource of the Edge group.
+func resourceIn(group, tenant, kind, name, uid string) *store.Resource {
+	ref := form.FormRef{APIVersion: group, Kind: kind, DefinitionVersion: "1.0.0",
 		SchemaDigest: "sha256:1111111111111111111111111111111111111111111111111111111111111111"}
 	return &store.Resource{
-		Key: store.Key{Tenant: tenant, Space: "prod", APIVersion: gateway.EdgeAPIVersion, Kind: kind, Name: name},
+		Key: store.Key{Tenant: tenant, Space: "prod", APIVersion: group, Kind: kind, Name: name},
 		UID: uid, FormRef: ref, Generation: 1, Revision: 1, Spec: []byte(`{}`),
 		SpecDigest: "sha256:2222222222222222222222222222222222222222222222222222222222222222",
 		Status:     []byte(`{}`), CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC(),

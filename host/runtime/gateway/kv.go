@@ -19,7 +19,8 @@ import (
 )
 
 // edge.kv limits of the v1alpha1 family, enforced exactly
-// (spec/runtime-v1.md §5.1, §6).
+// (spec/runtime-v1.md §5.1, §6); the v1beta1 group's key and prefix limit
+// is MaxKVKeyBytesV1beta1 (spec/lane-v1beta1.md §7.1).
 const (
 	MaxKVKeyBytes         = 512
 	MaxKVValueBytes       = 26214400
@@ -42,45 +43,52 @@ type kvHandler struct {
 	tenant string
 }
 
-// checkKey applies the key rule: 1..512 bytes of well-formed UTF-8 (a
-// lone surrogate cannot be UTF-8, so it fails here too).
-func checkKey(k string) *Error {
+// checkKey applies the key rule: 1..maxBytes (512, or 467 in the v1beta1
+// group) bytes of well-formed UTF-8 (a lone surrogate cannot be UTF-8, so
+// it fails here too).
+func checkKey(k string, maxBytes int) *Error {
 	switch {
 	case k == "":
-		return errorf(http.StatusBadRequest, "invalid_key", "a key is 1 to %d UTF-8 bytes; this one is empty", MaxKVKeyBytes)
+		return errorf(http.StatusBadRequest, "invalid_key", "a key is 1 to %d UTF-8 bytes; this one is empty", maxBytes)
 	case !utf8.ValidString(k):
 		return errorf(http.StatusBadRequest, "invalid_key", "a key is a well-formed Unicode string; this one holds a lone surrogate or bytes that are not UTF-8")
-	case len(k) > MaxKVKeyBytes:
-		return errorf(http.StatusBadRequest, "invalid_key", "a key is at most %d UTF-8 bytes; this one has %d", MaxKVKeyBytes, len(k))
+	case len(k) > maxBytes:
+		return errorf(http.StatusBadRequest, "invalid_key", "a key is at most %d UTF-8 bytes; this one has %d", maxBytes, len(k))
 	}
 	return nil
 }
 
-func queryKey(r *http.Request) (string, *Error) {
+func queryKey(r *http.Request, l groupLimits) (string, *Error) {
 	q := r.URL.Query()
 	if len(q["key"]) != 1 {
 		return "", invalidArgument("exactly one key query parameter is required")
 	}
 	k := q.Get("key")
-	return k, checkKey(k)
+	return k, checkKey(k, l.kvKeyBytes)
 }
 
-// begin reads the binding UID; the store transaction checks it.
-func (h *kvHandler) begin(w http.ResponseWriter, r *http.Request) (string, bool) {
+// begin reads the binding UID and the limits of its group; the store
+// transaction checks the binding.
+func (h *kvHandler) begin(w http.ResponseWriter, r *http.Request) (string, groupLimits, bool) {
 	uid, e := h.g.bindingUID(r, h.tenant, KindKV)
 	if e != nil {
 		h.g.writeError(w, e)
-		return "", false
+		return "", groupLimits{}, false
 	}
-	return uid, true
+	l, err := h.g.limitsFor(r.Context(), uid)
+	if err != nil {
+		h.g.fail(w, r, h.tenant, err)
+		return "", groupLimits{}, false
+	}
+	return uid, l, true
 }
 
 func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
-	uid, ok := h.begin(w, r)
+	uid, l, ok := h.begin(w, r)
 	if !ok {
 		return
 	}
-	key, e := queryKey(r)
+	key, e := queryKey(r, l)
 	if e != nil {
 		h.g.writeError(w, e)
 		return
@@ -115,11 +123,11 @@ func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *kvHandler) put(w http.ResponseWriter, r *http.Request) {
-	uid, ok := h.begin(w, r)
+	uid, l, ok := h.begin(w, r)
 	if !ok {
 		return
 	}
-	key, e := queryKey(r)
+	key, e := queryKey(r, l)
 	if e != nil {
 		h.g.writeError(w, e)
 		return
@@ -229,11 +237,11 @@ func parseMetadata(vals []string) ([]byte, *Error) {
 }
 
 func (h *kvHandler) del(w http.ResponseWriter, r *http.Request) {
-	uid, ok := h.begin(w, r)
+	uid, l, ok := h.begin(w, r)
 	if !ok {
 		return
 	}
-	key, e := queryKey(r)
+	key, e := queryKey(r, l)
 	if e != nil {
 		h.g.writeError(w, e)
 		return
@@ -262,7 +270,7 @@ type kvName struct {
 }
 
 func (h *kvHandler) list(w http.ResponseWriter, r *http.Request) {
-	uid, ok := h.begin(w, r)
+	uid, l, ok := h.begin(w, r)
 	if !ok {
 		return
 	}
@@ -274,8 +282,8 @@ func (h *kvHandler) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	prefix := q.Get("prefix")
-	if !utf8.ValidString(prefix) || utf8.RuneCountInString(prefix) > MaxKVPrefixChars {
-		h.g.writeError(w, invalidArgument("prefix is a well-formed string of at most %d characters", MaxKVPrefixChars))
+	if !utf8.ValidString(prefix) || utf8.RuneCountInString(prefix) > min(MaxKVPrefixChars, l.kvKeyBytes) {
+		h.g.writeError(w, invalidArgument("prefix is a well-formed string of at most %d characters", min(MaxKVPrefixChars, l.kvKeyBytes)))
 		return
 	}
 	limit := MaxKVListLimit

@@ -163,14 +163,16 @@ type objectHandler struct {
 	tenant string
 }
 
-func checkObjectKey(k string) *Error {
+// checkObjectKey applies the key rule: 1..maxBytes (1024, or 979 in the
+// v1beta1 group) bytes of well-formed UTF-8.
+func checkObjectKey(k string, maxBytes int) *Error {
 	switch {
 	case k == "":
-		return errorf(http.StatusBadRequest, "invalid_key", "an object key is 1 to %d UTF-8 bytes; this one is empty", MaxObjectKeyBytes)
+		return errorf(http.StatusBadRequest, "invalid_key", "an object key is 1 to %d UTF-8 bytes; this one is empty", maxBytes)
 	case !utf8.ValidString(k):
 		return errorf(http.StatusBadRequest, "invalid_key", "an object key is a well-formed Unicode string; this one holds a lone surrogate or bytes that are not UTF-8")
-	case len(k) > MaxObjectKeyBytes:
-		return errorf(http.StatusBadRequest, "invalid_key", "an object key is at most %d UTF-8 bytes; this one has %d", MaxObjectKeyBytes, len(k))
+	case len(k) > maxBytes:
+		return errorf(http.StatusBadRequest, "invalid_key", "an object key is at most %d UTF-8 bytes; this one has %d", maxBytes, len(k))
 	}
 	return nil
 }
@@ -191,12 +193,21 @@ func (h *objectHandler) args(w http.ResponseWriter, r *http.Request, withKey boo
 		}
 		q[name] = vals[0]
 	}
+	l, err := h.g.limitsFor(r.Context(), uid)
+	if err != nil {
+		h.g.fail(w, r, h.tenant, err)
+		return "", "", nil, false
+	}
 	if withKey {
 		key = q["key"]
-		if e := checkObjectKey(key); e != nil {
+		if e := checkObjectKey(key, l.objectKeyBytes); e != nil {
 			h.g.writeError(w, e)
 			return "", "", nil, false
 		}
+	}
+	if prefix, has := q["prefix"]; has && (!utf8.ValidString(prefix) || len(prefix) > l.objectKeyBytes) {
+		h.g.writeError(w, invalidArgument("prefix is a well-formed string of at most %d UTF-8 bytes", l.objectKeyBytes))
+		return "", "", nil, false
 	}
 	return uid, key, q, true
 }
@@ -490,11 +501,7 @@ func (h *objectHandler) list(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	prefix, delim := q["prefix"], q["delimiter"]
-	if !utf8.ValidString(prefix) || len(prefix) > MaxObjectKeyBytes {
-		h.g.writeError(w, invalidArgument("prefix is a well-formed string of at most %d UTF-8 bytes", MaxObjectKeyBytes))
-		return
-	}
+	prefix, delim := q["prefix"], q["delimiter"] // args checked the prefix
 	if _, has := q["delimiter"]; has && (!utf8.ValidString(delim) || utf8.RuneCountInString(delim) < 1 || utf8.RuneCountInString(delim) > MaxObjectDelimiter) {
 		h.g.writeError(w, invalidArgument("delimiter is 1 to %d characters", MaxObjectDelimiter))
 		return

@@ -15,7 +15,8 @@ import (
 )
 
 // edge.queue producer limits of the v1alpha1 family, enforced exactly
-// (spec/runtime-v1.md §5.4, §6).
+// (spec/runtime-v1.md §5.4, §6); the v1beta1 group's message limit is
+// MaxQueueMessageBytesV1beta1 (spec/lane-v1beta1.md §7.1).
 const (
 	MaxQueueMessageBytes = 131072
 	MaxQueueBatch        = 100
@@ -163,6 +164,15 @@ func (h *queueHandler) store(r *http.Request, uid string, msgs []outgoing) ([]st
 		res, e := h.g.resolve(tx, h.tenant, KindQueue, uid)
 		if e != nil {
 			return e
+		}
+		// The bodies were held to v1alpha1's limit, the larger, before
+		// the transaction; a v1beta1 queue's is smaller.
+		limit := limitsOf(res.APIVersion).queueMessageBytes
+		for _, m := range msgs {
+			if len(m.body) > limit {
+				return errorf(http.StatusRequestEntityTooLarge, "message_too_large",
+					"a message body of a %s queue is at most %d bytes; this one has %d", res.APIVersion, limit, len(m.body))
+			}
 		}
 		var spec struct {
 			DeliveryDelaySeconds int64 `json:"deliveryDelaySeconds"`

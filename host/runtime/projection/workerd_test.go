@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/runtime/gateway"
 	"github.com/takoform/takoform/host/runtime/projection"
 	"github.com/takoform/takoform/host/store"
@@ -219,7 +220,7 @@ func startEngine(t *testing.T) *engine {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	ref := func(kind string) form.FormRef {
-		return form.FormRef{APIVersion: gateway.EdgeAPIVersion, Kind: kind, DefinitionVersion: "1.0.0",
+		return form.FormRef{APIVersion: edge.GroupV1alpha1, Kind: kind, DefinitionVersion: "1.0.0",
 			SchemaDigest: "sha256:1111111111111111111111111111111111111111111111111111111111111111"}
 	}
 	err = st.Update(context.Background(), func(tx store.Tx) error {
@@ -228,7 +229,7 @@ func startEngine(t *testing.T) *engine {
 			{"acme", gateway.KindQueue, "uid-q"}, {"acme", gateway.KindBucket, "uid-b"},
 		} {
 			if err := tx.CreateResource(&store.Resource{
-				Key: store.Key{Tenant: r.tenant, Space: "prod", APIVersion: gateway.EdgeAPIVersion, Kind: r.kind, Name: r.uid},
+				Key: store.Key{Tenant: r.tenant, Space: "prod", APIVersion: edge.GroupV1alpha1, Kind: r.kind, Name: r.uid},
 				UID: r.uid, FormRef: ref(r.kind), Generation: 1, Revision: 1, Spec: []byte(`{}`), Status: []byte(`{}`),
 				SpecDigest: "sha256:2222222222222222222222222222222222222222222222222222222222222222",
 				CreatedAt:  time.Unix(1, 0), UpdatedAt: time.Unix(1, 0),

@@ -1,5 +1,6 @@
 // Command gen writes internal/provider/equivalent_gen.go from the public
-// family beside the repository (../shared/reference/takoform-v1alpha3):
+// families beside the repository (../shared/reference/takoform-v1alpha3
+// and ../shared/reference/takoform-v1beta1):
 // `go generate ./internal/provider`.
 package main
 

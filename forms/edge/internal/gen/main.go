@@ -1,8 +1,10 @@
-// Command gen writes the Edge family tree (forms/edge/family) from
-// forms/edge/source. Run through `go generate ./forms/edge`.
+// Command gen writes the Edge family trees from forms/edge/source, one per
+// edition: forms/edge/family (edge.forms.takoform.com/v1alpha1) and
+// forms/edge/family-v1beta1 (edge.forms.takoform.com/v1beta1). Run through
+// `go generate ./forms/edge`.
 //
-// Usage: gen [-out DIR]; DIR defaults to "family" (relative to forms/edge).
-// Files under DIR that the generator no longer produces are removed.
+// Usage: gen [-root DIR]; DIR defaults to "." (forms/edge). Files under an
+// edition's directory that the generator no longer produces are removed.
 package main
 
 import (
@@ -14,19 +16,22 @@ import (
 	"sort"
 
 	"github.com/takoform/takoform/forms/edge/internal/gen/build"
+	"github.com/takoform/takoform/forms/edge/source"
 )
 
 func main() {
-	out := flag.String("out", "family", "output directory")
+	root := flag.String("root", ".", "directory holding the edition directories")
 	flag.Parse()
-	if err := run(*out); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
-		os.Exit(1)
+	for _, e := range source.Editions() {
+		if err := run(e, filepath.Join(*root, e.Dir)); err != nil {
+			fmt.Fprintf(os.Stderr, "gen %s: %v\n", e.Group, err)
+			os.Exit(1)
+		}
 	}
 }
 
-func run(out string) error {
-	files, err := build.Generate()
+func run(e source.Edition, out string) error {
+	files, err := build.Generate(e)
 	if err != nil {
 		return err
 	}

@@ -27,11 +27,11 @@ func interfaceKey(name, version string) string { return "interface:" + name + "@
 func bindingKey(name, version string) string   { return "binding:" + name + "@" + version }
 func formKey(kind string) string               { return "form:" + kind }
 
-// Generate returns every file of the family tree keyed by its slash path
-// relative to the family root. The result is deterministic.
-func Generate() (map[string][]byte, error) {
+// Generate returns every file of the edition's family tree keyed by its
+// slash path relative to the family root. The result is deterministic.
+func Generate(e source.Edition) (map[string][]byte, error) {
 	var nodes []*node
-	ifaces, binds, forms := source.Interfaces(), source.Bindings(), source.Forms()
+	ifaces, binds, forms := e.Interfaces(), e.Bindings(), e.Forms()
 	for _, i := range ifaces {
 		nodes = append(nodes, &node{key: interfaceKey(i.Name, i.Version), path: "interfaces/" + i.Name + "/definition.json", doc: i.Doc})
 	}
@@ -41,7 +41,7 @@ func Generate() (map[string][]byte, error) {
 	for _, f := range forms {
 		nodes = append(nodes, &node{key: formKey(f.Kind), path: "forms/" + f.Dir + "/definition.json", doc: f.Doc})
 	}
-	if err := checkIdentities(ifaces, binds, forms); err != nil {
+	if err := checkIdentities(e, ifaces, binds, forms); err != nil {
 		return nil, err
 	}
 	byKey := map[string]*node{}
@@ -107,7 +107,7 @@ func Generate() (map[string][]byte, error) {
 			files["forms/"+f.Dir+"/"+fx.Path] = data
 		}
 	}
-	index, err := familyIndex(ifaces, binds, forms, byKey)
+	index, err := familyIndex(e, ifaces, binds, forms, byKey)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func Generate() (map[string][]byte, error) {
 	return files, nil
 }
 
-func familyIndex(ifaces []source.Interface, binds []source.Binding, forms []source.Form, byKey map[string]*node) ([]byte, error) {
+func familyIndex(e source.Edition, ifaces []source.Interface, binds []source.Binding, forms []source.Form, byKey map[string]*node) ([]byte, error) {
 	var fe, ie, be []any
 	for _, f := range forms {
 		n := byKey[formKey(f.Kind)]
@@ -129,7 +129,7 @@ func familyIndex(ifaces []source.Interface, binds []source.Binding, forms []sour
 		n := byKey[bindingKey(b.Name, b.Version)]
 		be = append(be, source.M{"name": b.Name, "version": b.Version, "path": n.path, "schemaDigest": n.digest})
 	}
-	return encode(source.M{"family": source.FamilyAPIVersion, "forms": fe, "interfaces": ie, "bindings": be})
+	return encode(source.M{"family": e.Group, "forms": fe, "interfaces": ie, "bindings": be})
 }
 
 func formRefOf(n *node) source.M {
@@ -240,7 +240,7 @@ func checkProse(key string, doc source.M) error {
 
 // checkIdentities requires each document to repeat the identity it is
 // listed under (spec/host-api-v1alpha3.md §1.3: a verifier rejects a mismatch).
-func checkIdentities(ifaces []source.Interface, binds []source.Binding, forms []source.Form) error {
+func checkIdentities(e source.Edition, ifaces []source.Interface, binds []source.Binding, forms []source.Form) error {
 	for _, i := range ifaces {
 		if i.Doc["name"] != i.Name || i.Doc["version"] != i.Version {
 			return fmt.Errorf("interface %s@%s: document names %v@%v", i.Name, i.Version, i.Doc["name"], i.Doc["version"])
@@ -252,7 +252,7 @@ func checkIdentities(ifaces []source.Interface, binds []source.Binding, forms []
 		}
 	}
 	for _, f := range forms {
-		if f.Doc["kind"] != f.Kind || f.Doc["role"] != f.Role || f.Doc["apiVersion"] != source.FamilyAPIVersion {
+		if f.Doc["kind"] != f.Kind || f.Doc["role"] != f.Role || f.Doc["apiVersion"] != e.Group {
 			return fmt.Errorf("form %s: document has kind %v, role %v, apiVersion %v", f.Kind, f.Doc["kind"], f.Doc["role"], f.Doc["apiVersion"])
 		}
 	}
