@@ -157,7 +157,9 @@ func TestServeRefusesBadOperatorFlags(t *testing.T) {
 	}{
 		{[]string{"--log-format", "xml"}, `--log-format "xml" is not a format: use text or json`},
 		{[]string{"--log-level", "loud"}, `--log-level "loud" is not a level`},
-		{[]string{"--write-timeout", "5s"}, "--write-timeout 5s must exceed --sync-budget 10s"},
+		{[]string{"--write-timeout", "5s"}, "--write-timeout 5s must exceed --read-timeout 1m0s plus --sync-budget 10s (1m10s)"},
+		{[]string{"--write-timeout", "65s"}, "--write-timeout 1m5s must exceed --read-timeout 1m0s plus --sync-budget 10s (1m10s)"},
+		{[]string{"--read-timeout", "2m", "--write-timeout", "2m"}, "raise --write-timeout (or leave it out: it defaults to 2m40s)"},
 		{[]string{"--shutdown-grace", "0s"}, "--shutdown-grace must be a positive duration"},
 		{[]string{"--max-in-flight", "0"}, "--max-in-flight must be positive"},
 		{[]string{"--quota-resources", "-1"}, "--quota-resources cannot be negative"},
