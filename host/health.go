@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -54,7 +53,7 @@ func (s *Server) operatorRoutes() {
 // naming the fix. The lane's envelope cannot carry it: no code of the
 // closed taxonomy has status 405 (wire.Taxonomy fixes each code's
 // status), and these paths are outside the lane.
-func readOnly(w http.ResponseWriter, r *http.Request) bool {
+func (s *Server) readOnly(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return true
 	}
@@ -64,7 +63,7 @@ func readOnly(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(msg)))
 	w.WriteHeader(http.StatusMethodNotAllowed)
-	_, _ = io.WriteString(w, msg) // the caller may have gone; nothing more to tell it
+	s.writeBody(w, []byte(msg))
 	return false
 }
 
@@ -73,7 +72,7 @@ func readOnly(w http.ResponseWriter, r *http.Request) bool {
 func (s *Server) operatorRoute(p string, check func(*http.Request) Health) {
 	s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 		exchangeOf(w).route = p
-		if !readOnly(w, r) {
+		if !s.readOnly(w, r) {
 			return
 		}
 		h := check(r)

@@ -150,7 +150,7 @@ func (s *Server) MetricsHandler() http.Handler {
 			s.writeError(w, requestOf(w, r), err)
 			return
 		}
-		if readOnly(w, r) {
+		if s.readOnly(w, r) {
 			h.ServeHTTP(w, r)
 		}
 	})
