@@ -111,18 +111,30 @@ func checkText(r *http.Request, pattern string, wild []string) error {
 	return checkQueryText(r.URL.RawQuery)
 }
 
+// asciiQuery reports whether a raw query decodes to ASCII without NUL
+// whatever its pairs are: no raw byte and no %XX escape at or above 0x80,
+// and no %00. The common query (exact queries escape ':' and ' ') is
+// judged so without decoding a value.
+func asciiQuery(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		if c == '%' && i+2 < len(raw) {
+			if hi, lo := unhex(raw[i+1]), unhex(raw[i+2]); hi >= 8 || hi == 0 && lo == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // checkQueryText applies the text rule to every key and value of a raw
 // query string. A pair that is not valid URL encoding is left to the
 // route, which refuses it where it reads the query (query_encoding).
 func checkQueryText(raw string) error {
-	plain := true
-	for i := 0; i < len(raw); i++ {
-		if c := raw[i]; c == '%' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if asciiQuery(raw) {
 		return nil
 	}
 	for pair := range strings.SplitSeq(raw, "&") {
