@@ -51,7 +51,8 @@ const (
 
 // hostileCases lists every text input the host takes — headers, path
 // segments, query values, JSON strings — each with bytes that are not
-// UTF-8 (caf\xe9, \xff\xfe, %ff), and the answer both stores must give.
+// UTF-8 (caf\xe9, \xff\xfe, %ff) or a NUL, and the answer both stores
+// must give.
 func hostileCases(apply, imp string) []hostileCase {
 	key := func(k string) map[string]string { return map[string]string{wire.HeaderIdempotency: k} }
 	with := func(h map[string]string, k, v string) map[string]string {
@@ -123,8 +124,10 @@ func hostileCases(apply, imp string) []hostileCase {
 // TestHostileTextAnswersAlikeOnBothStores sends every hostile case to a
 // host on a real SQLite file and, where the machine has it, to one on a
 // real PostgreSQL database: each answers the case's refusal in the
-// envelope (never a 500), both answer alike, and neither store holds an
-// idempotency record, a resource or an upload afterwards.
+// envelope (never a 500; a header, path or query case by the text rule),
+// both answer alike, and neither store gains a resource, artifact bytes
+// or an idempotency record other than the recorded refusals of the JSON
+// cases (whose keys and spaces are clean text).
 func TestHostileTextAnswersAlikeOnBothStores(t *testing.T) {
 	stores := []struct {
 		name string
