@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -171,12 +173,56 @@ func (d *Definition) ValidateSpecJSON(data []byte) []Diagnostic {
 
 func collectLeaves(ve *jsonschema.ValidationError, out *[]Diagnostic) {
 	if len(ve.Causes) == 0 {
-		*out = append(*out, Diagnostic{Pointer: pointerTo("", ve.InstanceLocation...), Message: ve.ErrorKind.LocalizedString(messagePrinter)})
+		*out = append(*out, Diagnostic{Pointer: pointerTo("", ve.InstanceLocation...), Message: leafMessage(ve.ErrorKind)})
 		return
 	}
 	for _, c := range ve.Causes {
 		collectLeaves(c, out)
 	}
+}
+
+// Diagnostic messages are bounded whatever the instance holds: at most
+// namedMembers member names (each cut to boundBytes) before the rest are
+// counted, and at most MaxMessageBytes in all.
+const (
+	namedMembers = 5
+	boundBytes   = 64
+	// MaxMessageBytes bounds a diagnostic's message, in bytes.
+	MaxMessageBytes = 1024
+)
+
+// leafMessage is the message of one schema violation: the library's,
+// except that a list of unknown members names the first few (in sorted
+// order) and counts the rest, and any message is cut at MaxMessageBytes.
+func leafMessage(k jsonschema.ErrorKind) string {
+	if ap, ok := k.(*kind.AdditionalProperties); ok && (len(ap.Properties) > namedMembers || slices.ContainsFunc(ap.Properties, func(p string) bool { return len(p) > boundBytes })) {
+		names := slices.Sorted(slices.Values(ap.Properties))
+		first := make([]string, 0, namedMembers)
+		for _, n := range names[:min(len(names), namedMembers)] {
+			first = append(first, Truncate(n, boundBytes))
+		}
+		msg := (&kind.AdditionalProperties{Properties: first}).LocalizedString(messagePrinter)
+		if rest := len(names) - len(first); rest > 0 {
+			msg = strings.TrimSuffix(msg, " not allowed") + fmt.Sprintf(" and %d more not allowed", rest)
+		}
+		return Truncate(msg, MaxMessageBytes)
+	}
+	return Truncate(k.LocalizedString(messagePrinter), MaxMessageBytes)
+}
+
+// Truncate returns s when it is at most n bytes long; otherwise its first
+// n bytes or fewer (cut at a UTF-8 boundary) followed by "… (K more
+// bytes)", K the bytes left out. Messages quoting input use it to stay
+// bounded whatever the input holds.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }
 
 func firstLine(err error) string {

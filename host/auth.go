@@ -5,12 +5,14 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/wire"
 )
 
 // Caller is the authenticated identity of one request: the tenant is part
@@ -112,6 +114,26 @@ func (a *authenticator) set(tokens []Token) {
 		t.who = append(t.who, Caller{Tenant: tok.Tenant, Principal: tok.Principal})
 	}
 	a.table.Store(t)
+}
+
+// authenticateRequest returns the caller named by a request's one
+// Authorization header. More than one is refused, never first-wins: the
+// request would name two credentials (spec/host-api-v1alpha3.md §2.3).
+// Each refusal is unauthenticated and a fresh *wire.Error.
+func (a *authenticator) authenticateRequest(h http.Header) (Caller, error) {
+	values := h["Authorization"]
+	if len(values) > 1 {
+		return Caller{}, wire.Errorf(wire.Unauthenticated, "the request carries %d Authorization headers; send exactly one (Authorization: Bearer <token>)", len(values)).WithHostCode("authorization_repeated")
+	}
+	var header string
+	if len(values) == 1 {
+		header = values[0]
+	}
+	c, ok := a.authenticate(header)
+	if !ok {
+		return Caller{}, wire.Errorf(wire.Unauthenticated, "a valid bearer token is required (Authorization: Bearer <token>)")
+	}
+	return c, nil
 }
 
 // authenticate returns the caller for an Authorization header value, or

@@ -48,13 +48,31 @@ func (s *Server) operatorRoutes() {
 	}
 }
 
+// readOnly answers a method other than GET and HEAD on an operator path
+// itself and reports false: 405 with Allow: GET, HEAD and one plain line
+// naming the fix. The lane's envelope cannot carry it: no code of the
+// closed taxonomy has status 405 (wire.Taxonomy fixes each code's
+// status), and these paths are outside the lane.
+func (s *Server) readOnly(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	msg := fmt.Sprintf("%s answers GET and HEAD only, not %s; send GET\n", r.URL.EscapedPath(), quoteBounded(r.Method))
+	h := w.Header()
+	h.Set("Allow", "GET, HEAD")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(msg)))
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	s.writeBody(w, []byte(msg))
+	return false
+}
+
 // operatorRoute serves a health document on GET and HEAD: 200 when every
 // check is ok, else 503.
 func (s *Server) operatorRoute(p string, check func(*http.Request) Health) {
 	s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 		exchangeOf(w).route = p
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			s.writeError(w, requestOf(w, r), unknownRoute(r))
+		if !s.readOnly(w, r) {
 			return
 		}
 		h := check(r)

@@ -186,13 +186,18 @@ func (s *Server) intake(r *request, c core, pathAPIVersion, pathKind, pathName s
 }
 
 // specError turns spec findings into the invalid_argument of prepare,
-// apply and import, listing every finding in details.diagnostics.
+// apply and import, listing the first wire.MaxDiagnostics findings in
+// details.diagnostics and counting any others in
+// details.diagnosticsOmitted (each message is bounded by form).
 func specError(diags []form.Diagnostic) error {
 	first := diags[0]
 	e := wire.Errorf(wire.InvalidArgument, "spec%s: %s", first.Pointer, first.Message).WithHostCode("spec_invalid")
-	list := make([]map[string]string, 0, len(diags))
-	for _, d := range diags {
-		list = append(list, map[string]string{"field": d.Pointer, "message": d.Message})
+	list := make([]map[string]string, 0, min(len(diags), wire.MaxDiagnostics))
+	for _, d := range diags[:min(len(diags), wire.MaxDiagnostics)] {
+		list = append(list, map[string]string{"field": form.Truncate(d.Pointer, maxPointerBytes), "message": d.Message})
+	}
+	if omitted := len(diags) - len(list); omitted > 0 {
+		e = e.WithDetail("diagnosticsOmitted", omitted)
 	}
 	return e.WithDetail("pointer", "/spec"+first.Pointer).WithDetail("diagnostics", list)
 }

@@ -7,11 +7,13 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/wire"
 )
 
@@ -34,11 +36,14 @@ type Limits struct {
 	TenantRate  float64
 	TenantBurst int
 	// HTTP timeouts of HTTPServer. ReadTimeout bounds reading a request
-	// (headers and body; default 60s), WriteTimeout answering it (default
-	// SyncBudget + 30s and always above SyncBudget), IdleTimeout a
-	// keep-alive connection between requests (default 120s).
-	// BlobTimeout replaces both read and write deadlines of a blob upload
-	// (default 10 min).
+	// (headers and body; default 60s), WriteTimeout answering it, counted
+	// from when its headers were read (default ReadTimeout + SyncBudget +
+	// 30s; it must exceed ReadTimeout + SyncBudget, so a body cut at the
+	// read timeout still gets its body_timeout refusal and a body read in
+	// time its answer), IdleTimeout a keep-alive connection between
+	// requests (default 120s). BlobTimeout replaces the read deadline of a
+	// blob upload (default 10 min); its write deadline is as much later
+	// as WriteTimeout is than ReadTimeout.
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
@@ -72,13 +77,26 @@ func (l Limits) withDefaults(syncBudget time.Duration) (Limits, error) {
 	}
 	def(&l.ReadHeaderTimeout, 10*time.Second)
 	def(&l.ReadTimeout, time.Minute)
-	def(&l.WriteTimeout, syncBudget+30*time.Second)
+	def(&l.WriteTimeout, l.ReadTimeout+syncBudget+30*time.Second)
 	def(&l.IdleTimeout, 2*time.Minute)
 	def(&l.BlobTimeout, 10*time.Minute)
-	if l.WriteTimeout <= syncBudget {
-		return l, fmt.Errorf("the write timeout %s must exceed the sync budget %s, or a mutation's answer is cut; raise it or lower the budget", l.WriteTimeout, syncBudget)
+	if err := checkWriteTimeout(l.WriteTimeout, l.ReadTimeout, syncBudget); err != nil {
+		return l, err
 	}
 	return l, nil
+}
+
+// checkWriteTimeout refuses a write timeout that does not exceed the read
+// timeout plus the sync budget. net/http counts the write deadline from
+// when a request's headers were read and the read deadline from when the
+// request began: with less, a body cut at the read timeout would never
+// get its refusal written, and a mutation whose body arrived just in time
+// would lose its answer.
+func checkWriteTimeout(write, read, syncBudget time.Duration) error {
+	if write <= read+syncBudget {
+		return fmt.Errorf("the write timeout %s must exceed the read timeout %s plus the sync budget %s (%s), or the answer to a slow body is cut off unsent; raise the write timeout or lower the others", write, read, syncBudget, read+syncBudget)
+	}
+	return nil
 }
 
 // HTTPServer returns an http.Server serving s with the configured timeouts
@@ -128,15 +146,46 @@ type retryAfter struct {
 func (e *retryAfter) Error() string { return e.err.Error() }
 func (e *retryAfter) Unwrap() error { return e.err }
 
-// admitBody checks what a route will read: a JSON route takes only
-// application/json (a body without Content-Type is taken as JSON); a blob
-// upload gets its own, longer deadlines.
-func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, blob bool) error {
+// bodyLimit is the largest body a route reads, in bytes: MaxBodyBytes,
+// or for a blob upload as much as a whole bundle when that is more.
+func (s *Server) bodyLimit(blob bool) int64 {
+	if blob && ArtifactLimits.MaximumBundleBytes > s.cfg.MaxBodyBytes {
+		return ArtifactLimits.MaximumBundleBytes
+	}
+	return s.cfg.MaxBodyBytes
+}
+
+// bodyTooLarge is the refusal of a body over limit: declared by its
+// Content-Length (refused before a byte of it is read, so an Expect:
+// 100-continue client is answered at once and sends nothing), or found
+// while reading (declared < 0).
+func bodyTooLarge(declared, limit int64) error {
+	if declared >= 0 {
+		return wire.Errorf(wire.InvalidArgument, "the request declares a body of %d bytes (Content-Length), more than this host's limit of %d; send a smaller body", declared, limit).WithHostCode("body_too_large")
+	}
+	return wire.Errorf(wire.InvalidArgument, "the request body exceeds %d bytes; send a smaller body", limit).WithHostCode("body_too_large")
+}
+
+// admitBody checks what a route will read, before reading any of it: a
+// declared Content-Length above limit is refused; a JSON route takes only
+// application/json in UTF-8 (a body without Content-Type is taken as
+// JSON); a blob upload gets its own, longer deadlines.
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, blob bool, limit int64) error {
+	if r.ContentLength > limit {
+		// The body is never read, so the connection ends with the answer
+		// (net/http would otherwise wait to discard a small body first).
+		w.Header().Set("Connection", "close")
+		return bodyTooLarge(r.ContentLength, limit)
+	}
 	if blob {
 		rc := http.NewResponseController(w)
-		deadline := time.Now().Add(s.cfg.Limits.BlobTimeout)
-		for _, set := range []func(time.Time) error{rc.SetReadDeadline, rc.SetWriteDeadline} {
-			if err := set(deadline); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		l := s.cfg.Limits
+		read := time.Now().Add(l.BlobTimeout)
+		for _, d := range []struct {
+			set func(time.Time) error
+			at  time.Time
+		}{{rc.SetReadDeadline, read}, {rc.SetWriteDeadline, read.Add(l.WriteTimeout - l.ReadTimeout)}} {
+			if err := d.set(d.at); err != nil && !errors.Is(err, http.ErrNotSupported) {
 				return fmt.Errorf("extend the blob upload deadline: %w", err)
 			}
 		}
@@ -149,9 +198,12 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, blob bool) er
 	if ct == "" {
 		return nil // absent: the body is judged as JSON by the route
 	}
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != wire.ContentTypeJSON {
-		return wire.Errorf(wire.InvalidArgument, "this route takes a JSON body, sent with Content-Type: application/json; got %q", ct).WithHostCode("content_type")
+		return wire.Errorf(wire.InvalidArgument, "this route takes a JSON body, sent with Content-Type: application/json; got %s", quoteBounded(ct)).WithHostCode("content_type")
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		return wire.Errorf(wire.InvalidArgument, "this route takes JSON in UTF-8 (RFC 8259 §8.1); Content-Type names charset %s: send the body as UTF-8 with Content-Type: application/json (charset=utf-8 or none)", quoteBounded(cs)).WithHostCode("content_type")
 	}
 	return nil
 }
@@ -163,6 +215,26 @@ func bodyReadError(err error) error {
 		return wire.Errorf(wire.InvalidArgument, "the request body did not arrive within this host's read timeout; send it faster or in smaller pieces").WithHostCode("body_timeout")
 	}
 	return wire.Errorf(wire.InvalidArgument, "the request body could not be read: %v", err)
+}
+
+// The bounds of what a refusal repeats of its input, in bytes: an
+// envelope's message and each string of its details (a JSON pointer
+// naming a member of any length), so an answer stays small whatever the
+// request held (form bounds each diagnostic's message; specError and
+// validate list at most wire.MaxDiagnostics).
+const (
+	maxMessageBytes = 2 << 10
+	maxPointerBytes = 256
+)
+
+// boundError cuts we's message and string details to their bounds.
+func boundError(we *wire.Error) {
+	we.Message = form.Truncate(we.Message, maxMessageBytes)
+	for k, v := range we.Details {
+		if str, ok := v.(string); ok {
+			we.Details[k] = form.Truncate(str, maxPointerBytes)
+		}
+	}
 }
 
 // tenantLimiter holds one token bucket per tenant (golang.org/x/time/rate);

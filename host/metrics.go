@@ -138,9 +138,20 @@ func (g storeGauges) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descBytes, prometheus.GaugeValue, float64(st.ArtifactBytes))
 }
 
-// MetricsHandler serves the host's metrics in the Prometheus text format;
-// it is also served at /metrics on the API handler unless
+// MetricsHandler serves the host's metrics in the Prometheus text format
+// on GET and HEAD (any other method answers 405 with Allow: GET, HEAD),
+// refusing headers over Limits.MaxHeaderBytes as every route does; it is
+// also served at /metrics on the API handler unless
 // Config.MetricsElsewhere.
 func (s *Server) MetricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.ops.metrics.reg, promhttp.HandlerOpts{})
+	h := promhttp.HandlerFor(s.ops.metrics.reg, promhttp.HandlerOpts{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkHeaderSize(r, s.cfg.Limits.MaxHeaderBytes); err != nil {
+			s.writeError(w, requestOf(w, r), err)
+			return
+		}
+		if s.readOnly(w, r) {
+			h.ServeHTTP(w, r)
+		}
+	})
 }

@@ -54,8 +54,8 @@ func (s *Server) importResource(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	if n := len([]rune(req.NativeID)); n < 1 || n > 4096 || isBlank(req.NativeID) {
-		return answer{}, wire.Errorf(wire.InvalidArgument, "/nativeId is required: 1..4096 characters, not only whitespace").WithDetail("pointer", "/nativeId")
+	if n := len([]rune(req.NativeID)); n < 1 || n > 4096 || isBlank(req.NativeID) || textFault(req.NativeID) != "" {
+		return answer{}, wire.Errorf(wire.InvalidArgument, "/nativeId is required: 1..4096 characters, not only whitespace, without NUL (U+0000)").WithDetail("pointer", "/nativeId")
 	}
 	create, err := ifNoneMatch(r)
 	if err != nil {

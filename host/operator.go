@@ -141,16 +141,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.inFlight.Dec()
 		s.finish(r, rec, x)
 	}()
+	if err := checkHeaderSize(r, s.cfg.Limits.MaxHeaderBytes); err != nil {
+		s.writeError(rec, requestOf(rec, r), err)
+		return
+	}
 	if isOperatorPath(r.URL.Path) {
 		s.mux.ServeHTTP(rec, r) // health and metrics are never throttled
 		return
 	}
 	if r.URL.Path == PathTail {
 		s.route(rec, r) // a stream lasts: it holds no in-flight slot
-		return
-	}
-	if err := checkHeaderSize(r, s.cfg.Limits.MaxHeaderBytes); err != nil {
-		s.writeError(rec, requestOf(rec, r), err)
 		return
 	}
 	select {

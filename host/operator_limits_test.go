@@ -66,13 +66,17 @@ func trickle(t *testing.T, addr, method, path, ctype string, n int, gap time.Dur
 	return resp, <-sent
 }
 
-// TestSlowBodyIsCutAndBlobsGetLonger: a JSON body trickled one byte per
-// 200ms is cut at the 1s read timeout and answered in the envelope, long
-// before it is complete; a blob upload trickled the same way past the read
-// timeout is read whole under its own deadline.
+// TestSlowBodyIsCutAndBlobsGetLonger: with the read timeout shortened to
+// 1s and the write timeout left to its default, a JSON body trickled one
+// byte per 200ms is cut at the read timeout and the client receives the
+// body_timeout envelope, long before the body is complete; a blob upload
+// trickled the same way past the read timeout is read whole under its own
+// deadline, and one trickled past its own deadline is answered
+// body_timeout too (its write deadline comes after its read deadline).
 func TestSlowBodyIsCutAndBlobsGetLonger(t *testing.T) {
+	blobTimeout := time.Minute
 	h := hosttest.Start(t, hosttest.Options{Configure: func(c *host.Config) {
-		c.Limits.ReadTimeout, c.Limits.BlobTimeout = time.Second, time.Minute
+		c.Limits.ReadTimeout, c.Limits.BlobTimeout = time.Second, blobTimeout
 	}})
 	addr := serveWithTimeouts(t, h)
 	resp, sent := trickle(t, addr, http.MethodPost, wire.APIBase+"/resources/validate", wire.ContentTypeJSON, 100, 200*time.Millisecond)
@@ -84,22 +88,68 @@ func TestSlowBodyIsCutAndBlobsGetLonger(t *testing.T) {
 	if e := envelopeOf(t, resp); e.Code != wire.ArtifactMissing || sent != 8 {
 		t.Fatalf("trickled blob: %+v after %d of 8 bytes; want the whole body read and judged", e, sent)
 	}
+
+	short := hosttest.Start(t, hosttest.Options{Configure: func(c *host.Config) {
+		c.Limits.ReadTimeout, c.Limits.BlobTimeout = time.Second, time.Second
+	}})
+	resp, sent = trickle(t, serveWithTimeouts(t, short), http.MethodPut, blob, wire.ContentTypeOctets, 100, 200*time.Millisecond)
+	if e := envelopeOf(t, resp); e.Code != wire.InvalidArgument || e.HostCode != "body_timeout" || sent >= 100 {
+		t.Fatalf("blob trickled past the blob timeout: %+v after %d of 100 bytes", e, sent)
+	}
 }
 
-// TestWriteTimeoutExceedsSyncBudget: the default write timeout outlasts
-// the sync budget, and a configured one that does not is refused.
-func TestWriteTimeoutExceedsSyncBudget(t *testing.T) {
+// TestTimeoutDefaultsAgree: the default write timeout outlasts the read
+// timeout plus the sync budget, whatever those are set to, and a
+// configured write timeout that does not is refused, naming all three.
+func TestTimeoutDefaultsAgree(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{SyncBudget: 45 * time.Second})
-	if w := h.Server.HTTPServer().WriteTimeout; w <= 45*time.Second {
-		t.Fatalf("default write timeout %s does not exceed the 45s sync budget", w)
+	if hs := h.Server.HTTPServer(); hs.WriteTimeout <= hs.ReadTimeout+45*time.Second || hs.ReadTimeout != time.Minute {
+		t.Fatalf("default read timeout %s and write timeout %s with a 45s sync budget; want 1m and more than 1m45s", hs.ReadTimeout, hs.WriteTimeout)
+	}
+	long := hosttest.Start(t, hosttest.Options{Configure: func(c *host.Config) { c.Limits.ReadTimeout = 5 * time.Minute }})
+	if hs := long.Server.HTTPServer(); hs.WriteTimeout <= 5*time.Minute+10*time.Second {
+		t.Fatalf("write timeout %s under a 5m read timeout and the 10s sync budget", hs.WriteTimeout)
 	}
 	cat, err := host.BuiltinCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = host.New(context.Background(), host.Config{Store: h.Store, Catalog: cat, SyncBudget: 10 * time.Second, Limits: host.Limits{WriteTimeout: 5 * time.Second}})
-	if err == nil || !strings.Contains(err.Error(), "must exceed the sync budget") {
-		t.Fatalf("write timeout under the sync budget: %v", err)
+	for _, l := range []host.Limits{{WriteTimeout: 5 * time.Second}, {WriteTimeout: 65 * time.Second}, {ReadTimeout: 2 * time.Second, WriteTimeout: 12 * time.Second}} {
+		_, err = host.New(context.Background(), host.Config{Store: h.Store, Catalog: cat, SyncBudget: 10 * time.Second, Limits: l})
+		if err == nil || !strings.Contains(err.Error(), "must exceed the read timeout") || !strings.Contains(err.Error(), "plus the sync budget 10s") {
+			t.Errorf("write timeout %s, read timeout %s: %v", l.WriteTimeout, l.ReadTimeout, err)
+		}
+	}
+}
+
+// TestDeclaredBodyOverTheLimit: a Content-Length above the body limit is
+// refused before any of the body is read; a client waiting on Expect:
+// 100-continue gets the refusal at once instead of a 100 Continue, and
+// never sends the body.
+func TestDeclaredBodyOverTheLimit(t *testing.T) {
+	h := hosttest.Start(t, hosttest.Options{MaxBodyBytes: 1024})
+	addr := serveWithTimeouts(t, h)
+	for _, expect := range []string{"", "Expect: 100-continue\r\n"} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		// a guard against a hang, not a speed goal: the refusal needs no body byte
+		if err := conn.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST %s/resources/validate HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n%s\r\n",
+			wire.APIBase, addr, hosttest.TokenA1, expect)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%q: no answer before the body: %v", expect, err)
+		}
+		e := envelopeOf(t, resp)
+		resp.Body.Close()
+		if e.Code != wire.InvalidArgument || e.HostCode != "body_too_large" || !strings.Contains(e.Message, "declares a body of 1025 bytes") {
+			t.Fatalf("%q: declared 1025 bytes over a 1024-byte limit: %d %+v", expect, resp.StatusCode, e)
+		}
 	}
 }
 

@@ -218,7 +218,7 @@ func (s *Server) validate(r *request) (answer, error) {
 		if i == wire.MaxDiagnostics {
 			break
 		}
-		resp.Diagnostics = append(resp.Diagnostics, wire.Diagnostic{Severity: "error", Field: d.Pointer, Message: d.Message})
+		resp.Diagnostics = append(resp.Diagnostics, wire.Diagnostic{Severity: "error", Field: form.Truncate(d.Pointer, maxPointerBytes), Message: d.Message})
 	}
 	return jsonAnswer(200, resp), nil
 }

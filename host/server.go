@@ -213,6 +213,7 @@ type route func(r *request) (answer, error)
 // handle registers one path pattern with a route per method; any other
 // method on the path is an unknown route.
 func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
+	wild := wildcards(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, hr *http.Request) {
 		req := requestOf(w, hr)
 		x := req.x
@@ -229,9 +230,9 @@ func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 			}
 		}()
 		if auth {
-			c, ok := s.auth.authenticate(hr.Header.Get("Authorization"))
-			if !ok {
-				s.writeError(w, req, wire.Errorf(wire.Unauthenticated, "a valid bearer token is required (Authorization: Bearer <token>)"))
+			c, err := s.auth.authenticateRequest(hr.Header)
+			if err != nil {
+				s.writeError(w, req, err)
 				return
 			}
 			req.caller, x.caller = c, c
@@ -240,25 +241,26 @@ func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
 				return
 			}
 		}
+		if err := checkText(hr, pattern, wild); err != nil {
+			s.writeError(w, req, err)
+			return
+		}
 		blob := strings.HasSuffix(pattern, "/blobs/{digest}")
-		if err := s.admitBody(w, hr, blob); err != nil {
+		limit := s.bodyLimit(blob)
+		if err := s.admitBody(w, hr, blob, limit); err != nil {
 			s.writeError(w, req, err)
 			return
 		}
 		if hr.Body == nil || hr.Body == http.NoBody {
 			req.body = []byte{} // what reading no body gives, without a read buffer
 		} else {
-			limit := s.cfg.MaxBodyBytes
-			if blob && ArtifactLimits.MaximumBundleBytes > limit {
-				limit = ArtifactLimits.MaximumBundleBytes // a blob may be as large as a whole bundle
-			}
 			body, err := io.ReadAll(io.LimitReader(hr.Body, limit+1))
 			if err != nil {
 				s.writeError(w, req, bodyReadError(err))
 				return
 			}
 			if int64(len(body)) > limit {
-				s.writeError(w, req, wire.Errorf(wire.InvalidArgument, "the request body exceeds %d bytes; send a smaller body", limit).WithHostCode("body_too_large"))
+				s.writeError(w, req, bodyTooLarge(-1, limit))
 				return
 			}
 			req.body = body
@@ -321,6 +323,7 @@ func (s *Server) errorAnswer(req *request, err error) answer {
 		we = wire.Errorf(wire.InternalError, "the host failed while answering; report request %s to the host operator", req.id)
 	}
 	we.RequestID = req.id
+	boundError(we)
 	req.x.code = we.Code
 	body := mustJSON(we.Envelope())
 	a := answer{status: we.Status(), body: body}

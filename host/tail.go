@@ -44,13 +44,17 @@ func (s *Server) tail(w http.ResponseWriter, hr *http.Request) {
 		s.writeError(w, req, unknownRoute(hr))
 		return
 	}
-	c, ok := s.auth.authenticate(hr.Header.Get("Authorization"))
-	if !ok {
-		s.writeError(w, req, wire.Errorf(wire.Unauthenticated, "a valid bearer token is required (Authorization: Bearer <token>)"))
+	c, err := s.auth.authenticateRequest(hr.Header)
+	if err != nil {
+		s.writeError(w, req, err)
 		return
 	}
 	req.caller, req.x.caller = c, c
 	if err := s.admitTenant(c); err != nil {
+		s.writeError(w, req, err)
+		return
+	}
+	if err := checkText(hr, PathTail, nil); err != nil {
 		s.writeError(w, req, err)
 		return
 	}

@@ -2,6 +2,10 @@
 // with small typed methods, implemented by host/store/sqlite (embedded
 // default) and host/store/postgres (replicas), both held to one test suite (storetest).
 // Every lookup is by key or index; nothing scans a tenant or a space.
+// Every string a caller passes (keys, names, ids, digests) is UTF-8
+// without NUL: PostgreSQL's text holds nothing else while SQLite keeps
+// any bytes, so the host refuses other text before it calls a store
+// (spec/decisions/0010-operator-surface.md) and the two answer alike.
 package store
 
 import (

@@ -52,7 +52,18 @@ func newHostCopyCommand() *cobra.Command {
 				fmt.Fprintf(out, "%-*s %8d rows  %s\n", width, t.Name, t.Rows, t.Digest)
 				rows += t.Rows
 			}
-			fmt.Fprintf(out, "copied %d tables (%d rows) from %s to %s; counts and digests match\n", len(tables), rows, path, postgres.Redact(to))
+			left := 0
+			for _, t := range tables {
+				for _, l := range t.Left {
+					fmt.Fprintf(out, "left behind: %s row %s: its %s holds %s, which PostgreSQL cannot hold (%s)\n", t.Name, l.Key, l.Column, l.Reason, storecopy.LeftMeans(t.Name))
+					left++
+				}
+			}
+			fmt.Fprintf(out, "copied %d tables (%d rows) from %s to %s; counts and digests match", len(tables), rows, path, postgres.Redact(to))
+			if left > 0 {
+				fmt.Fprintf(out, "; %d rows left behind, listed above", left)
+			}
+			fmt.Fprintln(out)
 			return nil
 		},
 	}

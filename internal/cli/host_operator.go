@@ -40,9 +40,9 @@ func addOperatorFlags(fl *pflag.FlagSet) *operatorFlags {
 	fl.IntVar(&o.limits.TenantBurst, "tenant-burst", 0, "requests a tenant may send at once above --tenant-rate (default: the rate, rounded up)")
 	fl.DurationVar(&o.limits.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "longest time to read a request's headers")
 	fl.DurationVar(&o.limits.ReadTimeout, "read-timeout", time.Minute, "longest time to read a whole request, body included")
-	fl.DurationVar(&o.limits.WriteTimeout, "write-timeout", 0, "longest time to answer a request; must exceed --sync-budget (default: --sync-budget + 30s)")
+	fl.DurationVar(&o.limits.WriteTimeout, "write-timeout", 0, "longest time to answer a request, from when its headers were read; must exceed --read-timeout plus --sync-budget (default: --read-timeout + --sync-budget + 30s)")
 	fl.DurationVar(&o.limits.IdleTimeout, "idle-timeout", 2*time.Minute, "longest time a keep-alive connection waits for its next request")
-	fl.DurationVar(&o.limits.BlobTimeout, "blob-timeout", 10*time.Minute, "read and write deadline of one artifact blob upload")
+	fl.DurationVar(&o.limits.BlobTimeout, "blob-timeout", 10*time.Minute, "longest time to read one artifact blob upload (its answer may take as much longer as --write-timeout is than --read-timeout)")
 	fl.DurationVar(&o.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, how long in-flight requests may take to finish")
 	fl.DurationVar(&o.retention.Operations, "retention-operations", 0, "keep terminal operations this long (default and minimum: --idempotency-ttl)")
 	fl.DurationVar(&o.retention.Uploads, "retention-uploads", 24*time.Hour, "delete upload sessions started longer ago than this")
@@ -92,8 +92,8 @@ func (o *operatorFlags) check(syncBudget time.Duration) error {
 			return usage("%s cannot be negative, got %d (0 turns it off)", n.flag, n.v)
 		}
 	}
-	if w := o.limits.WriteTimeout; w != 0 && w <= syncBudget {
-		return usage("--write-timeout %s must exceed --sync-budget %s, or a mutation's answer is cut off; raise it or lower the budget", w, syncBudget)
+	if w, r := o.limits.WriteTimeout, o.limits.ReadTimeout; w != 0 && w <= r+syncBudget {
+		return usage("--write-timeout %s must exceed --read-timeout %s plus --sync-budget %s (%s), or the answer to a slow body is cut off unsent; raise --write-timeout (or leave it out: it defaults to %s) or lower the others", w, r, syncBudget, r+syncBudget, r+syncBudget+30*time.Second)
 	}
 	if o.limits.TenantRate < 0 {
 		return usage("--tenant-rate cannot be negative, got %g (0 turns it off)", o.limits.TenantRate)

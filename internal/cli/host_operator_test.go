@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -157,7 +160,9 @@ func TestServeRefusesBadOperatorFlags(t *testing.T) {
 	}{
 		{[]string{"--log-format", "xml"}, `--log-format "xml" is not a format: use text or json`},
 		{[]string{"--log-level", "loud"}, `--log-level "loud" is not a level`},
-		{[]string{"--write-timeout", "5s"}, "--write-timeout 5s must exceed --sync-budget 10s"},
+		{[]string{"--write-timeout", "5s"}, "--write-timeout 5s must exceed --read-timeout 1m0s plus --sync-budget 10s (1m10s)"},
+		{[]string{"--write-timeout", "65s"}, "--write-timeout 1m5s must exceed --read-timeout 1m0s plus --sync-budget 10s (1m10s)"},
+		{[]string{"--read-timeout", "2m", "--write-timeout", "2m"}, "raise --write-timeout (or leave it out: it defaults to 2m40s)"},
 		{[]string{"--shutdown-grace", "0s"}, "--shutdown-grace must be a positive duration"},
 		{[]string{"--max-in-flight", "0"}, "--max-in-flight must be positive"},
 		{[]string{"--quota-resources", "-1"}, "--quota-resources cannot be negative"},
@@ -217,5 +222,50 @@ func TestOperatorLogger(t *testing.T) {
 		if format == "json" && !json.Valid([]byte(out)) {
 			t.Errorf("json format wrote %q", out)
 		}
+	}
+}
+
+// TestServeAnswersASlowBody: `host serve --read-timeout 1s` with the write
+// timeout left to its default cuts a body trickled one byte per 200ms and
+// the client, over real TCP, receives the body_timeout envelope.
+func TestServeAnswersASlowBody(t *testing.T) {
+	addr := freePort(t)
+	args := strings.Join([]string{"host", "serve", "--listen", addr, "--data", filepath.Join(t.TempDir(), "host.db"), "--dev-token", "tok", "--read-timeout", "1s"}, "\x1f")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostProcess$")
+	cmd.Env = append(os.Environ(), "TAKOFORM_TEST_HOST_ARGS="+args)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	connect(t, addr) // waits until the host answers
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST %s/resources/validate HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", wire.APIBase, addr)
+	answered := make(chan struct{})
+	go func() {
+		for range 100 {
+			select {
+			case <-answered:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			if _, err := conn.Write([]byte{' '}); err != nil {
+				return
+			}
+		}
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	close(answered)
+	if err != nil {
+		t.Fatalf("no answer to a body slower than --read-timeout: %v", err)
+	}
+	defer resp.Body.Close()
+	var env wire.ErrorEnvelope
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || resp.StatusCode != 400 || env.Error.Code != wire.InvalidArgument || env.Error.HostCode != "body_timeout" {
+		t.Fatalf("slow body: %d %+v (%v); want 400 invalid_argument body_timeout", resp.StatusCode, env.Error, err)
 	}
 }

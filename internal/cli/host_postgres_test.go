@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,4 +117,32 @@ func TestServeUnreachableDatabase(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 naming the database (redacted) as unavailable", code, errOut)
 	}
 	pgtest.NoPassword(t, dead, "the refusal", errOut)
+}
+
+// `host copy` of a file holding a replay record PostgreSQL cannot hold (an
+// Idempotency-Key that is not UTF-8, kept by an older host) copies the
+// rest, lists the record it left behind and why, and exits 0.
+func TestHostCopyReportsLeftRows(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	path := filepath.Join(t.TempDir(), "host.db")
+	st, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`INSERT INTO idempotency (tenant, principal, space, key, fingerprint, status, etag, body, bound_uid, bound_operation, created_at)
+		VALUES ('acme', 'p', 'prod', CAST(x'636166e9' AS TEXT), 'f', 400, '', x'7b7d', '', '', 0)`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run("host", "copy", "--from", path, "--to", dbURL)
+	if code != 0 || !strings.Contains(out, `left behind: idempotency row tenant="acme" principal="p" space="prod" key="caf\xe9": its key holds bytes that are not UTF-8`) ||
+		!strings.Contains(out, "replay record no request can reach") || !strings.HasSuffix(out, "counts and digests match; 1 rows left behind, listed above\n") {
+		t.Fatalf("host copy: exit %d\n%s%s", code, out, errOut)
+	}
 }

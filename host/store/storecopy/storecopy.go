@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"hash"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -62,7 +64,33 @@ type Table struct {
 	Name   string
 	Rows   int64
 	Digest string // sha256 over the rows in key order, the same on both sides
+	// Left lists the source rows left behind: rows of a table whose rows
+	// the host can lose (leavable) holding text PostgreSQL cannot.
+	Left []LeftRow
 }
+
+// LeftRow is one source row the copy could not carry: PostgreSQL's text
+// holds only UTF-8 without NUL (U+0000), while an older host's SQLite
+// file may hold other bytes (a host now refuses them before any store
+// sees them).
+type LeftRow struct {
+	Key    string // the row's key columns, each name=quoted value, in key order
+	Column string // the first column whose value PostgreSQL cannot hold
+	Reason string // what that value holds: bytes that are not UTF-8, or a NUL
+}
+
+// leavable names the tables whose rows a host may lose without losing
+// state, with what losing one means: an idempotency record only replays
+// an answer, and a host refuses a key or space that is not UTF-8 text
+// without NUL before looking for its record, so such a record can never
+// replay.
+var leavable = map[string]string{
+	"idempotency": "a replay record no request can reach: a host refuses such a key or space before looking for its record",
+}
+
+// LeftMeans says what leaving a row of table behind loses ("" for a
+// table whose rows are never left behind).
+func LeftMeans(table string) string { return leavable[table] }
 
 // ErrTargetNotEmpty refuses a copy into a database that holds host data.
 var ErrTargetNotEmpty = errors.New("the target database is not empty")
@@ -127,7 +155,7 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 	}
 	var out []Table
 	for _, tb := range tables {
-		cols, bytea, err := columns(ctx, ptx, tb.name)
+		cols, bytea, text, err := columns(ctx, ptx, tb.name)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +164,7 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 				return nil, fmt.Errorf("clear the usage the target's triggers derived: %w", err)
 			}
 		}
-		got, err := copyTable(ctx, stx, ptx, tb.name, tb.order, cols, bytea)
+		got, err := copyTable(ctx, stx, ptx, tb.name, tb.order, cols, bytea, text)
 		if err != nil {
 			return nil, fmt.Errorf("copy table %s: %w", tb.name, err)
 		}
@@ -228,34 +256,80 @@ func checkTarget(ctx context.Context, tx pgx.Tx, url, role string) error {
 
 // columns lists a target table's columns in order and, for each, whether
 // it is a NOT NULL bytea (whose empty values copyTable sends as empty
-// bytes, never NULL).
-func columns(ctx context.Context, tx pgx.Tx, table string) ([]string, []bool, error) {
-	rows, err := tx.Query(ctx, `SELECT column_name, data_type = 'bytea' AND is_nullable = 'NO'
+// bytes, never NULL) and whether it is text (whose values must be UTF-8
+// without NUL).
+func columns(ctx context.Context, tx pgx.Tx, table string) (names []string, bytea, text []bool, err error) {
+	rows, err := tx.Query(ctx, `SELECT column_name, data_type = 'bytea' AND is_nullable = 'NO', data_type = 'text'
 		FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, table)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list columns of %s: %w", table, err)
+		return nil, nil, nil, fmt.Errorf("list columns of %s: %w", table, err)
 	}
-	var names []string
-	var bytea []bool
 	var name string
-	var notNullBytea bool
-	_, err = pgx.ForEachRow(rows, []any{&name, &notNullBytea}, func() error {
+	var notNullBytea, isText bool
+	_, err = pgx.ForEachRow(rows, []any{&name, &notNullBytea, &isText}, func() error {
 		names = append(names, name)
 		bytea = append(bytea, notNullBytea)
+		text = append(text, isText)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("list columns of %s: %w", table, err)
+		return nil, nil, nil, fmt.Errorf("list columns of %s: %w", table, err)
 	}
-	return names, bytea, nil
+	return names, bytea, text, nil
+}
+
+// textFault says why PostgreSQL's text cannot hold v: "" when it can
+// (or v is no string).
+func textFault(v any) string {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case []byte:
+		s = string(x)
+	default:
+		return ""
+	}
+	switch {
+	case !utf8.ValidString(s):
+		return "bytes that are not UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "a NUL (U+0000)"
+	}
+	return ""
+}
+
+// rowKey renders a row's key columns (order, as tables lists them) as
+// name=quoted value, each value cut to 64 bytes.
+func rowKey(order string, cols []string, vals []any) string {
+	var parts []string
+	for k := range strings.SplitSeq(order, ", ") {
+		i := slices.Index(cols, k)
+		if i < 0 {
+			continue
+		}
+		v := fmt.Sprint(vals[i])
+		if b, ok := vals[i].([]byte); ok {
+			v = string(b)
+		}
+		if len(v) > 64 {
+			v = v[:64]
+		}
+		parts = append(parts, k+"="+strconv.Quote(v))
+	}
+	return strings.Join(parts, " ")
 }
 
 // copyTable streams one table with COPY and compares count and digest of
 // both sides inside the target transaction. A zero-length BLOB scans as a
 // nil value; in a NOT NULL bytea column (bytea[i]) it is sent as empty
 // bytes, so an idempotency record of a 204 answer (empty body) copies.
-func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string, cols []string, bytea []bool) (_ Table, err error) {
+//
+// A source row holding a text column value PostgreSQL cannot hold (not
+// UTF-8, or a NUL) is left behind and listed in Table.Left when its table
+// is leavable; in any other table it fails the copy, naming the row.
+func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string, cols []string, bytea, text []bool) (_ Table, err error) {
 	query := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + table + ` ORDER BY ` + order
 	rows, err := stx.QueryContext(ctx, query)
 	if err != nil {
@@ -263,27 +337,38 @@ func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string
 	}
 	defer store.JoinCleanup(&err, rows.Close)
 	src := newDigest()
+	var left []LeftRow
 	var readErr error
 	n, err := ptx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {
-		if !rows.Next() {
-			readErr = rows.Err()
-			return nil, readErr
-		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		for i, v := range vals {
-			if b, isBytes := v.([]byte); bytea[i] && (v == nil || isBytes && b == nil) {
-				vals[i] = []byte{}
+		for {
+			if !rows.Next() {
+				readErr = rows.Err()
+				return nil, readErr
 			}
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				return nil, err
+			}
+			if l, bad := uncarriable(order, cols, text, vals); bad {
+				if _, ok := leavable[table]; !ok {
+					return nil, fmt.Errorf("the row %s holds %s in its column %s, which PostgreSQL's text cannot hold; nothing was committed: serve the file again, remove what holds that value through the host's API (a resource: delete it, then import it again with a value the host accepts), and copy again",
+						l.Key, l.Reason, l.Column)
+				}
+				left = append(left, l)
+				continue
+			}
+			for i, v := range vals {
+				if b, isBytes := v.([]byte); bytea[i] && (v == nil || isBytes && b == nil) {
+					vals[i] = []byte{}
+				}
+			}
+			src.row(vals)
+			return vals, nil
 		}
-		src.row(vals)
-		return vals, nil
 	}))
 	if err != nil {
 		return Table{}, fmt.Errorf("write the target: %w", err)
@@ -314,7 +399,21 @@ func copyTable(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, table, order string
 	if s, d := src.sum(), dst.sum(); s != d {
 		return Table{}, fmt.Errorf("content digests differ: source %s, target %s; nothing was committed", s, d)
 	}
-	return Table{Name: table, Rows: n, Digest: src.sum()}, nil
+	return Table{Name: table, Rows: n, Digest: src.sum(), Left: left}, nil
+}
+
+// uncarriable reports the first text column of a source row whose value
+// PostgreSQL cannot hold.
+func uncarriable(order string, cols []string, text []bool, vals []any) (LeftRow, bool) {
+	for i, v := range vals {
+		if !text[i] {
+			continue
+		}
+		if f := textFault(v); f != "" {
+			return LeftRow{Key: rowKey(order, cols, vals), Column: cols[i], Reason: f}, true
+		}
+	}
+	return LeftRow{}, false
 }
 
 // digest hashes rows of values as both drivers return them: integers of
