@@ -20,8 +20,8 @@ const (
 	pgLedgerEntries = `SELECT path, digest FROM migration_ledger_entries WHERE database = $1 ORDER BY position`
 	pgLedgerEnsure  = `INSERT INTO migration_ledgers (database, tenant, length) VALUES ($1, $2, 0)
 		ON CONFLICT (database) DO NOTHING`
-	pgLedgerLock = `SELECT length FROM migration_ledgers WHERE database = $1 FOR UPDATE`
-	pgLedgerHead = `UPDATE migration_ledgers SET length = $3 WHERE database = $1 AND length = $2 RETURNING length`
+	pgLedgerLock   = `SELECT length FROM migration_ledgers WHERE database = $1 FOR UPDATE`
+	pgLedgerHead   = `UPDATE migration_ledgers SET length = $3 WHERE database = $1 AND length = $2 RETURNING length`
 	pgLedgerAppend = `INSERT INTO migration_ledger_entries (database, position, path, digest)
 		SELECT $1, $2 + e.ord - 1, e.path, e.digest FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS e (path, digest, ord)`
 )
