@@ -21,7 +21,7 @@ func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) erro
 	if err != nil || w == nil {
 		return err
 	}
-	ds, err := holders(tx, w.UID, WorkerDeployment)
+	ds, err := holders(tx, w, WorkerDeployment)
 	if err != nil {
 		return err
 	}
@@ -198,10 +198,10 @@ func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) e
 
 func hostnameClaim(h string) string { return "hostname:" + h }
 
-// Persist records a custom domain's hostname claim and the manifest a
-// bundle references.
+// Persist records a custom domain's hostname claim and the manifest an
+// artifact-backed revision references.
 func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource) error {
-	if kindOf(def) == WorkerBundle { // the bundle's manifest stays while the bundle lives (retention sweep)
+	if manifestKind(def) != "" { // the revision's manifest stays while the revision lives (retention sweep)
 		digest, err := specString(res, "manifestDigest")
 		if err != nil {
 			return err
