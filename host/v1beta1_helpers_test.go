@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -22,11 +24,12 @@ import (
 // (spec/lane-v1beta1.md §6.3) as `takoform host serve --forms DIR` does,
 // with a client of tenant A, in one space.
 type beta struct {
-	t     *testing.T
-	h     *hosttest.Host
-	c     *client.Client
-	refs  map[string]form.FormRef // kind → its one installed ref
-	space string
+	t       *testing.T
+	h       *hosttest.Host
+	c       *client.Client
+	refs    map[string]form.FormRef // kind → its one installed ref
+	space   string
+	catalog *form.Catalog
 }
 
 // startBeta starts a host with the v1beta1 family (o.Catalog is set
@@ -58,7 +61,7 @@ func betaOn(t *testing.T, h *hosttest.Host, cat *form.Catalog) *beta {
 	if len(refs) != 15 {
 		t.Fatalf("the v1beta1 family installs %d Forms, want 15", len(refs))
 	}
-	return &beta{t: t, h: h, c: c, refs: refs, space: "rules-v1beta1"}
+	return &beta{t: t, h: h, c: c, refs: refs, space: "rules-v1beta1", catalog: cat}
 }
 
 // as is b with a client of another credential (hosttest tokens).
@@ -106,7 +109,7 @@ func (b *beta) reapply(res *wire.Resource) (*wire.Resource, error) {
 }
 
 func (b *beta) apply(req wire.ResourceRequest, pre client.Precondition) (*wire.Resource, error) {
-	ctx := context.Background()
+	ctx := scoped()
 	p, err := b.c.Prepare(ctx, req, pre.Generation)
 	if err != nil {
 		return nil, err
@@ -143,7 +146,16 @@ func (b *beta) read(kind, name string) *wire.Resource {
 func (b *beta) del(kind, name string) error {
 	b.t.Helper()
 	res := b.read(kind, name)
-	return b.c.DeleteAndWait(context.Background(), b.addr(kind, name), client.Precondition{Generation: res.Metadata.Generation, UID: res.Metadata.UID})
+	return b.c.DeleteAndWait(scoped(), b.addr(kind, name), client.Precondition{Generation: res.Metadata.Generation, UID: res.Metadata.UID})
+}
+
+// scoped is a context giving the call's mutation a fresh idempotency key
+// scope, as the provider gives each logical mutation: a repeated request
+// executes again instead of replaying the earlier answer.
+func scoped() context.Context {
+	var n [8]byte
+	_, _ = rand.Read(n[:])
+	return client.WithKeyScope(context.Background(), hex.EncodeToString(n[:]))
 }
 
 // file is one file of a StaticAssetBundle or MigrationBundle to upload.
