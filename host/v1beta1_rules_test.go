@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/takoform/takoform/artifact"
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/wire"
@@ -80,4 +81,67 @@ func TestV1beta1ArtifactBackedRevisions(t *testing.T) {
 			wantCode(t, "tenant B's "+kind+" naming tenant A's manifest", err, wire.ArtifactMissing)
 		}
 	})
+}
+
+// The FormSupport profiles of the v1beta1 artifact-backed Forms carry
+// limits.maximumBundleBytes 10485760 and limits.maximumBundleFiles 4096
+// (WorkerBundle) or 16384 (StaticAssetBundle, SQLiteMigrationSet);
+// WorkerVersion keeps maximumBundleBytes alone (spec/lane-v1beta1.md
+// §8.1). The built-in v1alpha1 family's profiles are as they were
+// (spec/host-api-v1alpha3.md §8.1).
+func TestV1beta1SupportLimits(t *testing.T) {
+	b := startBeta(t, hosttest.Options{})
+	want := map[string]map[string]int64{
+		"WorkerBundle":       {"maximumBundleBytes": 10485760, "maximumBundleFiles": 4096},
+		"StaticAssetBundle":  {"maximumBundleBytes": 10485760, "maximumBundleFiles": 16384},
+		"SQLiteMigrationSet": {"maximumBundleBytes": 10485760, "maximumBundleFiles": 16384},
+		"WorkerVersion":      {"maximumBundleBytes": 10485760},
+	}
+	profiles, err := b.c.SupportForms(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, p := range profiles.Profiles {
+		w, ok := want[p.FormRef.Kind]
+		if !ok {
+			if len(p.Limits) != 0 {
+				t.Errorf("%s advertises limits %v", p.FormRef.Kind, p.Limits)
+			}
+			continue
+		}
+		seen++
+		if len(p.Limits) != len(w) {
+			t.Errorf("%s limits %v, want %v", p.FormRef.Kind, p.Limits, w)
+		}
+		for k, v := range w {
+			if p.Limits[k] != v {
+				t.Errorf("%s limits.%s = %d, want %d", p.FormRef.Kind, k, p.Limits[k], v)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d profiles with limits were listed", seen, len(want))
+	}
+
+	old := hosttest.Start(t, hosttest.Options{})
+	c, err := client.New(context.Background(), old.URL, client.Options{Token: hosttest.TokenA1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if profiles, err = c.SupportForms(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range profiles.Profiles {
+		switch p.FormRef.Kind {
+		case "WorkerBundle", "WorkerVersion":
+			if len(p.Limits) != 1 || p.Limits["maximumBundleBytes"] != 10485760 {
+				t.Errorf("v1alpha1 %s limits %v, want maximumBundleBytes alone", p.FormRef.Kind, p.Limits)
+			}
+		default:
+			if len(p.Limits) != 0 {
+				t.Errorf("v1alpha1 %s advertises limits %v", p.FormRef.Kind, p.Limits)
+			}
+		}
+	}
 }
