@@ -214,3 +214,32 @@ func TestV1beta1MigrationRuleRerunsAtCommit(t *testing.T) {
 		}
 	})
 }
+
+// Import runs the same rules as apply (spec/lane-v1beta1.md §6.7 rule 1:
+// "on apply, import and at 202 commit"): an imported application appends
+// its suffix and renders Ready; one whose set rewrites the ledger is
+// refused migration_required and nothing is adopted.
+func TestV1beta1MigrationImport(t *testing.T) {
+	b := startBeta(t, hosttest.Options{})
+	db := b.mustCreate("SQLiteDatabase", "db", map[string]any{})
+	b.mustCreate("SQLiteMigrationSet", "a", map[string]any{"manifestDigest": b.upload(artifact.KindMigrationBundle, sql0001)})
+	rewritten := file{"0001.sql", artifact.MediaTypeSQL, []byte("CREATE TABLE u (id INTEGER);\n")}
+	b.mustCreate("SQLiteMigrationSet", "rewritten", map[string]any{"manifestDigest": b.upload(artifact.KindMigrationBundle, rewritten)})
+	imp := func(name, set string) (*wire.Resource, error) {
+		req := b.request("SQLiteMigrationApplication", name, appSpec("db", set))
+		return b.c.ImportAndWait(scoped(), wire.ImportRequest{APIVersion: req.APIVersion, Kind: req.Kind, Form: req.Form, Metadata: req.Metadata,
+			Spec: req.Spec, NativeID: "native/" + name}, client.Precondition{})
+	}
+	res, err := imp("adopted", "a")
+	if err != nil {
+		t.Fatalf("import an application: %v", err)
+	}
+	wantReady(t, "the imported application", res, "True", "Available")
+	wantLedger(t, "after the import", b.ledgerOf(db.Metadata.UID), entriesOf(sql0001))
+	_, err = imp("rewrites", "rewritten")
+	wantCode(t, "import an application whose set rewrites the ledger", err, wire.MigrationRequired)
+	if _, err := b.c.Read(context.Background(), b.addr("SQLiteMigrationApplication", "rewrites")); err == nil {
+		t.Error("the refused import adopted the application")
+	}
+	wantLedger(t, "after the refused import", b.ledgerOf(db.Metadata.UID), entriesOf(sql0001))
+}
