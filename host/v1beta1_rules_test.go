@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/client"
+	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/wire"
@@ -185,4 +187,31 @@ func TestV1beta1UploadRefusesNonSQLMigrations(t *testing.T) {
 	if resp.StatusCode != 400 || env.Error.Code != wire.ArtifactInvalid {
 		t.Errorf("a text/plain migration on lane v1beta1: HTTP %d %s, want 400 artifact_invalid", resp.StatusCode, env.Error.Code)
 	}
+}
+
+// A StaticAssetBundle's and a SQLiteMigrationSet's manifests stay while
+// the revisions live, as a WorkerBundle's do (spec/host-api-v1alpha3.md
+// §3.6 "committed manifests and blobs stay readable while any resource
+// references them"): a retention sweep removes an unnamed manifest and
+// keeps theirs.
+func TestV1beta1ManifestsKeptWhileReferenced(t *testing.T) {
+	b := startBeta(t, hosttest.Options{})
+	assets := b.upload(artifact.KindStaticAssetBundle, spaIndex)
+	migrations := b.upload(artifact.KindMigrationBundle, sql0001)
+	unnamed := b.upload(artifact.KindStaticAssetBundle, file{"other.html", "text/html", []byte("<p>other</p>\n")})
+	b.mustCreate("StaticAssetBundle", "assets", map[string]any{"manifestDigest": assets})
+	b.mustCreate("SQLiteMigrationSet", "migrations", map[string]any{"manifestDigest": migrations})
+	if err := b.h.Store.Update(context.Background(), func(tx store.Tx) error {
+		_, err := tx.SweepArtifacts(time.Now().Add(time.Hour), 100)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{assets, migrations} {
+		if _, err := b.c.Manifest(context.Background(), d); err != nil {
+			t.Errorf("the sweep removed manifest %s, which a revision names: %v", d, err)
+		}
+	}
+	_, err := b.c.Manifest(context.Background(), unnamed)
+	wantCode(t, "the unnamed manifest after the sweep", err, wire.ArtifactMissing)
 }
