@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/takoform/takoform/artifact"
@@ -85,4 +86,34 @@ func TestV1beta1StaticAssetSPA(t *testing.T) {
 			t.Errorf("the refusal points at %v, want /spec/assets/bundle", we.Details["pointer"])
 		}
 	})
+}
+
+// The index.html rule runs again at a 202 commit (spec/lane-v1beta1.md
+// §4): a version accepted over a bundle listing index.html, whose bundle
+// is replaced by one without it before the operation commits, fails at
+// commit with invalid_argument and is not created.
+func TestV1beta1SPARuleRerunsAtCommit(t *testing.T) {
+	b := startBeta(t, hosttest.Options{Probe: true})
+	b.mustCreate("ModuleWorker", "module-worker-probe", map[string]any{})
+	b.mustCreate("EdgeKVNamespace", "edge-kv-probe", map[string]any{})
+	b.mustCreate("WorkerBundle", "worker-bundle-probe", map[string]any{"manifestDigest": b.workerBundle("fetch", "scheduled", "queue")})
+	b.mustCreate("StaticAssetBundle", "site", map[string]any{"manifestDigest": b.upload(artifact.KindStaticAssetBundle, spaIndex)})
+
+	// Accepted under the probe's async: it commits on the caller's polls.
+	ans := put(t, b.h, b.c, b.request("WorkerVersion", "spa", versionSpec(assetsOf("site", "single_page_application"))), "spa-accept", "async")
+	var env wire.OperationEnvelope
+	if err := json.Unmarshal(ans.body, &env); ans.status != 202 || err != nil {
+		t.Fatalf("accept: HTTP %d %s (%v)", ans.status, ans.body, err)
+	}
+	if err := b.del("StaticAssetBundle", "site"); err != nil {
+		t.Fatalf("delete the accepted version's bundle: %v", err)
+	}
+	b.mustCreate("StaticAssetBundle", "site", map[string]any{"manifestDigest": b.upload(artifact.KindStaticAssetBundle, file{"app.js", "text/javascript", []byte("app")})})
+	_, err := b.c.WaitOperation(context.Background(), env.Operation.ID)
+	if we := wantCode(t, "the version's commit over a bundle without index.html", err, wire.InvalidArgument); we != nil && we.HostCode != "spa_index_missing" {
+		t.Errorf("hostCode %q: %s", we.HostCode, we.Message)
+	}
+	if _, err := b.c.Read(context.Background(), b.addr("WorkerVersion", "spa")); err == nil {
+		t.Error("the version refused at commit exists")
+	}
 }
