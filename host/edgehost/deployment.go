@@ -179,7 +179,9 @@ func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 }
 
 // checkHostnameClaim: a canonical hostname is claimed once per tenant,
-// across spaces (spec/host-api-v1alpha3.md §6.5); other tenants' claims are invisible.
+// across spaces (spec/host-api-v1alpha3.md §6.5) and across both Edge
+// groups (one claim name for both, spec/lane-v1beta1.md §2.5 rule 7);
+// other tenants' claims are invisible.
 func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) error {
 	h := ijson.As[string](spec["hostname"])
 	uid, err := tx.ClaimHolder(res.Tenant, hostnameClaim(h))
@@ -192,6 +194,9 @@ func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) e
 	holder, err := tx.ResourceByUID(uid)
 	if err != nil {
 		return err
+	}
+	if holder.APIVersion != res.APIVersion { // the claim spans both Edge groups (spec/lane-v1beta1.md §2.5 rule 7)
+		return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by %s WorkerCustomDomain %q in space %q of this tenant; one hostname has one holder across both Edge families", h, holder.APIVersion, holder.Name, holder.Space)
 	}
 	return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by WorkerCustomDomain %q in space %q of this tenant", h, holder.Name, holder.Space)
 }
