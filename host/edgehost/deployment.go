@@ -21,7 +21,7 @@ func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) erro
 	if err != nil || w == nil {
 		return err
 	}
-	ds, err := holders(tx, w.UID, WorkerDeployment)
+	ds, err := holders(tx, w, WorkerDeployment)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,9 @@ func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 }
 
 // checkHostnameClaim: a canonical hostname is claimed once per tenant,
-// across spaces (spec/host-api-v1alpha3.md §6.5); other tenants' claims are invisible.
+// across spaces (spec/host-api-v1alpha3.md §6.5) and across both Edge
+// groups (one claim name for both, spec/lane-v1beta1.md §2.5 rule 7);
+// other tenants' claims are invisible.
 func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) error {
 	h := ijson.As[string](spec["hostname"])
 	uid, err := tx.ClaimHolder(res.Tenant, hostnameClaim(h))
@@ -193,15 +195,18 @@ func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) e
 	if err != nil {
 		return err
 	}
+	if holder.APIVersion != res.APIVersion { // the claim spans both Edge groups (spec/lane-v1beta1.md §2.5 rule 7)
+		return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by %s WorkerCustomDomain %q in space %q of this tenant; one hostname has one holder across both Edge families", h, holder.APIVersion, holder.Name, holder.Space)
+	}
 	return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by WorkerCustomDomain %q in space %q of this tenant", h, holder.Name, holder.Space)
 }
 
 func hostnameClaim(h string) string { return "hostname:" + h }
 
-// Persist records a custom domain's hostname claim and the manifest a
-// bundle references.
+// Persist records a custom domain's hostname claim and the manifest an
+// artifact-backed revision references.
 func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource) error {
-	if kindOf(def) == WorkerBundle { // the bundle's manifest stays while the bundle lives (retention sweep)
+	if manifestKind(def) != "" { // the revision's manifest stays while the revision lives (retention sweep)
 		digest, err := specString(res, "manifestDigest")
 		if err != nil {
 			return err
