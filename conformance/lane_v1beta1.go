@@ -8,13 +8,14 @@ import (
 	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/ijson"
 	"github.com/takoform/takoform/wire"
 )
 
 // V1beta1Group is the Form group of the v1beta1 Edge family, which lane
 // forms.takoform.com/v1beta1 answers (spec/lane-v1beta1.md §6.3).
-const V1beta1Group = "edge.forms.takoform.com/v1beta1"
+const V1beta1Group = edge.GroupV1beta1
 
 // V1beta1Checks are the two checks lane v1beta1 adds to Appendix A, at
 // positions 82 and 83, right after manifest-reference-is-not-a-capability

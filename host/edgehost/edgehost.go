@@ -67,14 +67,11 @@ func New() *Family {
 
 // kindOf is def's kind when def is a Form of either Edge group, else "".
 func kindOf(def *form.Definition) string {
-	if !edgeGroup(def.Ref().APIVersion) {
+	if !edge.IsGroup(def.Ref().APIVersion) {
 		return ""
 	}
 	return def.Ref().Kind
 }
-
-// edgeGroup reports whether group is one of the Edge family's groups.
-func edgeGroup(group string) bool { return group == Group || group == GroupV1beta1 }
 
 // specOf decodes a stored canonical spec; an error is a store that no
 // longer holds what the host wrote.
@@ -224,7 +221,7 @@ func (f *Family) Affected(tx store.Tx, res *store.Resource) ([]store.Key, error)
 	if res.APIVersion == GroupV1beta1 && res.Kind == SQLiteMigrationApplication {
 		return applicationsOf(tx, res)
 	}
-	if edgeGroup(res.APIVersion) && res.Kind == WorkerDeployment {
+	if edge.IsGroup(res.APIVersion) && res.Kind == WorkerDeployment {
 		name, err := relTarget(res, "worker")
 		if err != nil {
 			return nil, err

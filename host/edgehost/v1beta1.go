@@ -5,6 +5,7 @@ import (
 
 	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/ijson"
 	"github.com/takoform/takoform/wire"
@@ -12,7 +13,7 @@ import (
 
 // GroupV1beta1 is the Form group of the Edge family's v1beta1 line, which
 // lane forms.takoform.com/v1beta1 answers (spec/lane-v1beta1.md §6.3).
-const GroupV1beta1 = "edge.forms.takoform.com/v1beta1"
+const GroupV1beta1 = edge.GroupV1beta1
 
 // Kinds new in the v1beta1 group (spec/lane-v1beta1.md §6.6, §6.7).
 const (
