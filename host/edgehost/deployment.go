@@ -14,8 +14,9 @@ import (
 )
 
 // checkDeployment applies the worker aggregate rules (spec/host-api-v1alpha3.md §6.5): one
-// deployment per worker; versions of this worker, each once, Ready and not
-// being deleted; and the reverse gate for live dependents.
+// deployment per worker; versions of this worker, Ready and not being
+// deleted; and the reverse gate for live dependents. Each version once is
+// edge.CheckDeploymentVersionNames, which checkAggregate ran before.
 func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) error {
 	w, err := lookup(tx, key(res, ModuleWorker, relName(spec, "worker")))
 	if err != nil || w == nil {
@@ -30,17 +31,12 @@ func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) erro
 			return errorf(wire.InvalidArgument, "deployment_exists", "ModuleWorker %q already has WorkerDeployment %q; a worker has one deployment: update it instead", w.Name, d.Name)
 		}
 	}
-	seen := map[string]int{}
 	for i, v := range asList(spec["versions"]) {
 		name := relName(ijson.As[map[string]any](v), "workerVersion")
 		ver, err := lookup(tx, key(res, WorkerVersion, name))
 		if err != nil || ver == nil {
 			return err
 		}
-		if j, dup := seen[ver.UID]; dup {
-			return errorf(wire.InvalidArgument, "deployment_version_duplicate", "versions/%d and versions/%d both name WorkerVersion %q; list each version once", j, i, name)
-		}
-		seen[ver.UID] = i
 		ownerName, err := relTarget(ver, "worker")
 		if err != nil {
 			return err
