@@ -198,7 +198,7 @@ type Raw struct {
 // or "/apis") with the token, the headers and the body.
 func (e *Env) Do(ctx context.Context, token, method, path string, headers map[string]string, body []byte) (*Raw, error) {
 	if !strings.HasPrefix(path, "/apis/") && !strings.HasPrefix(path, "/.well-known/") {
-		path = wire.APIBase + path
+		path = wire.V1alpha3.APIBase + path
 	}
 	req, err := http.NewRequestWithContext(ctx, method, e.Endpoint+path, bytes.NewReader(body))
 	if err != nil {

@@ -160,7 +160,7 @@ func (s *Server) addressed(r *request) (store.Key, form.FormRef, error) {
 	if err := form.ValidateName(name); err != nil {
 		return store.Key{}, ref, wire.Errorf(wire.InvalidArgument, "path name: %v", err)
 	}
-	if _, err := s.checkRef(ref, "query"); err != nil {
+	if _, err := s.checkRef(r, ref, "query"); err != nil {
 		return store.Key{}, ref, err
 	}
 	return store.Key{Tenant: r.caller.Tenant, Space: space, APIVersion: apiVersion, Kind: kind, Name: name}, ref, nil

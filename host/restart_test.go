@@ -56,7 +56,7 @@ func send(t *testing.T, h *hosttest.Host, req wire.ResourceRequest, body []byte,
 // sendCtx is send under ctx, returning the transport's error (a deadline
 // passed before the answer) instead of failing the test.
 func sendCtx(ctx context.Context, h *hosttest.Host, req wire.ResourceRequest, body []byte, key, probe string) (rawAnswer, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPut, h.URL+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
+	r, err := http.NewRequestWithContext(ctx, http.MethodPut, h.URL+wire.V1alpha3.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
 	if err != nil {
 		return rawAnswer{}, err
 	}

@@ -15,11 +15,9 @@ import (
 // handbook/workers-observability.md).
 const TailPath = "/host/v1/workers/tail"
 
-// Lane constants (spec/host-api-v1alpha3.md §2.1, §2.2).
+// Wire constants shared by every lane (spec/host-api-v1alpha3.md §2–§5;
+// the lanes themselves are in lane.go).
 const (
-	Lane               = "forms.takoform.com/v1alpha3"
-	DiscoveryPath      = "/.well-known/takoform/v1alpha3"
-	APIBase            = "/apis/forms.takoform.com/v1alpha3"
 	OperationsAPI      = "operations.takoform.com/v1alpha1"
 	OperationKind      = "Operation"
 	SupportAPI         = "support.takoform.com/v1alpha1"
@@ -41,7 +39,7 @@ const (
 // advertise as true (spec/host-api-v1alpha3.md §2.1).
 var RequiredFeatures = []string{"service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"}
 
-// Discovery is the document at DiscoveryPath.
+// Discovery is the document at a lane's DiscoveryPath.
 type Discovery struct {
 	APIVersions []string        `json:"api_versions"`
 	Features    map[string]bool `json:"features"`

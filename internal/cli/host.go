@@ -144,8 +144,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	var cat *form.Catalog
+	var lanes host.LaneSets
 	if len(f.forms) > 0 {
-		cat, err = host.LoadFamilies(host.FamilySources(f.forms, func(dir string) fs.FS { return os.DirFS(dir) }))
+		cat, lanes, err = host.LoadFamilies(host.FamilySources(f.forms, func(dir string) fs.FS { return os.DirFS(dir) }))
 	} else {
 		cat, err = host.BuiltinCatalog()
 	}
@@ -163,7 +164,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	defer st.Close()
 	cfg := host.Config{
-		Store: st, Catalog: cat, Tokens: tokens, Family: host.DefaultFamily(cat), MaxBodyBytes: f.maxBody,
+		Store: st, Catalog: cat, Lanes: lanes, Tokens: tokens, Family: host.DefaultFamily(cat), MaxBodyBytes: f.maxBody,
 		SyncBudget: f.syncBudget, ProvisioningDelay: f.delay, IdempotencyTTL: f.idemTTL, Probe: f.probe, Logger: logger,
 		PublicURL: ep.publicURL,
 	}

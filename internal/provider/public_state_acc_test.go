@@ -39,7 +39,7 @@ const publicProvider = "registry.terraform.io/tako0614/takoform"
 // everything (decision spec/decisions/0016-equivalent-identities.md).
 func TestAccPublicProviderState(t *testing.T) {
 	ref := testref.Dir(t)
-	cat, err := host.LoadFamilies(host.FamilySources([]string{ref}, func(d string) fs.FS { return os.DirFS(d) }))
+	cat, _, err := host.LoadFamilies(host.FamilySources([]string{ref}, func(d string) fs.FS { return os.DirFS(d) }))
 	if err != nil {
 		t.Fatal(err)
 	}
