@@ -67,7 +67,7 @@ func (s *Server) startUpload(r *request) (answer, error) {
 	}
 	var out answer
 	err = s.update(r, func(tx store.Tx) error {
-		up := &store.Upload{ID: "up_" + randomHex(12), Tenant: r.caller.Tenant, Principal: r.caller.Principal, Manifest: canonical, ManifestDigest: digest, CreatedAt: s.cfg.Now()}
+		up := &store.Upload{ID: "up_" + randomHex(12), Lane: r.lane.Name, Tenant: r.caller.Tenant, Principal: r.caller.Principal, Manifest: canonical, ManifestDigest: digest, CreatedAt: s.cfg.Now()}
 		if err := tx.PutUpload(up); err != nil {
 			return err
 		}
@@ -92,12 +92,13 @@ func (s *Server) startUpload(r *request) (answer, error) {
 	return out, err
 }
 
-// ownedUpload loads an upload the caller (tenant and principal) started;
-// anyone else's is answered like an unknown id.
+// ownedUpload loads an upload the caller (tenant and principal) started
+// on the request's lane; anyone else's, and one of another lane
+// (spec/lane-v1beta1.md §2.5 rule 4), is answered like an unknown id.
 func ownedUpload(tx store.Tx, r *request) (*store.Upload, *wire.Manifest, error) {
 	id := r.PathValue("upload")
 	up, err := tx.Upload(id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (up.Tenant != r.caller.Tenant || up.Principal != r.caller.Principal)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (up.Tenant != r.caller.Tenant || up.Principal != r.caller.Principal || up.Lane != r.lane.Name)) {
 		return nil, nil, wire.Errorf(wire.ArtifactMissing, "upload %q is unknown or not yours; start an upload first", id)
 	}
 	if err != nil {
