@@ -20,7 +20,7 @@ func init() {
 }
 
 func discoveryExact(ctx context.Context, e *Env) error {
-	r, err := e.Do(ctx, e.Creds.A1, http.MethodGet, wire.V1alpha3.DiscoveryPath, nil, nil)
+	r, err := e.Do(ctx, e.Creds.A1, http.MethodGet, e.Lane.DiscoveryPath, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func discoveryExact(ctx context.Context, e *Env) error {
 	if err := json.Unmarshal(r.Body, &d); err != nil {
 		return err
 	}
-	if len(d.APIVersions) != 1 || d.APIVersions[0] != wire.V1alpha3.Name {
+	if len(d.APIVersions) != 1 || d.APIVersions[0] != e.Lane.Name {
 		return fmt.Errorf("api_versions = %v", d.APIVersions)
 	}
 	for _, f := range wire.RequiredFeatures {
@@ -39,8 +39,8 @@ func discoveryExact(ctx context.Context, e *Env) error {
 			return fmt.Errorf("feature %s is not advertised true", f)
 		}
 	}
-	if d.Endpoints.API != e.Endpoint+wire.V1alpha3.APIBase {
-		return fmt.Errorf("endpoints.api = %q, want %q", d.Endpoints.API, e.Endpoint+wire.V1alpha3.APIBase)
+	if d.Endpoints.API != e.Endpoint+e.Lane.APIBase {
+		return fmt.Errorf("endpoints.api = %q, want %q", d.Endpoints.API, e.Endpoint+e.Lane.APIBase)
 	}
 	if got := e.A1.Discovery(); got.Endpoints.API != d.Endpoints.API {
 		return fmt.Errorf("the client negotiated %q", got.Endpoints.API)

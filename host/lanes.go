@@ -5,21 +5,20 @@ import (
 	"strings"
 
 	"github.com/takoform/takoform/form"
-	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/wire"
 )
 
-// EdgeGroupV1beta1 is the Form group of the v1beta1 Edge family
-// (spec/lane-v1beta1.md §6.3); edge.Group is the v1alpha1 one.
-const EdgeGroupV1beta1 = "edge.forms.takoform.com/v1beta1"
-
-// laneOfGroup binds each Edge group to the one lane that answers it
-// (spec/lane-v1beta1.md §2.5 rule 1); a group absent here — a third-party
-// family, the probe's second group — is answered on every lane.
-var laneOfGroup = map[string]wire.Lane{
-	edge.Group:       wire.V1alpha3,
-	EdgeGroupV1beta1: wire.V1beta1,
-}
+// laneOfGroup binds each lane's Edge group to that lane alone
+// (wire.Lane.EdgeGroup, spec/lane-v1beta1.md §2.5 rule 1); a group absent
+// here — a third-party family, the probe's second group — is answered on
+// every lane.
+var laneOfGroup = func() map[string]wire.Lane {
+	m := map[string]wire.Lane{}
+	for _, l := range wire.Lanes {
+		m[l.EdgeGroup] = l
+	}
+	return m
+}()
 
 // LaneSets is the installed set of each lane, keyed by lane name
 // (wire.Lane.Name): which exact FormRefs, Interfaces and Bindings that

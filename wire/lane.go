@@ -12,22 +12,27 @@ type Lane struct {
 	Name          string // "forms.takoform.com/v1alpha3"
 	DiscoveryPath string // "/.well-known/takoform/v1alpha3"
 	APIBase       string // "/apis/forms.takoform.com/v1alpha3"
+	// EdgeGroup is the Edge family group our hosts answer on this lane and
+	// no other (spec/lane-v1beta1.md §2.5 rule 1): a family of this group
+	// is installed on this lane only.
+	EdgeGroup string // "edge.forms.takoform.com/v1alpha1"
 }
 
 // laneOf builds the lane of one version word of the forms.takoform.com
-// group.
-func laneOf(version string) Lane {
+// group, binding the Edge group of edgeVersion to it.
+func laneOf(version, edgeVersion string) Lane {
 	return Lane{
 		Name:          "forms.takoform.com/" + version,
 		DiscoveryPath: "/.well-known/takoform/" + version,
 		APIBase:       "/apis/forms.takoform.com/" + version,
+		EdgeGroup:     "edge.forms.takoform.com/" + edgeVersion,
 	}
 }
 
-// The two lanes our hosts serve at once (spec/lane-v1beta1.md §2.5).
+// The two lanes our hosts serve at once (spec/lane-v1beta1.md §0, §2.5).
 var (
-	V1alpha3 = laneOf("v1alpha3")
-	V1beta1  = laneOf("v1beta1")
+	V1alpha3 = laneOf("v1alpha3", "v1alpha1")
+	V1beta1  = laneOf("v1beta1", "v1beta1")
 )
 
 // DefaultLane is the lane a client speaks when it is not told one.
