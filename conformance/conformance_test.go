@@ -10,9 +10,9 @@ import (
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
-	"github.com/takoform/takoform/wire"
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/wire"
 )
 
 // TestConformance runs every registered check against our host on a real

@@ -116,7 +116,7 @@ type Server struct {
 	wake    chan struct{}
 	stop    chan struct{}
 	stopped sync.WaitGroup
-	ops     operator // health, metrics, limits (operator.go)
+	ops     operator    // health, metrics, limits (operator.go)
 	lanes   []*laneView // every lane served, in wire.Lanes order
 }
 

@@ -95,13 +95,13 @@ type Pin struct {
 // BoundUID / BoundOperation say what it retires with.
 type Idempotency struct {
 	Lane, Tenant, Principal, Space, Key string
-	Fingerprint                   string
-	Status                        int
-	ETag                          string
-	Body                          []byte
-	BoundUID                      string
-	BoundOperation                string
-	CreatedAt                     time.Time
+	Fingerprint                         string
+	Status                              int
+	ETag                                string
+	Body                                []byte
+	BoundUID                            string
+	BoundOperation                      string
+	CreatedAt                           time.Time
 }
 
 // IdempotencyKey names a replay record: its lane, tenant, principal,
@@ -228,7 +228,7 @@ type Tx interface {
 
 	// Idempotency records.
 	Idempotency(lane, tenant, principal, space, key string) (*Idempotency, error) // ErrNotFound
-	PutIdempotency(r *Idempotency) error                                    // insert or replace
+	PutIdempotency(r *Idempotency) error                                          // insert or replace
 	// ClaimIdempotency inserts r only if its key is unused: ErrConflict when
 	// a record with the key exists, so one key sent to two replicas at the
 	// same moment is recorded (and so executed) once.
