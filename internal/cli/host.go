@@ -84,7 +84,7 @@ func newHostServeCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the Host API (lane forms.takoform.com/v1alpha3) on SQLite or PostgreSQL",
+		Short: "Serve the Host API (lanes forms.takoform.com/v1alpha3 and forms.takoform.com/v1beta1) on SQLite or PostgreSQL",
 		Long: "serve answers the Takoform Host API. State lives in one SQLite file (created on first\n" +
 			"start, WAL, full fsync) or, with --data postgres://…, in a PostgreSQL database that any\n" +
 			"number of replicas share. Credentials come from a tokens file:\n" +
@@ -221,7 +221,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		}
 		defer stopLoader()
 	}
-	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len())
+	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len(), "lanes", laneForms(cat, lanes))
 	return f.op.run(ctx, srv, hs, ep.serve, logger)
 }
 
