@@ -1,5 +1,6 @@
-// Package host is the Takoform host: the Host API v1alpha3 server (spec/host-api-v1alpha3.md
-// §2–§5, §8.1) over a transactional store. Server is an http.Handler;
+// Package host is the Takoform host: the Host API server (spec/host-api-v1alpha3.md
+// §2–§5, §8.1) answering lanes v1alpha3 and v1beta1 as views of one plane
+// (spec/lane-v1beta1.md §2.5, lanes.go) over a transactional store. Server is an http.Handler;
 // Config holds every host setting.
 package host
 

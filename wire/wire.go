@@ -1,5 +1,6 @@
-// Package wire holds the Host API v1alpha3 wire types (spec/host-api-v1alpha3.md §2–§5, §8.1):
-// discovery, resource representations and requests, operations, artifact
+// Package wire holds the Host API wire types (spec/host-api-v1alpha3.md §2–§5, §8.1),
+// identical on lanes v1alpha3 and v1beta1 (spec/lane-v1beta1.md §0.1): the
+// lanes (lane.go), discovery, resource representations and requests, operations, artifact
 // upload messages, support profiles, and the closed error taxonomy. Hosts
 // and clients encode and decode through these types only.
 package wire
