@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(
-		Check{ID: "discovery-exact", Group: "discovery", Summary: "discovery names exactly the v1alpha3 lane, its features and same-origin endpoints", Run: discoveryExact},
+		Check{ID: "discovery-exact", Group: "discovery", Summary: "discovery names exactly the lane checked (v1alpha3 or v1beta1), its features and same-origin endpoints", Run: discoveryExact},
 		Check{ID: "unauthenticated-request-refused", Group: "discovery", Summary: "no or unknown credential is unauthenticated on read and mutating surfaces", Run: unauthenticatedRefused},
 		Check{ID: "error-envelope-taxonomy", Group: "discovery", Summary: "refusals are closed envelopes with the code's fixed status", Run: errorEnvelopeTaxonomy},
 		Check{ID: "namespaced-group-travels-as-two-path-segments", Group: "discovery", Summary: "a group travels as two segments; an encoded slash addresses nothing", Run: groupTwoSegments},
