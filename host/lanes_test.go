@@ -366,7 +366,7 @@ func TestHandlesReplayAndReviewAreLaneBound(t *testing.T) {
 		}
 		// One resource plane: lane v1beta1 sees the pending create as the
 		// same address, busy with lane v1alpha3's operation.
-		if st, b := apply(wire.V1beta1, prepB.Review.PrepareDigest, "k-beta"); st != 409 || !strings.HasPrefix(codeOf(b), "resource_busy") {
+		if st, b := apply(wire.V1beta1, prepB.Review.PrepareDigest, "k-beta"); st != 409 || !strings.HasPrefix(codeOf(b), "resource_busy") || !strings.Contains(string(b), "in progress on lane "+wire.V1alpha3.Name) {
 			t.Fatalf("a create of the same address on lane v1beta1: %d %s", st, b)
 		}
 

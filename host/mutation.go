@@ -133,6 +133,11 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 	// An out-of-band loss (probe external-change) is never held up.
 	if op := st.Pending; op != nil && op.ID != m.OperationID && !m.OutOfBand &&
 		(op.TargetUID == "" || (existing != nil && existing.UID == op.TargetUID)) {
+		if op.Lane != m.Lane && op.Lane != "" && m.Lane != "" {
+			// The id is a handle of the other lane (spec/lane-v1beta1.md
+			// §2.5 rule 4): say where to poll it.
+			return nil, wire.Errorf(wire.ResourceBusy, "%s %q has operation %s in progress on lane %s (poll it there); retry when it settles", m.Key.Kind, m.Key.Name, op.ID, op.Lane)
+		}
 		return nil, wire.Errorf(wire.ResourceBusy, "%s %q has operation %s in progress; retry when it settles", m.Key.Kind, m.Key.Name, op.ID)
 	}
 	switch m.Action {
