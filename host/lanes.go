@@ -87,7 +87,7 @@ type laneView struct {
 func laneViews(all *form.Catalog, sets LaneSets) ([]*laneView, error) {
 	var unknown []string
 	for name := range sets {
-		if _, ok := wire.LaneNamed(name); !ok || strings.Count(name, "/") != 1 {
+		if l, ok := wire.LaneNamed(name); !ok || l.Name != name {
 			unknown = append(unknown, name)
 		}
 	}
@@ -97,9 +97,22 @@ func laneViews(all *form.Catalog, sets LaneSets) ([]*laneView, error) {
 	views := make([]*laneView, 0, len(wire.Lanes))
 	for _, l := range wire.Lanes {
 		cat := sets[l.Name]
+		// Execution (relations, rendering, operations committed later)
+		// reads the host-wide catalog by exact ref, so it must hold every
+		// document of every lane.
 		for _, in := range cat.Forms() {
 			if _, ok := all.Form(in.Definition.Ref()); !ok {
-				return nil, fmt.Errorf("host: lane %s installs %s, which the host-wide catalog lacks", l.Name, in.Definition.Ref())
+				return nil, fmt.Errorf("host: lane %s installs form %s, which Config.Catalog lacks", l.Name, in.Definition.Ref())
+			}
+		}
+		for _, d := range cat.Interfaces() {
+			if _, ok := all.Interface(d.Ref()); !ok {
+				return nil, fmt.Errorf("host: lane %s installs interface %s, which Config.Catalog lacks", l.Name, d.Ref())
+			}
+		}
+		for _, d := range cat.Bindings() {
+			if _, ok := all.Binding(d.Ref()); !ok {
+				return nil, fmt.Errorf("host: lane %s installs binding %s, which Config.Catalog lacks", l.Name, d.Ref())
 			}
 		}
 		views = append(views, &laneView{Lane: l, catalog: cat})

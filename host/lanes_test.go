@@ -400,3 +400,34 @@ func TestHandlesReplayAndReviewAreLaneBound(t *testing.T) {
 		}
 	})
 }
+
+// TestConfigLanesChecked: host.New refuses lane sets that name no lane it
+// serves, or that install what the host-wide catalog lacks (execution
+// reads that catalog), and a catalog of both Edge groups without lane sets.
+func TestConfigLanesChecked(t *testing.T) {
+	h := hosttest.Start(t, hosttest.Options{})
+	builtin, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := form.Parse([]byte(kvDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := builtin.AddForm(other, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, c := range map[string]struct {
+		cfg  host.Config
+		want string
+	}{
+		"a version word":        {host.Config{Catalog: builtin, Lanes: host.LaneSets{"v1alpha3": builtin}}, `names ["v1alpha3"], not a lane this host serves`},
+		"a form the host lacks": {host.Config{Catalog: builtin, Lanes: host.LaneSets{wire.V1beta1.Name: extra}}, "installs form forms.example.com/v1alpha1 EdgeKVNamespace 1.0.0"},
+	} {
+		c.cfg.Store = h.Store
+		if _, err := host.New(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", what, err, c.want)
+		}
+	}
+}
