@@ -431,3 +431,50 @@ func TestConfigLanesChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRouteOnEveryLane: each lane answers the 21 routes of its own
+// endpoint table (the reference data's operations-v1alpha3.json and
+// operations-v1beta1.json, spec/lane-v1beta1.md §3.3) at its discovery
+// path and API base: each method and path, its segments filled with
+// values no resource has, reaches a route of the lane (whatever it then
+// refuses), never the unknown-route answer. HEAD answers carry no body,
+// so the blob HEAD route is left to the conformance checks of both lanes.
+func TestEveryRouteOnEveryLane(t *testing.T) {
+	tables := map[wire.Lane]string{
+		wire.V1alpha3: filepath.Join(testref.Dir(t), "spec/host-api/operations-v1alpha3.json"),
+		wire.V1beta1:  filepath.Join(testref.V1beta1Dir(t), "spec/host-api/operations-v1beta1.json"),
+	}
+	fill := strings.NewReplacer("{formGroup}", "forms.example.com", "{formVersion}", "v1alpha1", "{kind}", "Thing", "{name}", "absent",
+		"{id}", "op_000000000000000000000000", "{uploadId}", "up_000000000000000000000000", "{sha256}", "sha256:"+strings.Repeat("0", 64),
+		"{manifestDigest}", "sha256:"+strings.Repeat("0", 64), "{definitionVersion}", "1.0.0", "{version}", "1.0.0")
+	h := hosttest.Start(t, hosttest.Options{})
+	for l, file := range tables {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var table struct {
+			APIGroup      string `json:"apiGroup"`
+			DiscoveryPath string `json:"discoveryPath"`
+			Operations    []struct{ Method, Path string }
+		}
+		if err := json.Unmarshal(b, &table); err != nil {
+			t.Fatal(err)
+		}
+		if table.APIGroup != l.Name || table.DiscoveryPath != l.DiscoveryPath || len(table.Operations) != 21 {
+			t.Fatalf("%s: the table is lane %s at %s with %d routes; ours is %+v", file, table.APIGroup, table.DiscoveryPath, len(table.Operations), l)
+		}
+		for _, op := range table.Operations {
+			if !strings.HasPrefix(op.Path, l.APIBase+"/") {
+				t.Errorf("%s %s is not under %s", op.Method, op.Path, l.APIBase)
+			}
+			if op.Method == http.MethodHead {
+				continue
+			}
+			st, body := raw(t, h, op.Method, fill.Replace(op.Path), map[string]string{wire.HeaderIdempotency: "k"}, nil)
+			if strings.HasSuffix(codeOf(body), "/unknown_route") || st == http.StatusMethodNotAllowed {
+				t.Errorf("lane %s: %s %s is no route: %d %s", l.Version(), op.Method, op.Path, st, body)
+			}
+		}
+	}
+}
