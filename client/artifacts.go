@@ -69,7 +69,7 @@ func (c *Client) StartUpload(ctx context.Context, manifest wire.Manifest) (*wire
 	if err != nil {
 		return nil, err
 	}
-	r := jsonRequest("artifact-upload-start", http.MethodPost, wire.APIBase+"/artifacts/uploads", body)
+	r := jsonRequest("artifact-upload-start", http.MethodPost, c.lane.APIBase+"/artifacts/uploads", body)
 	r.mutation, r.key = true, DeriveKey(KeyUploadStart, digest, nonce())
 	resp, err := c.send(ctx, r)
 	if err == nil {
@@ -95,11 +95,11 @@ func (c *Client) StartUpload(ctx context.Context, manifest wire.Manifest) (*wire
 	return &out, nil
 }
 
-func uploadPath(id, suffix string) (string, error) {
+func (c *Client) uploadPath(id, suffix string) (string, error) {
 	if !uploadPattern.MatchString(id) {
 		return "", fmt.Errorf("takoform: %q is not an upload id (up_…)", id)
 	}
-	p, err := apiPath("/artifacts/uploads", [2]string{"upload id", id})
+	p, err := c.apiPath("/artifacts/uploads", [2]string{"upload id", id})
 	return p + suffix, err
 }
 
@@ -112,7 +112,7 @@ func (c *Client) PutBlob(ctx context.Context, uploadID, digest string, data []by
 	if ijson.SumDigest(data) != digest {
 		return fmt.Errorf("takoform: artifact-blob-upload: the bytes digest to %s, not %s", ijson.SumDigest(data), digest)
 	}
-	path, err := uploadPath(uploadID, "/blobs")
+	path, err := c.uploadPath(uploadID, "/blobs")
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (c *Client) CommitUpload(ctx context.Context, uploadID, manifestDigest stri
 	if !ijson.ValidDigest(manifestDigest) {
 		return nil, fmt.Errorf("takoform: artifact-commit: %q is not a digest", manifestDigest)
 	}
-	path, err := uploadPath(uploadID, "/commit")
+	path, err := c.uploadPath(uploadID, "/commit")
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func (c *Client) Manifest(ctx context.Context, manifestDigest string) (*wire.Man
 	if !ijson.ValidDigest(manifestDigest) {
 		return nil, fmt.Errorf("takoform: artifact-manifest-read: %q is not a digest", manifestDigest)
 	}
-	path, err := apiPath("/artifacts", [2]string{"digest", manifestDigest})
+	path, err := c.apiPath("/artifacts", [2]string{"digest", manifestDigest})
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (c *Client) HeadBlob(ctx context.Context, digest string) (bool, error) {
 	if !ijson.ValidDigest(digest) {
 		return false, fmt.Errorf("takoform: artifact-blob-head: %q is not a digest", digest)
 	}
-	path, err := apiPath("/artifacts/blobs", [2]string{"digest", digest})
+	path, err := c.apiPath("/artifacts/blobs", [2]string{"digest", digest})
 	if err != nil {
 		return false, err
 	}
@@ -236,7 +236,7 @@ func (c *Client) HeadBlob(ctx context.Context, digest string) (bool, error) {
 // {api}/artifacts/uploads/{uploadId}, Idempotency-Key
 // DeriveKey(KeyAbandon, uploadID); spec/host-api-v1alpha3.md §3.6): 204, empty body.
 func (c *Client) AbandonUpload(ctx context.Context, uploadID string) error {
-	path, err := uploadPath(uploadID, "")
+	path, err := c.uploadPath(uploadID, "")
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
-// Package client is the public Go client of the Takoform Host API lane
-// forms.takoform.com/v1alpha3 (host API spec/host-api-v1alpha3.md §2–§5, §8.1).
+// Package client is the public Go client of the Takoform Host API lanes
+// forms.takoform.com/v1alpha3 and forms.takoform.com/v1beta1 (host API
+// spec/host-api-v1alpha3.md §2–§5, §8.1; spec/lane-v1beta1.md §2, §3.3).
 //
-// A Client negotiates the lane once (New, spec/host-api-v1alpha3.md §2.1), then speaks every
+// A Client speaks one lane, Options.Lane (default wire.DefaultLane,
+// v1alpha3). It negotiates that lane once (New, spec/host-api-v1alpha3.md §2.1), then speaks every
 // route of the endpoint table (spec/host-api-v1alpha3.md §3.3) with one keep-alive http.Client.
 // It never trusts an answer it cannot check:
 //
@@ -49,7 +51,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultUserAgent           = "takoform-go-client (" + wire.Lane + ")"
+	DefaultUserAgent           = "takoform-go-client" // followed by " (<lane name>)"
 	DefaultDiscoveryTimeout    = 10 * time.Second
 	DefaultMaxIdleConnsPerHost = 64
 )
@@ -64,7 +66,8 @@ type Options struct {
 	// HTTPClient, when set, is copied and used instead of the client's own;
 	// its CheckRedirect is replaced by one that refuses every redirect.
 	HTTPClient *http.Client
-	// UserAgent is sent as User-Agent; default DefaultUserAgent.
+	// UserAgent is sent as User-Agent; default DefaultUserAgent and the
+	// lane in parentheses ("takoform-go-client (forms.takoform.com/v1alpha3)").
 	UserAgent string
 	// MaxResponseBytes bounds every response body; default wire.MaxBodyBytes.
 	MaxResponseBytes int64
@@ -93,12 +96,17 @@ type Options struct {
 	// recorded refusal. The provider scopes each logical mutation instead
 	// (WithKeyScope; spec/decisions/0006-idempotency-keys-per-mutation.md).
 	KeyScope string
+	// Lane is the lane the client negotiates and speaks; the zero value is
+	// wire.DefaultLane (forms.takoform.com/v1alpha3). A host serving both
+	// lanes answers each under its own API base (spec/lane-v1beta1.md §2.5).
+	Lane wire.Lane
 }
 
 // Client speaks one negotiated lane to one origin. It is safe for
 // concurrent use.
 type Client struct {
 	origin    origin
+	lane      wire.Lane
 	base      string // origin.String(), what every request URL starts with
 	bearer    string // the Authorization value, "" without a token
 	discovery wire.Discovery
@@ -126,7 +134,7 @@ func New(ctx context.Context, endpoint string, opts Options) (*Client, error) {
 	dctx, cancel := context.WithTimeout(ctx, c.discoveryTimeout(opts))
 	defer cancel()
 	if err := c.negotiate(dctx); err != nil {
-		return nil, fmt.Errorf("takoform: negotiate lane %s at %s: %w", wire.Lane, c.origin, err)
+		return nil, fmt.Errorf("takoform: negotiate lane %s at %s: %w", c.lane.Name, c.origin, err)
 	}
 	return c, nil
 }
@@ -142,6 +150,7 @@ func newClient(endpoint string, opts Options) (*Client, error) {
 	}
 	c := &Client{
 		origin:    o,
+		lane:      opts.Lane,
 		token:     opts.Token,
 		userAgent: opts.UserAgent,
 		maxBody:   opts.MaxResponseBytes,
@@ -150,12 +159,17 @@ func newClient(endpoint string, opts Options) (*Client, error) {
 		poll:      opts.Poll.withDefaults(),
 		jitter:    rand.Float64,
 	}
+	if c.lane == (wire.Lane{}) {
+		c.lane = wire.DefaultLane
+	} else if l, ok := wire.LaneNamed(c.lane.Name); !ok || l != c.lane {
+		return nil, fmt.Errorf("takoform: lane %q is not one this client speaks; use one of wire.Lanes (%s)", c.lane.Name, strings.Join(wire.LaneNames(), ", "))
+	}
 	c.base = o.String()
 	if c.token != "" {
 		c.bearer = "Bearer " + c.token
 	}
 	if c.userAgent == "" {
-		c.userAgent = DefaultUserAgent
+		c.userAgent = DefaultUserAgent + " (" + c.lane.Name + ")"
 	}
 	if c.maxBody <= 0 {
 		c.maxBody = wire.MaxBodyBytes
@@ -398,7 +412,7 @@ func (c *Client) expectEmpty(r *request, resp *response) error {
 
 // negotiate fetches and validates the discovery document (spec/host-api-v1alpha3.md §2.1).
 func (c *Client) negotiate(ctx context.Context) error {
-	r := &request{op: "discovery", method: http.MethodGet, path: wire.DiscoveryPath}
+	r := &request{op: "discovery", method: http.MethodGet, path: c.lane.DiscoveryPath}
 	resp, err := c.send(ctx, r)
 	if err != nil {
 		return err
@@ -406,7 +420,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 	if err := c.expectStatus(r, resp, http.StatusOK); err != nil {
 		return err
 	}
-	d, err := checkDiscovery(c.origin, resp.body)
+	d, err := checkDiscovery(c.origin, c.lane, resp.body)
 	if err != nil {
 		return c.protocolError(r, resp.status, "the discovery document is invalid", err)
 	}

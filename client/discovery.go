@@ -139,18 +139,25 @@ func loopback(host string) bool {
 // or a *ProtocolError naming the first violation (an invalid endpoint is
 // the plain error of ParseEndpoint).
 func ValidateDiscovery(endpoint string, doc []byte) (*wire.Discovery, error) {
+	return ValidateLaneDiscovery(endpoint, wire.DefaultLane, doc)
+}
+
+// ValidateLaneDiscovery is ValidateDiscovery for the discovery document
+// of lane (spec/lane-v1beta1.md §2.1): api_versions exactly [lane.Name]
+// and every endpoint under lane.APIBase.
+func ValidateLaneDiscovery(endpoint string, lane wire.Lane, doc []byte) (*wire.Discovery, error) {
 	o, err := parseOrigin(endpoint)
 	if err != nil {
 		return nil, err
 	}
-	d, err := checkDiscovery(o, doc)
+	d, err := checkDiscovery(o, lane, doc)
 	if err != nil {
 		return nil, &ProtocolError{Op: "discovery", Reason: "the discovery document is invalid", Err: err}
 	}
 	return d, nil
 }
 
-func checkDiscovery(o origin, doc []byte) (*wire.Discovery, error) {
+func checkDiscovery(o origin, lane wire.Lane, doc []byte) (*wire.Discovery, error) {
 	var d wire.Discovery
 	if err := ijson.Unmarshal(doc, &d); err != nil {
 		return nil, err
@@ -165,15 +172,15 @@ func checkDiscovery(o origin, doc []byte) (*wire.Discovery, error) {
 	if m := missingMembers(tree, "/api_versions", "/features", "/endpoints", "/endpoints/api"); len(m) > 0 {
 		return nil, fmt.Errorf("required member %s is absent", m[0])
 	}
-	if len(d.APIVersions) != 1 || d.APIVersions[0] != wire.Lane {
-		return nil, fmt.Errorf("api_versions is %q; want exactly [%q]", d.APIVersions, wire.Lane)
+	if len(d.APIVersions) != 1 || d.APIVersions[0] != lane.Name {
+		return nil, fmt.Errorf("api_versions is %q; want exactly [%q]", d.APIVersions, lane.Name)
 	}
 	for _, f := range wire.RequiredFeatures {
 		if v, ok := d.Features[f]; !ok || !v {
 			return nil, fmt.Errorf("required feature %q is absent or false", f)
 		}
 	}
-	api, err := checkEndpoint("api", d.Endpoints.API, wire.APIBase, o, nil)
+	api, err := checkEndpoint("api", d.Endpoints.API, lane.APIBase, o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +190,7 @@ func checkDiscovery(o origin, doc []byte) (*wire.Discovery, error) {
 		if _, present := lookup(tree, "/endpoints/"+e.name); !present {
 			continue
 		}
-		if _, err := checkEndpoint(e.name, e.value, wire.APIBase+"/"+e.name, o, &api); err != nil {
+		if _, err := checkEndpoint(e.name, e.value, lane.APIBase+"/"+e.name, o, &api); err != nil {
 			return nil, err
 		}
 	}

@@ -86,7 +86,7 @@ func (c *Client) Operation(ctx context.Context, id string) (*wire.Operation, err
 }
 
 func (c *Client) getOperation(ctx context.Context, id string) (*wire.Operation, http.Header, error) {
-	path, err := operationPath(id, "")
+	path, err := c.operationPath(id, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,11 +102,11 @@ func (c *Client) getOperation(ctx context.Context, id string) (*wire.Operation, 
 	return op, resp.header, nil
 }
 
-func operationPath(id, suffix string) (string, error) {
+func (c *Client) operationPath(id, suffix string) (string, error) {
 	if !operationPattern.MatchString(id) {
 		return "", fmt.Errorf("takoform: %q is not an operation id (op_…)", id)
 	}
-	p, err := apiPath("/operations", [2]string{"operation id", id})
+	p, err := c.apiPath("/operations", [2]string{"operation id", id})
 	return p + suffix, err
 }
 
@@ -126,7 +126,7 @@ func (c *Client) bareOperation(r *request, resp *response, id string) (*wire.Ope
 // spec/host-api-v1alpha3.md §4). It answers the bare operation; a settled one replays its
 // terminal state.
 func (c *Client) CancelOperation(ctx context.Context, id string) (*wire.Operation, error) {
-	path, err := operationPath(id, "/cancel")
+	path, err := c.operationPath(id, "/cancel")
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/spaceid"
-	"github.com/takoform/takoform/wire"
 )
 
 // Address names one resource: the space, the exact FormRef it is recorded
@@ -65,9 +64,9 @@ func groupPath(apiVersion string) (string, error) {
 
 // apiPath is the API base, a fixed prefix such as "/resources", and the
 // escaped segments (each checked by segment), each led by '/'.
-func apiPath(prefix string, segs ...[2]string) (string, error) {
+func (c *Client) apiPath(prefix string, segs ...[2]string) (string, error) {
 	rest, err := joinSegments(segs...)
-	return wire.APIBase + prefix + rest, err
+	return c.lane.APIBase + prefix + rest, err
 }
 
 // joinSegments renders {what, value} pairs as "/seg1/seg2…".
@@ -85,7 +84,7 @@ func joinSegments(segs ...[2]string) (string, error) {
 
 // resourcePath is {api}/resources/{formGroup}/{formVersion}/{kind}/{name}
 // followed by suffix ("", "/import" or "/observe").
-func resourcePath(ref form.FormRef, name, suffix string) (string, error) {
+func (c *Client) resourcePath(ref form.FormRef, name, suffix string) (string, error) {
 	g, err := groupPath(ref.APIVersion)
 	if err != nil {
 		return "", err
@@ -98,7 +97,7 @@ func resourcePath(ref form.FormRef, name, suffix string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return wire.APIBase + "/resources/" + g + "/" + k + "/" + n + suffix, nil
+	return c.lane.APIBase + "/resources/" + g + "/" + k + "/" + n + suffix, nil
 }
 
 // exactQuery is the exact query of spec/host-api-v1alpha3.md §3.3: space, group, kind,

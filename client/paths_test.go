@@ -26,7 +26,7 @@ func TestResourcePathIsTwoGroupSegments(t *testing.T) {
 		"/import":  "/apis/forms.takoform.com/v1alpha3/resources/edge.forms.takoform.com/v1alpha1/ModuleWorker/app/import",
 		"/observe": "/apis/forms.takoform.com/v1alpha3/resources/edge.forms.takoform.com/v1alpha1/ModuleWorker/app/observe",
 	} {
-		got, err := resourcePath(workerRef, "app", suffix)
+		got, err := (&Client{lane: wire.V1alpha3}).resourcePath(workerRef, "app", suffix)
 		if err != nil || got != want {
 			t.Errorf("resourcePath(%q) = %q, %v; want %q", suffix, got, err, want)
 		}

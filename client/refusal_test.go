@@ -118,7 +118,7 @@ func TestDiscoveryRefusals(t *testing.T) {
 		t.Fatalf("cross-origin discovery: %v", err)
 	}
 	r := rec.reqs[0]
-	if r.Method != http.MethodGet || r.URL.Path != wire.DiscoveryPath || r.Header.Get("Authorization") != "Bearer t0k" {
+	if r.Method != http.MethodGet || r.URL.Path != wire.V1alpha3.DiscoveryPath || r.Header.Get("Authorization") != "Bearer t0k" {
 		t.Errorf("discovery request %s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
 	}
 	rec.answer = reply(http.StatusUnauthorized, nil, envelope(wire.Unauthenticated, false))

@@ -137,7 +137,7 @@ func (c *Client) Forms(ctx context.Context, space string, ref form.FormRef) (*wi
 	if err := checkScope("forms", space, ref); err != nil {
 		return nil, err
 	}
-	r := &request{op: "forms", method: http.MethodGet, path: wire.APIBase + "/forms", query: exactQuery(space, ref)}
+	r := &request{op: "forms", method: http.MethodGet, path: c.lane.APIBase + "/forms", query: exactQuery(space, ref)}
 	resp, err := c.sendOK(ctx, r)
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func (c *Client) FormDefinition(ctx context.Context, space string, ref form.Form
 	if err != nil {
 		return nil, err
 	}
-	r := &request{op: "form-definition", method: http.MethodGet, path: wire.APIBase + "/form-definitions/" + g + "/" + k, query: exactQuery(space, ref)}
+	r := &request{op: "form-definition", method: http.MethodGet, path: c.lane.APIBase + "/form-definitions/" + g + "/" + k, query: exactQuery(space, ref)}
 	resp, err := c.sendOK(ctx, r)
 	if err != nil {
 		return nil, err
@@ -248,7 +248,7 @@ func (c *Client) Validate(ctx context.Context, req wire.ResourceRequest) (*wire.
 	if err != nil {
 		return nil, err
 	}
-	r := jsonRequest("validate", http.MethodPost, wire.APIBase+"/resources/validate", body)
+	r := jsonRequest("validate", http.MethodPost, c.lane.APIBase+"/resources/validate", body)
 	resp, err := c.sendOK(ctx, r)
 	if err != nil {
 		return nil, err
@@ -285,7 +285,7 @@ func (c *Client) Prepare(ctx context.Context, req wire.ResourceRequest, expected
 	if err != nil {
 		return nil, err
 	}
-	r := jsonRequest("prepare", http.MethodPost, wire.APIBase+"/resources/prepare", body)
+	r := jsonRequest("prepare", http.MethodPost, c.lane.APIBase+"/resources/prepare", body)
 	if expectedGeneration != "" {
 		r.header.Set(wire.HeaderGeneration, expectedGeneration)
 	}
@@ -388,7 +388,7 @@ func (c *Client) Import(ctx context.Context, req wire.ImportRequest, pre Precond
 // mutate sends apply or import and reads the answer.
 func (c *Client) mutate(ctx context.Context, op, method, suffix string, req any, pre Precondition, create bool, exp expectation) (*Mutation, error) {
 	a := exp.addr
-	path, err := resourcePath(a.Ref, a.Name, suffix)
+	path, err := c.resourcePath(a.Ref, a.Name, suffix)
 	if err != nil {
 		return nil, fmt.Errorf("takoform: %s: %w", op, err)
 	}
@@ -455,7 +455,7 @@ func (c *Client) Read(ctx context.Context, a Address) (*wire.Resource, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("takoform: read: %w", err)
 	}
-	path, err := resourcePath(a.Ref, a.Name, "")
+	path, err := c.resourcePath(a.Ref, a.Name, "")
 	if err != nil {
 		return nil, fmt.Errorf("takoform: read: %w", err)
 	}
@@ -486,7 +486,7 @@ func (c *Client) Observe(ctx context.Context, a Address, pre Precondition) (*wir
 	if _, err := pre.fence("observe", false, false); err != nil {
 		return nil, err
 	}
-	path, err := resourcePath(a.Ref, a.Name, "/observe")
+	path, err := c.resourcePath(a.Ref, a.Name, "/observe")
 	if err != nil {
 		return nil, fmt.Errorf("takoform: observe: %w", err)
 	}
@@ -519,7 +519,7 @@ func (c *Client) Delete(ctx context.Context, a Address, pre Precondition) (*Muta
 	if _, err := pre.fence("delete", false, true); err != nil {
 		return nil, err
 	}
-	path, err := resourcePath(a.Ref, a.Name, "")
+	path, err := c.resourcePath(a.Ref, a.Name, "")
 	if err != nil {
 		return nil, fmt.Errorf("takoform: delete: %w", err)
 	}

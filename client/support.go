@@ -24,7 +24,7 @@ var profileKeyPattern = regexp.MustCompile(`^[a-z][a-zA-Z0-9]{0,63}$`)
 // GET {api}/support/forms; spec/host-api-v1alpha3.md §8.1); at most 1024, each a FormSupport
 // profile.
 func (c *Client) SupportForms(ctx context.Context) (*wire.SupportProfilesResponse, error) {
-	r := &request{op: "support-forms", method: http.MethodGet, path: wire.APIBase + "/support/forms"}
+	r := &request{op: "support-forms", method: http.MethodGet, path: c.lane.APIBase + "/support/forms"}
 	resp, err := c.sendOK(ctx, r)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (c *Client) SupportForm(ctx context.Context, apiVersion, kind, definitionVe
 	if err != nil {
 		return nil, err
 	}
-	r := &request{op: "support-form", method: http.MethodGet, path: wire.APIBase + "/support/forms/" + g + rest}
+	r := &request{op: "support-form", method: http.MethodGet, path: c.lane.APIBase + "/support/forms/" + g + rest}
 	p, err := c.profile(ctx, r, FormSupport)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (c *Client) SupportBinding(ctx context.Context, name, version string) (*wir
 }
 
 func (c *Client) contractProfile(ctx context.Context, op, prefix, kind, name, version string) (*wire.SupportProfile, error) {
-	path, err := apiPath(prefix, [2]string{"name", name}, [2]string{"version", version})
+	path, err := c.apiPath(prefix, [2]string{"name", name}, [2]string{"version", version})
 	if err != nil {
 		return nil, err
 	}

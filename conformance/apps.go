@@ -49,8 +49,8 @@ func (e *Env) DeployApp(ctx context.Context, c *client.Client, handlers ...strin
 		return nil, err
 	}
 	if a.Deployment, err = e.Create(ctx, c, "WorkerDeployment", e.Name("deploy"), map[string]any{
-		"worker":   Rel("ModuleWorker", a.Worker.Metadata.Name),
-		"versions": []any{map[string]any{"weight": 10000, "workerVersion": Rel("WorkerVersion", a.Version.Metadata.Name)}},
+		"worker":   e.Rel("ModuleWorker", a.Worker.Metadata.Name),
+		"versions": []any{map[string]any{"weight": 10000, "workerVersion": e.Rel("WorkerVersion", a.Version.Metadata.Name)}},
 	}); err != nil {
 		return nil, fmt.Errorf("create deployment: %w", err)
 	}
@@ -72,7 +72,7 @@ func (e *Env) AddVersion(ctx context.Context, c *client.Client, a *App, handlers
 		hs[i] = h
 	}
 	if a.Version, err = e.Create(ctx, c, "WorkerVersion", e.Name("version"), map[string]any{
-		"worker": Rel("ModuleWorker", a.Worker.Metadata.Name), "bundle": Rel("WorkerBundle", a.Bundle.Metadata.Name), "handlers": hs,
+		"worker": e.Rel("ModuleWorker", a.Worker.Metadata.Name), "bundle": e.Rel("WorkerBundle", a.Bundle.Metadata.Name), "handlers": hs,
 	}); err != nil {
 		return fmt.Errorf("create version: %w", err)
 	}

@@ -53,7 +53,7 @@ func rxMaxBundleBytes(ctx context.Context, e *Env) (int64, error) {
 		return 0, err
 	}
 	for _, p := range profiles.Profiles {
-		if n, ok := p.Limits["maximumBundleBytes"]; ok && p.FormRef != nil && p.FormRef.APIVersion == EdgeGroup {
+		if n, ok := p.Limits["maximumBundleBytes"]; ok && p.FormRef != nil && p.FormRef.APIVersion == e.Group {
 			return n, nil
 		}
 	}

@@ -8,9 +8,11 @@ import (
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/wire"
 )
 
 // TestConformance runs every registered check against our host on a real
@@ -32,15 +34,21 @@ func TestConformanceWithDataPlane(t *testing.T) {
 	})
 }
 
-// runAll runs every registered check against h with the probe, one
-// subtest per check ID; a skip fails.
+// runAll runs every registered check against h with the probe on lane
+// v1alpha3, one subtest per check ID; a skip fails.
 func runAll(t *testing.T, h *hosttest.Host) {
+	runLane(t, h, wire.DefaultLane)
+}
+
+// runLane is runAll on lane: every check of the lane (ChecksFor) must
+// pass; a skip against our own host is a failure.
+func runLane(t *testing.T, h *hosttest.Host, lane wire.Lane) {
 	ctx := context.Background()
-	env, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, true)
+	env, err := conformance.NewEnvOptions(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, true, client.Options{Lane: lane})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range conformance.Checks() {
+	for _, c := range conformance.ChecksFor(lane) {
 		t.Run(c.ID, func(t *testing.T) {
 			r := conformance.RunCheck(ctx, env, c)
 			switch {

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(
-		Check{ID: "discovery-exact", Group: "discovery", Summary: "discovery names exactly the v1alpha3 lane, its features and same-origin endpoints", Run: discoveryExact},
+		Check{ID: "discovery-exact", Group: "discovery", Summary: "discovery names exactly the lane checked (v1alpha3 or v1beta1), its features and same-origin endpoints", Run: discoveryExact},
 		Check{ID: "unauthenticated-request-refused", Group: "discovery", Summary: "no or unknown credential is unauthenticated on read and mutating surfaces", Run: unauthenticatedRefused},
 		Check{ID: "error-envelope-taxonomy", Group: "discovery", Summary: "refusals are closed envelopes with the code's fixed status", Run: errorEnvelopeTaxonomy},
 		Check{ID: "namespaced-group-travels-as-two-path-segments", Group: "discovery", Summary: "a group travels as two segments; an encoded slash addresses nothing", Run: groupTwoSegments},
@@ -20,7 +20,7 @@ func init() {
 }
 
 func discoveryExact(ctx context.Context, e *Env) error {
-	r, err := e.Do(ctx, e.Creds.A1, http.MethodGet, wire.DiscoveryPath, nil, nil)
+	r, err := e.Do(ctx, e.Creds.A1, http.MethodGet, e.Lane.DiscoveryPath, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func discoveryExact(ctx context.Context, e *Env) error {
 	if err := json.Unmarshal(r.Body, &d); err != nil {
 		return err
 	}
-	if len(d.APIVersions) != 1 || d.APIVersions[0] != wire.Lane {
+	if len(d.APIVersions) != 1 || d.APIVersions[0] != e.Lane.Name {
 		return fmt.Errorf("api_versions = %v", d.APIVersions)
 	}
 	for _, f := range wire.RequiredFeatures {
@@ -39,8 +39,8 @@ func discoveryExact(ctx context.Context, e *Env) error {
 			return fmt.Errorf("feature %s is not advertised true", f)
 		}
 	}
-	if d.Endpoints.API != e.Endpoint+wire.APIBase {
-		return fmt.Errorf("endpoints.api = %q, want %q", d.Endpoints.API, e.Endpoint+wire.APIBase)
+	if d.Endpoints.API != e.Endpoint+e.Lane.APIBase {
+		return fmt.Errorf("endpoints.api = %q, want %q", d.Endpoints.API, e.Endpoint+e.Lane.APIBase)
 	}
 	if got := e.A1.Discovery(); got.Endpoints.API != d.Endpoints.API {
 		return fmt.Errorf("the client negotiated %q", got.Endpoints.API)

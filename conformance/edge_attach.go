@@ -40,7 +40,7 @@ func attachmentRequiresDeployment(ctx context.Context, e *Env) error {
 	}
 	for _, a := range edgeAttachmentKinds {
 		name := e.Name("att")
-		_, err := e.edgeTryCreate(ctx, a.kind, name, edgeAttachmentSpec(a.kind, wn, q.Metadata.Name))
+		_, err := e.edgeTryCreate(ctx, a.kind, name, e.edgeAttachmentSpec(a.kind, wn, q.Metadata.Name))
 		if err := edgeRefused(err, wire.UnsupportedCapability); err != nil {
 			return fmt.Errorf("%s of a worker whose version exports %s but has no deployment: %w", a.kind, a.handler, err)
 		}
@@ -48,7 +48,7 @@ func attachmentRequiresDeployment(ctx context.Context, e *Env) error {
 			return err
 		}
 	}
-	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{v.Metadata.Name, 10000}))
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(wn, edgeWeighted{v.Metadata.Name, 10000}))
 	if err != nil {
 		return err
 	}
@@ -60,19 +60,19 @@ func attachmentRequiresDeployment(ctx context.Context, e *Env) error {
 			return err
 		}
 		name := e.Name("att")
-		_, err = e.edgeTryCreate(ctx, "WorkerEndpoint", name, edgeAttachmentSpec("WorkerEndpoint", wn, ""))
+		_, err = e.edgeTryCreate(ctx, "WorkerEndpoint", name, e.edgeAttachmentSpec("WorkerEndpoint", wn, ""))
 		if err := edgeRefused(err, wire.UnsupportedCapability); err != nil {
 			return e.edgeRaceLost(ctx, op, fmt.Errorf("an endpoint of a worker whose deployment an accepted delete targets: %w", err))
 		}
 		if _, err := e.A1.WaitOperation(ctx, op); err != nil {
 			return fmt.Errorf("the accepted delete of the deployment: %w", err)
 		}
-		if d, err = e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
+		if d, err = e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(wn, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
 			return err
 		}
 	}
 	for _, a := range edgeAttachmentKinds {
-		if _, err := e.Create(ctx, e.A1, a.kind, e.Name("att"), edgeAttachmentSpec(a.kind, wn, q.Metadata.Name)); err != nil {
+		if _, err := e.Create(ctx, e.A1, a.kind, e.Name("att"), e.edgeAttachmentSpec(a.kind, wn, q.Metadata.Name)); err != nil {
 			return fmt.Errorf("%s once the worker's deployment %s serves %s: %w", a.kind, d.Metadata.Name, a.handler, err)
 		}
 	}
@@ -92,7 +92,7 @@ func handlerGatedAttachments(ctx context.Context, e *Env) error {
 		}
 		for _, att := range edgeAttachmentKinds {
 			name := e.Name("att")
-			spec := edgeAttachmentSpec(att.kind, a.Worker.Metadata.Name, q.Metadata.Name)
+			spec := e.edgeAttachmentSpec(att.kind, a.Worker.Metadata.Name, q.Metadata.Name)
 			if att.handler == h {
 				res, err := e.Create(ctx, e.A1, att.kind, name, spec)
 				if err != nil {
@@ -123,12 +123,12 @@ func handlerGatedAttachments(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.Update(ctx, e.A1, a.Deployment, edgeDeploymentSpec(wn, edgeWeighted{a.Version.Metadata.Name, 9999}, edgeWeighted{v2.Metadata.Name, 1})); err != nil {
+	if _, err := e.Update(ctx, e.A1, a.Deployment, e.edgeDeploymentSpec(wn, edgeWeighted{a.Version.Metadata.Name, 9999}, edgeWeighted{v2.Metadata.Name, 1})); err != nil {
 		return fmt.Errorf("split traffic 9999/1: %w", err)
 	}
 	for _, att := range edgeAttachmentKinds {
 		name := e.Name("att")
-		spec := edgeAttachmentSpec(att.kind, wn, q.Metadata.Name)
+		spec := e.edgeAttachmentSpec(att.kind, wn, q.Metadata.Name)
 		if att.handler == "fetch" {
 			if _, err := e.Create(ctx, e.A1, att.kind, name, spec); err != nil {
 				return fmt.Errorf("%s when every weighted version exports fetch: %w", att.kind, err)
@@ -149,10 +149,10 @@ func handlerGatedAttachments(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(w.Metadata.Name, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(w.Metadata.Name, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
 		return err
 	}
-	_, err = e.edgeTryCreate(ctx, "WorkerCronTrigger", e.Name("att"), edgeAttachmentSpec("WorkerCronTrigger", w.Metadata.Name, ""))
+	_, err = e.edgeTryCreate(ctx, "WorkerCronTrigger", e.Name("att"), e.edgeAttachmentSpec("WorkerCronTrigger", w.Metadata.Name, ""))
 	if err := edgeRefused(err, wire.UnsupportedCapability); err != nil {
 		return fmt.Errorf("a cron trigger of a worker whose version exports but does not declare scheduled: %w", err)
 	}
@@ -177,7 +177,7 @@ func cronGrammarEnforced(ctx context.Context, e *Env) error {
 	}
 	wn := a.Worker.Metadata.Name
 	spec := func(cron string) map[string]any {
-		return map[string]any{"worker": Rel("ModuleWorker", wn), "cron": cron}
+		return map[string]any{"worker": e.Rel("ModuleWorker", wn), "cron": cron}
 	}
 	for _, c := range edgeGoodCrons {
 		req, err := e.Request("WorkerCronTrigger", e.Name("cron"), spec(c))
@@ -232,26 +232,26 @@ func queueSingleConsumer(ctx context.Context, e *Env) error {
 		return err
 	}
 	qn := q.Metadata.Name
-	first, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), edgeQueueConsumerSpec(a.Worker.Metadata.Name, qn, ""))
+	first, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), e.edgeQueueConsumerSpec(a.Worker.Metadata.Name, qn, ""))
 	if err != nil {
 		return fmt.Errorf("the first consumer of a queue: %w", err)
 	}
 	for _, w := range []*wire.Resource{a.Worker, b.Worker} {
 		name := e.Name("consumer")
-		_, err := e.edgeTryCreate(ctx, "QueueConsumer", name, edgeQueueConsumerSpec(w.Metadata.Name, qn, ""))
+		_, err := e.edgeTryCreate(ctx, "QueueConsumer", name, e.edgeQueueConsumerSpec(w.Metadata.Name, qn, ""))
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 			return fmt.Errorf("a second consumer of queue %s (worker %s): %w", qn, w.Metadata.Name, err)
 		}
 		if err := e.edgeAbsent(ctx, e.A1, e.Space, "QueueConsumer", name); err != nil {
 			return err
 		}
-		_, err = e.edgeImport(ctx, e.A1, e.Space, "QueueConsumer", name, edgeQueueConsumerSpec(w.Metadata.Name, qn, ""))
+		_, err = e.edgeImport(ctx, e.A1, e.Space, "QueueConsumer", name, e.edgeQueueConsumerSpec(w.Metadata.Name, qn, ""))
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 			return fmt.Errorf("importing a second consumer of queue %s: %w", qn, err)
 		}
 	}
 	// Naming the queue as a dead-letter queue is not consuming it.
-	if _, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), edgeQueueConsumerSpec(b.Worker.Metadata.Name, q2.Metadata.Name, qn)); err != nil {
+	if _, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), e.edgeQueueConsumerSpec(b.Worker.Metadata.Name, q2.Metadata.Name, qn)); err != nil {
 		return fmt.Errorf("a consumer of another queue dead-lettering into %s: %w", qn, err)
 	}
 	// A consumer's queue is immutable: it cannot be moved to a free queue.
@@ -259,18 +259,18 @@ func queueSingleConsumer(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.edgeTryUpdate(ctx, first, edgeQueueConsumerSpec(a.Worker.Metadata.Name, q3.Metadata.Name, ""))
+	_, err = e.edgeTryUpdate(ctx, first, e.edgeQueueConsumerSpec(a.Worker.Metadata.Name, q3.Metadata.Name, ""))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("moving the consumer of %s to another queue: a consumer's queue is an immutable field, changed only by replacement, so the update must be refused: %w", qn, err)
 	}
 	// Re-applying the one consumer is fine; it keeps its queue.
-	if _, err := e.Update(ctx, e.A1, first, edgeQueueConsumerSpec(a.Worker.Metadata.Name, qn, "")); err != nil {
+	if _, err := e.Update(ctx, e.A1, first, e.edgeQueueConsumerSpec(a.Worker.Metadata.Name, qn, "")); err != nil {
 		return fmt.Errorf("re-applying the queue's consumer: %w", err)
 	}
 	if err := e.Delete(ctx, e.A1, first); err != nil {
 		return err
 	}
-	if _, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), edgeQueueConsumerSpec(b.Worker.Metadata.Name, qn, "")); err != nil {
+	if _, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), e.edgeQueueConsumerSpec(b.Worker.Metadata.Name, qn, "")); err != nil {
 		return fmt.Errorf("a consumer once the first was deleted: %w", err)
 	}
 	return nil
@@ -313,35 +313,35 @@ func deadLetterCycle(ctx context.Context, e *Env) error {
 		}
 		return r, nil
 	}
-	c1, err := create("q1 dead-lettering into q2", edgeQueueConsumerSpec(wn, q[1], q[2]))
+	c1, err := create("q1 dead-lettering into q2", e.edgeQueueConsumerSpec(wn, q[1], q[2]))
 	if err != nil {
 		return err
 	}
-	if err := refuse("q3 dead-lettering into itself", edgeQueueConsumerSpec(wn, q[3], q[3]), nil); err != nil {
+	if err := refuse("q3 dead-lettering into itself", e.edgeQueueConsumerSpec(wn, q[3], q[3]), nil); err != nil {
 		return err
 	}
-	if err := refuse("q2 dead-lettering into q1 (q1 -> q2 -> q1)", edgeQueueConsumerSpec(wn, q[2], q[1]), nil); err != nil {
+	if err := refuse("q2 dead-lettering into q1 (q1 -> q2 -> q1)", e.edgeQueueConsumerSpec(wn, q[2], q[1]), nil); err != nil {
 		return err
 	}
-	c2, err := create("q2 dead-lettering into q3", edgeQueueConsumerSpec(wn, q[2], q[3]))
+	c2, err := create("q2 dead-lettering into q3", e.edgeQueueConsumerSpec(wn, q[2], q[3]))
 	if err != nil {
 		return err
 	}
-	if err := refuse("q3 dead-lettering into q1 (q1 -> q2 -> q3 -> q1)", edgeQueueConsumerSpec(wn, q[3], q[1]), nil); err != nil {
+	if err := refuse("q3 dead-lettering into q1 (q1 -> q2 -> q3 -> q1)", e.edgeQueueConsumerSpec(wn, q[3], q[1]), nil); err != nil {
 		return err
 	}
-	if _, err := create("q4 dead-lettering into q2 (a diamond, not a cycle)", edgeQueueConsumerSpec(wn, q[4], q[2])); err != nil {
+	if _, err := create("q4 dead-lettering into q2 (a diamond, not a cycle)", e.edgeQueueConsumerSpec(wn, q[4], q[2])); err != nil {
 		return err
 	}
-	if err := refuse("updating q2's dead-letter queue to q1 (q1 -> q2 -> q1)", edgeQueueConsumerSpec(wn, q[2], q[1]), c2); err != nil {
+	if err := refuse("updating q2's dead-letter queue to q1 (q1 -> q2 -> q1)", e.edgeQueueConsumerSpec(wn, q[2], q[1]), c2); err != nil {
 		return err
 	}
 	// The walk follows the chain as stored now: once q1 drops its
 	// dead-letter queue, q3 -> q1 ends there.
-	if _, err := e.Update(ctx, e.A1, c1, edgeQueueConsumerSpec(wn, q[1], "")); err != nil {
+	if _, err := e.Update(ctx, e.A1, c1, e.edgeQueueConsumerSpec(wn, q[1], "")); err != nil {
 		return fmt.Errorf("dropping q1's dead-letter queue: %w", err)
 	}
-	if _, err := create("q3 dead-lettering into q1 once q1 drops messages", edgeQueueConsumerSpec(wn, q[3], q[1])); err != nil {
+	if _, err := create("q3 dead-lettering into q1 once q1 drops messages", e.edgeQueueConsumerSpec(wn, q[3], q[1])); err != nil {
 		return err
 	}
 	return nil

@@ -43,7 +43,7 @@ func attachmentClaimOnImport(ctx context.Context, e *Env) error {
 		return err
 	}
 	for _, a := range edgeAttachmentKinds {
-		if err := e.edgeRefuseImport(ctx, a.kind, edgeAttachmentSpec(a.kind, idle.Metadata.Name, qn), wire.UnsupportedCapability,
+		if err := e.edgeRefuseImport(ctx, a.kind, e.edgeAttachmentSpec(a.kind, idle.Metadata.Name, qn), wire.UnsupportedCapability,
 			"a "+a.kind+" of a worker with no deployment"); err != nil {
 			return err
 		}
@@ -54,21 +54,21 @@ func attachmentClaimOnImport(ctx context.Context, e *Env) error {
 	}
 	fw := f.Worker.Metadata.Name
 	for _, kind := range []string{"WorkerCronTrigger", "QueueConsumer"} {
-		if err := e.edgeRefuseImport(ctx, kind, edgeAttachmentSpec(kind, fw, qn), wire.UnsupportedCapability, "a "+kind+" of a fetch-only worker"); err != nil {
+		if err := e.edgeRefuseImport(ctx, kind, e.edgeAttachmentSpec(kind, fw, qn), wire.UnsupportedCapability, "a "+kind+" of a fetch-only worker"); err != nil {
 			return err
 		}
 	}
 	// One endpoint per worker.
-	if _, err := e.edgeImport(ctx, e.A1, e.Space, "WorkerEndpoint", e.Name("endpoint"), edgeAttachmentSpec("WorkerEndpoint", fw, "")); err != nil {
+	if _, err := e.edgeImport(ctx, e.A1, e.Space, "WorkerEndpoint", e.Name("endpoint"), e.edgeAttachmentSpec("WorkerEndpoint", fw, "")); err != nil {
 		return fmt.Errorf("importing the worker's endpoint: %w", err)
 	}
-	if err := e.edgeRefuseImport(ctx, "WorkerEndpoint", edgeAttachmentSpec("WorkerEndpoint", fw, ""), wire.InvalidArgument, "a second endpoint of one worker"); err != nil {
+	if err := e.edgeRefuseImport(ctx, "WorkerEndpoint", e.edgeAttachmentSpec("WorkerEndpoint", fw, ""), wire.InvalidArgument, "a second endpoint of one worker"); err != nil {
 		return err
 	}
 	// Hostname claim, compared canonically, across spaces of the tenant.
 	label := "adopt-" + randomHex(5)
 	canonical := label + ".example.com"
-	holder, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(fw, canonical))
+	holder, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(fw, canonical))
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func attachmentClaimOnImport(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	spelled := edgeDomainSpec(o.Worker.Metadata.Name, strings.ToUpper(label)+".Example.Com.")
+	spelled := e.edgeDomainSpec(o.Worker.Metadata.Name, strings.ToUpper(label)+".Example.Com.")
 	name := e.Name("domain")
 	_, err = e.edgeImport(ctx, e.A1, other, "WorkerCustomDomain", name, spelled)
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
@@ -97,7 +97,7 @@ func attachmentClaimOnImport(ctx context.Context, e *Env) error {
 		return fmt.Errorf("the adoption stored hostname %q, want the canonical %q", got, canonical)
 	}
 	// The adopted claim binds like an applied one.
-	_, err = e.edgeTryCreate(ctx, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(fw, canonical))
+	_, err = e.edgeTryCreate(ctx, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(fw, canonical))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("claiming a hostname an imported domain holds: %w", err)
 	}
@@ -115,16 +115,16 @@ func attachmentClaimOnImport(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.edgeImport(ctx, e.A1, e.Space, "QueueConsumer", e.Name("consumer"), edgeQueueConsumerSpec(qw, qn, q2.Metadata.Name)); err != nil {
+	if _, err := e.edgeImport(ctx, e.A1, e.Space, "QueueConsumer", e.Name("consumer"), e.edgeQueueConsumerSpec(qw, qn, q2.Metadata.Name)); err != nil {
 		return fmt.Errorf("importing a consumer dead-lettering onward: %w", err)
 	}
-	if err := e.edgeRefuseImport(ctx, "QueueConsumer", edgeQueueConsumerSpec(qw, qn, ""), wire.InvalidArgument, "a second consumer of one queue"); err != nil {
+	if err := e.edgeRefuseImport(ctx, "QueueConsumer", e.edgeQueueConsumerSpec(qw, qn, ""), wire.InvalidArgument, "a second consumer of one queue"); err != nil {
 		return err
 	}
-	if err := e.edgeRefuseImport(ctx, "QueueConsumer", edgeQueueConsumerSpec(qw, q2.Metadata.Name, qn), wire.InvalidArgument, "a consumer closing a dead-letter cycle"); err != nil {
+	if err := e.edgeRefuseImport(ctx, "QueueConsumer", e.edgeQueueConsumerSpec(qw, q2.Metadata.Name, qn), wire.InvalidArgument, "a consumer closing a dead-letter cycle"); err != nil {
 		return err
 	}
-	if _, err := e.edgeImport(ctx, e.A1, e.Space, "QueueConsumer", e.Name("consumer"), edgeQueueConsumerSpec(qw, q2.Metadata.Name, q3.Metadata.Name)); err != nil {
+	if _, err := e.edgeImport(ctx, e.A1, e.Space, "QueueConsumer", e.Name("consumer"), e.edgeQueueConsumerSpec(qw, q2.Metadata.Name, q3.Metadata.Name)); err != nil {
 		return fmt.Errorf("importing a consumer whose dead-letter chain closes no cycle: %w", err)
 	}
 	return nil
@@ -219,11 +219,11 @@ func attachmentClaimAtCommit(ctx context.Context, e *Env) error {
 	// Hostname: taken by a synchronous create while the claim is pending.
 	h := edgeHostname("commit")
 	name := e.Name("domain")
-	op, err := e.edgeAcceptAsync(ctx, "WorkerCustomDomain", name, edgeDomainSpec(wn, h))
+	op, err := e.edgeAcceptAsync(ctx, "WorkerCustomDomain", name, e.edgeDomainSpec(wn, h))
 	if err != nil {
 		return err
 	}
-	taker, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(wn, strings.ToUpper(h)))
+	taker, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(wn, strings.ToUpper(h)))
 	if err != nil {
 		return e.edgeRaceLost(ctx, op, fmt.Errorf("taking the hostname while the accepted claim is pending: %w", err))
 	}
@@ -245,10 +245,10 @@ func attachmentClaimAtCommit(ctx context.Context, e *Env) error {
 	}
 	cw := c.Worker.Metadata.Name
 	name = e.Name("consumer")
-	if op, err = e.edgeAcceptAsync(ctx, "QueueConsumer", name, edgeQueueConsumerSpec(cw, qb.Metadata.Name, qa.Metadata.Name)); err != nil {
+	if op, err = e.edgeAcceptAsync(ctx, "QueueConsumer", name, e.edgeQueueConsumerSpec(cw, qb.Metadata.Name, qa.Metadata.Name)); err != nil {
 		return err
 	}
-	closing, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), edgeQueueConsumerSpec(cw, qa.Metadata.Name, qb.Metadata.Name))
+	closing, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), e.edgeQueueConsumerSpec(cw, qa.Metadata.Name, qb.Metadata.Name))
 	if err != nil {
 		return e.edgeRaceLost(ctx, op, fmt.Errorf("the consumer closing the cycle only in combination: %w", err))
 	}
@@ -260,7 +260,7 @@ func attachmentClaimAtCommit(ctx context.Context, e *Env) error {
 		return err
 	}
 	name = e.Name("endpoint")
-	if op, err = e.edgeAcceptAsync(ctx, "WorkerEndpoint", name, map[string]any{"worker": Rel("ModuleWorker", wn)}); err != nil {
+	if op, err = e.edgeAcceptAsync(ctx, "WorkerEndpoint", name, map[string]any{"worker": e.Rel("ModuleWorker", wn)}); err != nil {
 		return err
 	}
 	if err := e.edgeTryDelete(ctx, e.A1, e.Creds.A1, a.Deployment, nil); err != nil {

@@ -29,7 +29,7 @@ func (e *Env) edgeServedRefs(ctx context.Context, kind string) ([]form.FormRef, 
 	}
 	var out []form.FormRef
 	for _, p := range ps.Profiles {
-		if p.FormRef != nil && p.FormRef.APIVersion == EdgeGroup && p.FormRef.Kind == kind {
+		if p.FormRef != nil && p.FormRef.APIVersion == e.Group && p.FormRef.Kind == kind {
 			out = append(out, *p.FormRef)
 		}
 	}
@@ -199,7 +199,7 @@ func runtimeContractAdvertised(ctx context.Context, e *Env) error {
 		return fmt.Errorf("GET /support/forms answered HTTP %d: %s", r.Status, abbreviate(r.Body))
 	}
 	for _, p := range doc.Profiles {
-		if p.FormRef == nil || p.FormRef.APIVersion != EdgeGroup {
+		if p.FormRef == nil || p.FormRef.APIVersion != e.Group {
 			continue
 		}
 		for _, m := range []map[string]json.RawMessage{p.SupportedEnums, p.SupportedRanges} {

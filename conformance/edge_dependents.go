@@ -27,7 +27,7 @@ func (e *Env) edgeServiceCaller(ctx context.Context, target string) (*wire.Resou
 	}
 	fetch := []string{"fetch"}
 	return e.edgeVersion(ctx, e.A1, e.Space, caller.Metadata.Name, fetch, fetch, map[string]any{
-		"serviceBindings": []any{map[string]any{"name": "API", "resource": Rel("ModuleWorker", target)}},
+		"serviceBindings": []any{map[string]any{"name": "API", "resource": e.Rel("ModuleWorker", target)}},
 	})
 }
 
@@ -44,7 +44,7 @@ func deploymentPreservesDependents(ctx context.Context, e *Env) error {
 	}
 	att := map[string]*wire.Resource{}
 	for _, kind := range []string{"WorkerCronTrigger", "QueueConsumer", "WorkerEndpoint"} {
-		if att[kind], err = e.Create(ctx, e.A1, kind, e.Name("att"), edgeAttachmentSpec(kind, wn, q.Metadata.Name)); err != nil {
+		if att[kind], err = e.Create(ctx, e.A1, kind, e.Name("att"), e.edgeAttachmentSpec(kind, wn, q.Metadata.Name)); err != nil {
 			return fmt.Errorf("create %s: %w", kind, err)
 		}
 	}
@@ -73,15 +73,15 @@ func deploymentPreservesDependents(ctx context.Context, e *Env) error {
 		return nil
 	}
 	if err := refuse("moving all traffic to a fetch-only version under a live cron trigger and queue consumer",
-		edgeDeploymentSpec(wn, edgeWeighted{vFetch.Metadata.Name, 10000})); err != nil {
+		e.edgeDeploymentSpec(wn, edgeWeighted{vFetch.Metadata.Name, 10000})); err != nil {
 		return err
 	}
 	if err := refuse("splitting traffic with a fetch-only version (every weighted version must serve the cron trigger)",
-		edgeDeploymentSpec(wn, edgeWeighted{a.Version.Metadata.Name, 5000}, edgeWeighted{vFetch.Metadata.Name, 5000})); err != nil {
+		e.edgeDeploymentSpec(wn, edgeWeighted{a.Version.Metadata.Name, 5000}, edgeWeighted{vFetch.Metadata.Name, 5000})); err != nil {
 		return err
 	}
 	if err := refuse("moving all traffic to a version without fetch under a live endpoint",
-		edgeDeploymentSpec(wn, edgeWeighted{vNoFetch.Metadata.Name, 10000})); err != nil {
+		e.edgeDeploymentSpec(wn, edgeWeighted{vNoFetch.Metadata.Name, 10000})); err != nil {
 		return err
 	}
 	caller, err := e.edgeServiceCaller(ctx, wn)
@@ -93,20 +93,20 @@ func deploymentPreservesDependents(ctx context.Context, e *Env) error {
 			return fmt.Errorf("delete %s: %w", kind, err)
 		}
 	}
-	if d, err = e.Update(ctx, e.A1, d, edgeDeploymentSpec(wn, edgeWeighted{vFetch.Metadata.Name, 10000})); err != nil {
+	if d, err = e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(wn, edgeWeighted{vFetch.Metadata.Name, 10000})); err != nil {
 		return fmt.Errorf("a fetch-only version once only fetch dependents remain: %w", err)
 	}
 	if err := e.Delete(ctx, e.A1, att["WorkerEndpoint"]); err != nil {
 		return fmt.Errorf("delete endpoint: %w", err)
 	}
 	if err := refuse("moving all traffic to a version without fetch under a live inbound service binding",
-		edgeDeploymentSpec(wn, edgeWeighted{vNoFetch.Metadata.Name, 10000})); err != nil {
+		e.edgeDeploymentSpec(wn, edgeWeighted{vNoFetch.Metadata.Name, 10000})); err != nil {
 		return err
 	}
 	if err := e.Delete(ctx, e.A1, caller); err != nil {
 		return fmt.Errorf("delete the calling version: %w", err)
 	}
-	if _, err := e.Update(ctx, e.A1, d, edgeDeploymentSpec(wn, edgeWeighted{vNoFetch.Metadata.Name, 10000})); err != nil {
+	if _, err := e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(wn, edgeWeighted{vNoFetch.Metadata.Name, 10000})); err != nil {
 		return fmt.Errorf("a version without fetch once nothing needs fetch: %w", err)
 	}
 	return nil
@@ -122,7 +122,7 @@ func deploymentDeleteBlockedByDependent(ctx context.Context, e *Env) error {
 		return err
 	}
 	for _, kind := range []string{"WorkerEndpoint", "WorkerCustomDomain", "WorkerCronTrigger", "QueueConsumer"} {
-		att, err := e.Create(ctx, e.A1, kind, e.Name("att"), edgeAttachmentSpec(kind, a.Worker.Metadata.Name, q.Metadata.Name))
+		att, err := e.Create(ctx, e.A1, kind, e.Name("att"), e.edgeAttachmentSpec(kind, a.Worker.Metadata.Name, q.Metadata.Name))
 		if err != nil {
 			return fmt.Errorf("create %s: %w", kind, err)
 		}
@@ -157,7 +157,7 @@ func deploymentDeleteBlockedByInbound(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(tn, edgeWeighted{v.Metadata.Name, 10000}))
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(tn, edgeWeighted{v.Metadata.Name, 10000}))
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func deploymentDeleteBlockedByInbound(ctx context.Context, e *Env) error {
 		if _, err := e.A1.WaitOperation(ctx, op); err != nil {
 			return fmt.Errorf("the accepted delete of the deployment: %w", err)
 		}
-		if d, err = e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(tn, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
+		if d, err = e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(tn, edgeWeighted{v.Metadata.Name, 10000})); err != nil {
 			return err
 		}
 	}
@@ -248,20 +248,20 @@ func dependentRevisionAdvances(ctx context.Context, e *Env) error {
 	if err := expect("creating it without a deployment", "Provisioning", false); err != nil {
 		return err
 	}
-	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{v1.Metadata.Name, 10000}))
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(wn, edgeWeighted{v1.Metadata.Name, 10000}))
 	if err != nil {
 		return err
 	}
 	if err := expect("deploying a fetch version", "Available", true); err != nil {
 		return err
 	}
-	if d, err = e.Update(ctx, e.A1, d, edgeDeploymentSpec(wn, edgeWeighted{v2.Metadata.Name, 10000})); err != nil {
+	if d, err = e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(wn, edgeWeighted{v2.Metadata.Name, 10000})); err != nil {
 		return err
 	}
 	if err := expect("deploying a version without fetch", "UnsupportedCapability", true); err != nil {
 		return err
 	}
-	if d, err = e.Update(ctx, e.A1, d, edgeDeploymentSpec(wn, edgeWeighted{v2.Metadata.Name, 10000})); err != nil {
+	if d, err = e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(wn, edgeWeighted{v2.Metadata.Name, 10000})); err != nil {
 		return err
 	}
 	if err := expect("re-applying the same deployment", "UnsupportedCapability", false); err != nil {

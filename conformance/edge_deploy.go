@@ -38,16 +38,16 @@ func deploymentWeightSum(ctx context.Context, e *Env) error {
 	}
 	wn, n1, n2 := w.Metadata.Name, v1.Metadata.Name, v2.Metadata.Name
 	for _, bad := range [][2]int{{5000, 4000}, {5000, 5001}, {1, 1}} {
-		spec := edgeDeploymentSpec(wn, edgeWeighted{n1, bad[0]}, edgeWeighted{n2, bad[1]})
+		spec := e.edgeDeploymentSpec(wn, edgeWeighted{n1, bad[0]}, edgeWeighted{n2, bad[1]})
 		if err := e.edgeAggregateRefused(ctx, "WorkerDeployment", spec, "weights sum to exactly 10000", fmt.Sprintf("weights %d+%d", bad[0], bad[1])); err != nil {
 			return err
 		}
 	}
-	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{n1, 2500}, edgeWeighted{n2, 7500}))
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(wn, edgeWeighted{n1, 2500}, edgeWeighted{n2, 7500}))
 	if err != nil {
 		return fmt.Errorf("weights 2500+7500 (sum 10000) refused: %w", err)
 	}
-	_, err = e.Update(ctx, e.A1, d, edgeDeploymentSpec(wn, edgeWeighted{n1, 2500}, edgeWeighted{n2, 7499}))
+	_, err = e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(wn, edgeWeighted{n1, 2500}, edgeWeighted{n2, 7499}))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("update to weights 2500+7499: %w", err)
 	}
@@ -58,7 +58,7 @@ func deploymentWeightSum(ctx context.Context, e *Env) error {
 	if got.Metadata.Generation != d.Metadata.Generation {
 		return fmt.Errorf("a refused update moved the deployment's generation %s -> %s", d.Metadata.Generation, got.Metadata.Generation)
 	}
-	if _, err := e.Update(ctx, e.A1, d, edgeDeploymentSpec(wn, edgeWeighted{n1, 10000})); err != nil {
+	if _, err := e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(wn, edgeWeighted{n1, 10000})); err != nil {
 		return fmt.Errorf("update to one version weighted 10000 refused: %w", err)
 	}
 	return nil
@@ -71,18 +71,18 @@ func deploymentSinglePerWorker(ctx context.Context, e *Env) error {
 	}
 	wn, vn := a.Worker.Metadata.Name, a.Version.Metadata.Name
 	second := e.Name("deploy")
-	_, err = e.Create(ctx, e.A1, "WorkerDeployment", second, edgeDeploymentSpec(wn, edgeWeighted{vn, 10000}))
+	_, err = e.Create(ctx, e.A1, "WorkerDeployment", second, e.edgeDeploymentSpec(wn, edgeWeighted{vn, 10000}))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("a second WorkerDeployment of one worker: %w", err)
 	}
 	if err := e.edgeAbsent(ctx, e.A1, e.Space, "WorkerDeployment", second); err != nil {
 		return err
 	}
-	_, err = e.edgeImport(ctx, e.A1, e.Space, "WorkerDeployment", second, edgeDeploymentSpec(wn, edgeWeighted{vn, 10000}))
+	_, err = e.edgeImport(ctx, e.A1, e.Space, "WorkerDeployment", second, e.edgeDeploymentSpec(wn, edgeWeighted{vn, 10000}))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("importing a second WorkerDeployment of one worker: %w", err)
 	}
-	again, err := e.Update(ctx, e.A1, a.Deployment, edgeDeploymentSpec(wn, edgeWeighted{vn, 10000}))
+	again, err := e.Update(ctx, e.A1, a.Deployment, e.edgeDeploymentSpec(wn, edgeWeighted{vn, 10000}))
 	if err != nil {
 		return fmt.Errorf("re-applying the worker's own deployment: %w", err)
 	}
@@ -107,7 +107,7 @@ func deploymentSinglePerWorker(ctx context.Context, e *Env) error {
 		return err
 	}
 	for _, w := range []*App{b, {Worker: idle, Version: iv}} {
-		_, err := e.edgeTryUpdate(ctx, a.Deployment, edgeDeploymentSpec(w.Worker.Metadata.Name, edgeWeighted{w.Version.Metadata.Name, 10000}))
+		_, err := e.edgeTryUpdate(ctx, a.Deployment, e.edgeDeploymentSpec(w.Worker.Metadata.Name, edgeWeighted{w.Version.Metadata.Name, 10000}))
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 			return fmt.Errorf("re-pointing a deployment at worker %s (and its version): a deployment's worker is an immutable field, changed only by replacement, so the update must be refused: %w", w.Worker.Metadata.Name, err)
 		}
@@ -117,7 +117,7 @@ func deploymentSinglePerWorker(ctx context.Context, e *Env) error {
 	if err := e.Delete(ctx, e.A1, a.Deployment); err != nil {
 		return fmt.Errorf("delete the first deployment: %w", err)
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{vn, 10000})); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(wn, edgeWeighted{vn, 10000})); err != nil {
 		return fmt.Errorf("a deployment after the first was deleted: %w", err)
 	}
 	return nil
@@ -133,8 +133,8 @@ func deploymentVersionOwnership(ctx context.Context, e *Env) error {
 		return err
 	}
 	for _, spec := range []map[string]any{
-		edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{foreign.Metadata.Name, 10000}),
-		edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{v1.Metadata.Name, 5000}, edgeWeighted{foreign.Metadata.Name, 5000}),
+		e.edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{foreign.Metadata.Name, 10000}),
+		e.edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{v1.Metadata.Name, 5000}, edgeWeighted{foreign.Metadata.Name, 5000}),
 	} {
 		name := e.Name("deploy")
 		_, err := e.Create(ctx, e.A1, "WorkerDeployment", name, spec)
@@ -145,11 +145,11 @@ func deploymentVersionOwnership(ctx context.Context, e *Env) error {
 			return err
 		}
 	}
-	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{v1.Metadata.Name, 10000}))
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{v1.Metadata.Name, 10000}))
 	if err != nil {
 		return fmt.Errorf("a deployment of the worker's own version: %w", err)
 	}
-	_, err = e.Update(ctx, e.A1, d, edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{foreign.Metadata.Name, 10000}))
+	_, err = e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(w1.Metadata.Name, edgeWeighted{foreign.Metadata.Name, 10000}))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("updating a deployment to another worker's version: %w", err)
 	}
@@ -162,15 +162,15 @@ func deploymentVersionDuplicate(ctx context.Context, e *Env) error {
 		return err
 	}
 	wn, n1, n2 := w.Metadata.Name, v1.Metadata.Name, v2.Metadata.Name
-	dup := edgeDeploymentSpec(wn, edgeWeighted{n1, 4000}, edgeWeighted{n1, 6000})
+	dup := e.edgeDeploymentSpec(wn, edgeWeighted{n1, 4000}, edgeWeighted{n1, 6000})
 	if err := e.edgeAggregateRefused(ctx, "WorkerDeployment", dup, "each version listed once", "a deployment naming version "+n1+" twice"); err != nil {
 		return err
 	}
-	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{n1, 4000}, edgeWeighted{n2, 6000}))
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), e.edgeDeploymentSpec(wn, edgeWeighted{n1, 4000}, edgeWeighted{n2, 6000}))
 	if err != nil {
 		return fmt.Errorf("a deployment of two distinct versions: %w", err)
 	}
-	_, err = e.Update(ctx, e.A1, d, edgeDeploymentSpec(wn, edgeWeighted{n2, 4000}, edgeWeighted{n2, 6000}))
+	_, err = e.Update(ctx, e.A1, d, e.edgeDeploymentSpec(wn, edgeWeighted{n2, 4000}, edgeWeighted{n2, 6000}))
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("updating a deployment to name version %s twice: %w", n2, err)
 	}

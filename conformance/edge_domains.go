@@ -27,7 +27,7 @@ func hostnameCanonicalized(ctx context.Context, e *Env) error {
 	label := "App-" + strings.ToUpper(randomHex(4))
 	raw, canonical := label+".Example.COM.", strings.ToLower(label)+".example.com"
 	spec := func(h string) map[string]any {
-		return map[string]any{"worker": Rel("ModuleWorker", a.Worker.Metadata.Name), "hostname": h}
+		return map[string]any{"worker": e.Rel("ModuleWorker", a.Worker.Metadata.Name), "hostname": h}
 	}
 	name := e.Name("domain")
 	req, err := e.Request("WorkerCustomDomain", name, spec(raw))
@@ -91,8 +91,8 @@ func edgeHostnameOf(spec json.RawMessage) string {
 }
 
 // edgeDomainSpec is a WorkerCustomDomain of worker at hostname.
-func edgeDomainSpec(worker, hostname string) map[string]any {
-	return map[string]any{"worker": Rel("ModuleWorker", worker), "hostname": hostname}
+func (e *Env) edgeDomainSpec(worker, hostname string) map[string]any {
+	return map[string]any{"worker": e.Rel("ModuleWorker", worker), "hostname": hostname}
 }
 
 func hostnameClaimUnique(ctx context.Context, e *Env) error {
@@ -101,7 +101,7 @@ func hostnameClaimUnique(ctx context.Context, e *Env) error {
 		return err
 	}
 	h := edgeHostname("claim")
-	holder, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(a.Worker.Metadata.Name, h))
+	holder, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(a.Worker.Metadata.Name, h))
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func hostnameClaimUnique(ctx context.Context, e *Env) error {
 	}
 	refuse := func(what, space, worker, hostname string) error {
 		name := e.Name("domain")
-		_, err := e.edgeTryApply(ctx, e.A2, e.Creds.A2, space, "WorkerCustomDomain", name, edgeDomainSpec(worker, hostname), nil)
+		_, err := e.edgeTryApply(ctx, e.A2, e.Creds.A2, space, "WorkerCustomDomain", name, e.edgeDomainSpec(worker, hostname), nil)
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -135,7 +135,7 @@ func hostnameClaimUnique(ctx context.Context, e *Env) error {
 	if err := e.Delete(ctx, e.A1, holder); err != nil {
 		return err
 	}
-	if _, err := e.edgeCreateIn(ctx, e.A2, other, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(b.Worker.Metadata.Name, h)); err != nil {
+	if _, err := e.edgeCreateIn(ctx, e.A2, other, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(b.Worker.Metadata.Name, h)); err != nil {
 		return fmt.Errorf("claiming the hostname in another space once its holder was deleted: %w", err)
 	}
 	return nil
@@ -151,22 +151,22 @@ func hostnameClaimStopsAtTenant(ctx context.Context, e *Env) error {
 		return fmt.Errorf("tenant B deploys in the same space name: %w", err)
 	}
 	h1, h2 := edgeHostname("tenant"), edgeHostname("tenant")
-	mine, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(a.Worker.Metadata.Name, h1))
+	mine, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(a.Worker.Metadata.Name, h1))
 	if err != nil {
 		return err
 	}
-	theirs, err := e.edgeCreateIn(ctx, e.B, e.Space, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(b.Worker.Metadata.Name, h1))
+	theirs, err := e.edgeCreateIn(ctx, e.B, e.Space, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(b.Worker.Metadata.Name, h1))
 	if err != nil {
 		return fmt.Errorf("tenant B claiming a hostname only tenant A holds: %w", err)
 	}
-	if _, err := e.edgeCreateIn(ctx, e.B, e.Space, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(b.Worker.Metadata.Name, h2)); err != nil {
+	if _, err := e.edgeCreateIn(ctx, e.B, e.Space, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(b.Worker.Metadata.Name, h2)); err != nil {
 		return fmt.Errorf("tenant B claiming a fresh hostname: %w", err)
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(a.Worker.Metadata.Name, h2)); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(a.Worker.Metadata.Name, h2)); err != nil {
 		return fmt.Errorf("tenant A claiming a hostname only tenant B holds: %w", err)
 	}
 	// Each tenant's claim still binds within the tenant.
-	_, err = e.edgeTryApply(ctx, e.B, e.Creds.B, e.Space, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(b.Worker.Metadata.Name, h1), nil)
+	_, err = e.edgeTryApply(ctx, e.B, e.Creds.B, e.Space, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(b.Worker.Metadata.Name, h1), nil)
 	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
 		return fmt.Errorf("tenant B claiming %s twice: %w", h1, err)
 	}
@@ -196,11 +196,11 @@ func hostnameULabelRefused(ctx context.Context, e *Env) error {
 	wn := a.Worker.Metadata.Name
 	tag := randomHex(4)
 	for _, h := range []string{"bücher-" + tag + ".example.com", "app-" + tag + ".例え.jp", "ÄPP-" + tag + ".example.com", "app-" + tag + ".xn--bcher-kva.bücher.example"} {
-		if err := e.edgeSpecRefused(ctx, "WorkerCustomDomain", edgeDomainSpec(wn, h), fmt.Sprintf("hostname %q", h)); err != nil {
+		if err := e.edgeSpecRefused(ctx, "WorkerCustomDomain", e.edgeDomainSpec(wn, h), fmt.Sprintf("hostname %q", h)); err != nil {
 			return err
 		}
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), edgeDomainSpec(wn, "app-"+tag+".xn--bcher-kva.example")); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), e.edgeDomainSpec(wn, "app-"+tag+".xn--bcher-kva.example")); err != nil {
 		return fmt.Errorf("the A-label form of an internationalized name: %w", err)
 	}
 	return nil

@@ -55,7 +55,7 @@ func endpointHostAssigned(ctx context.Context, e *Env) error {
 	}
 	wn := a.Worker.Metadata.Name
 	// The address is not the author's to choose: the spec is closed.
-	req, err := e.Request("WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": Rel("ModuleWorker", wn), "hostname": "chosen.example.com"})
+	req, err := e.Request("WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": e.Rel("ModuleWorker", wn), "hostname": "chosen.example.com"})
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func endpointHostAssigned(ctx context.Context, e *Env) error {
 		return fmt.Errorf("validate of an endpoint naming its own hostname: %v %+v; want valid:false", err, v)
 	}
 	name := e.Name("endpoint")
-	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", name, map[string]any{"worker": Rel("ModuleWorker", wn)})
+	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", name, map[string]any{"worker": e.Rel("ModuleWorker", wn)})
 	if err != nil {
 		return fmt.Errorf("an endpoint on a worker serving fetch: %w", err)
 	}
@@ -97,7 +97,7 @@ func endpointSinglePerWorker(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	spec := map[string]any{"worker": Rel("ModuleWorker", a.Worker.Metadata.Name)}
+	spec := map[string]any{"worker": e.Rel("ModuleWorker", a.Worker.Metadata.Name)}
 	first, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), spec)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func endpointFollowsDeployment(ctx context.Context, e *Env) error {
 		return err
 	}
 	wn := a.Worker.Metadata.Name
-	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": Rel("ModuleWorker", wn)})
+	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": e.Rel("ModuleWorker", wn)})
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func endpointFollowsDeployment(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	d, err := e.Update(ctx, e.A1, a.Deployment, edgeDeploymentSpec(wn, edgeWeighted{v2.Metadata.Name, 10000}))
+	d, err := e.Update(ctx, e.A1, a.Deployment, e.edgeDeploymentSpec(wn, edgeWeighted{v2.Metadata.Name, 10000}))
 	if err != nil {
 		return fmt.Errorf("promoting the endpoint's worker to a second version: %w", err)
 	}
@@ -175,7 +175,7 @@ func endpointFollowsDeployment(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.edgeTryUpdate(ctx, d, edgeDeploymentSpec(wn, edgeWeighted{v3.Metadata.Name, 10000}))
+	_, err = e.edgeTryUpdate(ctx, d, e.edgeDeploymentSpec(wn, edgeWeighted{v3.Metadata.Name, 10000}))
 	if err := edgeRefused(err, wire.UnsupportedCapability); err != nil {
 		return fmt.Errorf("moving the endpoint's traffic to a version without fetch: %w", err)
 	}
@@ -194,7 +194,7 @@ func endpointStableForUID(ctx context.Context, e *Env) error {
 		return err
 	}
 	wn := a.Worker.Metadata.Name
-	spec := map[string]any{"worker": Rel("ModuleWorker", wn)}
+	spec := map[string]any{"worker": e.Rel("ModuleWorker", wn)}
 	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), spec)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func endpointStableForUID(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.Update(ctx, e.A1, a.Deployment, edgeDeploymentSpec(wn, edgeWeighted{a.Version.Metadata.Name, 5000}, edgeWeighted{v2.Metadata.Name, 5000})); err != nil {
+	if _, err := e.Update(ctx, e.A1, a.Deployment, e.edgeDeploymentSpec(wn, edgeWeighted{a.Version.Metadata.Name, 5000}, edgeWeighted{v2.Metadata.Name, 5000})); err != nil {
 		return fmt.Errorf("deployment change: %w", err)
 	}
 	read, err := e.edgeRead(ctx, e.A1, ep)
@@ -249,7 +249,7 @@ func endpointStableForUID(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	other, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": Rel("ModuleWorker", b.Worker.Metadata.Name)})
+	other, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": e.Rel("ModuleWorker", b.Worker.Metadata.Name)})
 	if err != nil {
 		return err
 	}

@@ -193,7 +193,7 @@ func (e *Env) edgeVersion(ctx context.Context, c *client.Client, space, worker s
 	if err != nil {
 		return nil, fmt.Errorf("create bundle: %w", err)
 	}
-	spec := map[string]any{"worker": Rel("ModuleWorker", worker), "bundle": Rel("WorkerBundle", bundle.Metadata.Name), "handlers": edgeList(declares)}
+	spec := map[string]any{"worker": e.Rel("ModuleWorker", worker), "bundle": e.Rel("WorkerBundle", bundle.Metadata.Name), "handlers": edgeList(declares)}
 	for k, v := range extra {
 		spec[k] = v
 	}
@@ -219,12 +219,12 @@ type edgeWeighted struct {
 }
 
 // edgeDeploymentSpec is a WorkerDeployment spec of worker.
-func edgeDeploymentSpec(worker string, vs ...edgeWeighted) map[string]any {
+func (e *Env) edgeDeploymentSpec(worker string, vs ...edgeWeighted) map[string]any {
 	list := make([]any, len(vs))
 	for i, v := range vs {
-		list[i] = map[string]any{"weight": v.weight, "workerVersion": Rel("WorkerVersion", v.version)}
+		list[i] = map[string]any{"weight": v.weight, "workerVersion": e.Rel("WorkerVersion", v.version)}
 	}
-	return map[string]any{"worker": Rel("ModuleWorker", worker), "versions": list}
+	return map[string]any{"worker": e.Rel("ModuleWorker", worker), "versions": list}
 }
 
 // edgeDeploy creates, in space, a worker, one version exporting and
@@ -239,7 +239,7 @@ func (e *Env) edgeDeploy(ctx context.Context, c *client.Client, space string, ha
 		return nil, err
 	}
 	if a.Deployment, err = e.edgeCreateIn(ctx, c, space, "WorkerDeployment", e.Name("deploy"),
-		edgeDeploymentSpec(a.Worker.Metadata.Name, edgeWeighted{a.Version.Metadata.Name, 10000})); err != nil {
+		e.edgeDeploymentSpec(a.Worker.Metadata.Name, edgeWeighted{a.Version.Metadata.Name, 10000})); err != nil {
 		return nil, fmt.Errorf("create deployment: %w", err)
 	}
 	return a, nil
@@ -257,11 +257,11 @@ func edgeRelName(res *wire.Resource, field string) string {
 }
 
 // edgeQueueConsumerSpec is a QueueConsumer of queue by worker; dlq may be "".
-func edgeQueueConsumerSpec(worker, queue, dlq string) map[string]any {
-	s := map[string]any{"worker": Rel("ModuleWorker", worker), "queue": Rel("AtLeastOnceQueue", queue),
+func (e *Env) edgeQueueConsumerSpec(worker, queue, dlq string) map[string]any {
+	s := map[string]any{"worker": e.Rel("ModuleWorker", worker), "queue": e.Rel("AtLeastOnceQueue", queue),
 		"maxBatchSize": 10, "maxBatchTimeoutSeconds": 5, "maxConcurrency": 1, "maxRetries": 3, "retryDelaySeconds": 0}
 	if dlq != "" {
-		s["deadLetterQueue"] = Rel("AtLeastOnceQueue", dlq)
+		s["deadLetterQueue"] = e.Rel("AtLeastOnceQueue", dlq)
 	}
 	return s
 }
@@ -274,16 +274,16 @@ func edgeHostname(prefix string) string { return prefix + "-" + randomHex(5) + "
 
 // edgeAttachmentSpec is a minimal spec of an attachment kind on worker
 // (a QueueConsumer drains queue).
-func edgeAttachmentSpec(kind, worker, queue string) map[string]any {
+func (e *Env) edgeAttachmentSpec(kind, worker, queue string) map[string]any {
 	switch kind {
 	case "WorkerCustomDomain":
-		return map[string]any{"worker": Rel("ModuleWorker", worker), "hostname": edgeHostname("gate")}
+		return map[string]any{"worker": e.Rel("ModuleWorker", worker), "hostname": edgeHostname("gate")}
 	case "WorkerCronTrigger":
-		return map[string]any{"worker": Rel("ModuleWorker", worker), "cron": "*/5 * * * *"}
+		return map[string]any{"worker": e.Rel("ModuleWorker", worker), "cron": "*/5 * * * *"}
 	case "QueueConsumer":
-		return edgeQueueConsumerSpec(worker, queue, "")
+		return e.edgeQueueConsumerSpec(worker, queue, "")
 	}
-	return map[string]any{"worker": Rel("ModuleWorker", worker)}
+	return map[string]any{"worker": e.Rel("ModuleWorker", worker)}
 }
 
 // edgeMentions checks a refusal's message names every one of words.

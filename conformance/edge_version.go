@@ -33,8 +33,8 @@ func (e *Env) edgeWorkerAndBundle(ctx context.Context, source []byte) (worker, b
 }
 
 // edgeVersionSpec is a WorkerVersion spec of worker and bundle.
-func edgeVersionSpec(worker, bundle string, handlers []any, extra map[string]any) map[string]any {
-	s := map[string]any{"worker": Rel("ModuleWorker", worker), "bundle": Rel("WorkerBundle", bundle), "handlers": handlers}
+func (e *Env) edgeVersionSpec(worker, bundle string, handlers []any, extra map[string]any) map[string]any {
+	s := map[string]any{"worker": e.Rel("ModuleWorker", worker), "bundle": e.Rel("WorkerBundle", bundle), "handlers": handlers}
 	for k, v := range extra {
 		s[k] = v
 	}
@@ -47,11 +47,11 @@ func undeclaredHandlerRejected(ctx context.Context, e *Env) error {
 		return err
 	}
 	for _, hs := range [][]any{{"fetch", "email"}, {"Fetch"}, {"tail"}, {"scheduled", "trace"}, {"FETCH", "queue"}, {}} {
-		if err := e.edgeSpecRefused(ctx, "WorkerVersion", edgeVersionSpec(wn, bn, hs, nil), fmt.Sprintf("handlers %v", hs)); err != nil {
+		if err := e.edgeSpecRefused(ctx, "WorkerVersion", e.edgeVersionSpec(wn, bn, hs, nil), fmt.Sprintf("handlers %v", hs)); err != nil {
 			return err
 		}
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), edgeVersionSpec(wn, bn, []any{"fetch", "scheduled", "queue"}, nil)); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.edgeVersionSpec(wn, bn, []any{"fetch", "scheduled", "queue"}, nil)); err != nil {
 		return fmt.Errorf("a version declaring the whole vocabulary: %w", err)
 	}
 	return nil
@@ -73,7 +73,7 @@ func declaredHandlerNotExported(ctx context.Context, e *Env) error {
 		if err != nil {
 			return err
 		}
-		spec := edgeVersionSpec(wn, bn, c.declares, nil)
+		spec := e.edgeVersionSpec(wn, bn, c.declares, nil)
 		name := e.Name("version")
 		_, err = e.Create(ctx, e.A1, "WorkerVersion", name, spec)
 		if err := edgeRefused(err, wire.InvalidArgument); err != nil {
@@ -99,7 +99,7 @@ func declaredHandlerNotExported(ctx context.Context, e *Env) error {
 		if err != nil {
 			return err
 		}
-		if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), edgeVersionSpec(wn, bn, []any{"fetch", "queue"}, nil)); err != nil {
+		if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.edgeVersionSpec(wn, bn, []any{"fetch", "queue"}, nil)); err != nil {
 			return fmt.Errorf("a version declaring the handlers of a default export written %q: %w", src, err)
 		}
 	}
@@ -108,10 +108,10 @@ func declaredHandlerNotExported(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), edgeVersionSpec(wn, bn, []any{"scheduled"}, nil)); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.edgeVersionSpec(wn, bn, []any{"scheduled"}, nil)); err != nil {
 		return fmt.Errorf("a version declaring a handler its bundle exports: %w", err)
 	}
-	if _, err := e.edgeImport(ctx, e.A1, e.Space, "WorkerVersion", e.Name("version"), edgeVersionSpec(wn, bn, []any{"fetch", "scheduled"}, nil)); err != nil {
+	if _, err := e.edgeImport(ctx, e.A1, e.Space, "WorkerVersion", e.Name("version"), e.edgeVersionSpec(wn, bn, []any{"fetch", "scheduled"}, nil)); err != nil {
 		return fmt.Errorf("importing a version declaring handlers its bundle exports: %w", err)
 	}
 	return nil
@@ -146,7 +146,7 @@ func bindingNameCollision(ctx context.Context, e *Env) error {
 		*t.dst = r.Metadata.Name
 	}
 	bind := func(name, kind, target string) map[string]any {
-		return map[string]any{"name": name, "resource": Rel(kind, target)}
+		return map[string]any{"name": name, "resource": e.Rel(kind, target)}
 	}
 	fetch := []any{"fetch"}
 	for _, c := range []struct {
@@ -159,7 +159,7 @@ func bindingNameCollision(ctx context.Context, e *Env) error {
 		{"a required sensitive var and a kv binding named TOKEN", map[string]any{"requiredSensitiveVars": []any{"TOKEN"}, "kvBindings": []any{bind("TOKEN", "EdgeKVNamespace", kv)}}},
 		{"two kv bindings named cache", map[string]any{"kvBindings": []any{bind("cache", "EdgeKVNamespace", kv), bind("cache", "EdgeKVNamespace", kv2)}}},
 	} {
-		if err := e.edgeAggregateRefused(ctx, "WorkerVersion", edgeVersionSpec(wn, bn, fetch, c.extra), "one environment namespace", c.what); err != nil {
+		if err := e.edgeAggregateRefused(ctx, "WorkerVersion", e.edgeVersionSpec(wn, bn, fetch, c.extra), "one environment namespace", c.what); err != nil {
 			return err
 		}
 	}
@@ -169,7 +169,7 @@ func bindingNameCollision(ctx context.Context, e *Env) error {
 		"kvBindings":     []any{bind("STORE", "EdgeKVNamespace", kv), bind("cache", "EdgeKVNamespace", kv2)},
 		"bucketBindings": []any{bind("files", "ObjectBucket", bucket)},
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), edgeVersionSpec(wn, bn, fetch, ok)); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.edgeVersionSpec(wn, bn, fetch, ok)); err != nil {
 		return fmt.Errorf("a version whose vars, sensitive vars and binding names are distinct: %w", err)
 	}
 	return nil

@@ -21,7 +21,8 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// EdgeGroup is the Form group the checks exercise; the exact FormRefs are
+// EdgeGroup is the Form group the checks exercise on lane v1alpha3 (on
+// another lane, Env.Group: that lane's Edge group); the exact FormRefs are
 // read from the host's support profiles, so any installed definition of
 // the Edge family (ours or the reference one) is checked.
 const EdgeGroup = edge.Group
@@ -45,6 +46,11 @@ type Env struct {
 	// Probe says the host honours the test-only Takoform-Conformance-Probe
 	// header; checks that need it skip otherwise.
 	Probe bool
+	// Lane is the lane the run speaks (client.Options.Lane of NewEnvOptions,
+	// default wire.DefaultLane) and Group that lane's Edge group, the one
+	// the checks exercise (spec/lane-v1beta1.md §2.5 rule 1, §14).
+	Lane  wire.Lane
+	Group string
 	refs  map[string]form.FormRef
 	http  *http.Client
 	seq   atomic.Int64
@@ -71,7 +77,11 @@ func NewEnvOptions(ctx context.Context, endpoint string, creds Credentials, prob
 		t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
 		hc.Transport = t
 	}
-	e := &Env{Endpoint: strings.TrimRight(endpoint, "/"), Creds: creds, Probe: probe, refs: map[string]form.FormRef{}, http: hc}
+	lane := base.Lane
+	if lane == (wire.Lane{}) {
+		lane = wire.DefaultLane
+	}
+	e := &Env{Endpoint: strings.TrimRight(endpoint, "/"), Creds: creds, Probe: probe, Lane: lane, Group: lane.EdgeGroup, refs: map[string]form.FormRef{}, http: hc}
 	for _, c := range []struct {
 		dst   **client.Client
 		token string
@@ -88,7 +98,7 @@ func NewEnvOptions(ctx context.Context, endpoint string, creds Credentials, prob
 	// own line wins: the definition version most Edge kinds share.
 	count := map[string]int{}
 	for _, p := range profiles.Profiles {
-		if p.FormRef != nil && p.FormRef.APIVersion == EdgeGroup {
+		if p.FormRef != nil && p.FormRef.APIVersion == e.Group {
 			count[p.FormRef.DefinitionVersion]++
 		}
 	}
@@ -99,7 +109,7 @@ func NewEnvOptions(ctx context.Context, endpoint string, creds Credentials, prob
 		}
 	}
 	for _, p := range profiles.Profiles {
-		if p.FormRef == nil || p.FormRef.APIVersion != EdgeGroup {
+		if p.FormRef == nil || p.FormRef.APIVersion != e.Group {
 			continue
 		}
 		if have, ok := e.refs[p.FormRef.Kind]; ok && have.DefinitionVersion == family {
@@ -115,7 +125,7 @@ func NewEnvOptions(ctx context.Context, endpoint string, creds Credentials, prob
 func (e *Env) Ref(kind string) (form.FormRef, error) {
 	r, ok := e.refs[kind]
 	if !ok {
-		return form.FormRef{}, skipf("the host serves no %s %s", EdgeGroup, kind)
+		return form.FormRef{}, skipf("the host serves no %s %s on lane %s", e.Group, kind, e.Lane.Name)
 	}
 	return r, nil
 }
@@ -125,9 +135,15 @@ func (e *Env) Name(prefix string) string {
 	return fmt.Sprintf("%s-%d-%s", prefix, e.seq.Add(1), randomHex(3))
 }
 
-// Rel is a relation value naming an Edge resource.
+// Rel is a relation value naming an Edge resource of group EdgeGroup
+// (lane v1alpha3).
 func Rel(kind, name string) map[string]any {
 	return map[string]any{"apiVersion": EdgeGroup, "kind": kind, "name": name}
+}
+
+// Rel is a relation value naming an Edge resource of the run's lane.
+func (e *Env) Rel(kind, name string) map[string]any {
+	return map[string]any{"apiVersion": e.Group, "kind": kind, "name": name}
 }
 
 // Request builds a resource request in the run's space.
@@ -198,7 +214,7 @@ type Raw struct {
 // or "/apis") with the token, the headers and the body.
 func (e *Env) Do(ctx context.Context, token, method, path string, headers map[string]string, body []byte) (*Raw, error) {
 	if !strings.HasPrefix(path, "/apis/") && !strings.HasPrefix(path, "/.well-known/") {
-		path = wire.APIBase + path
+		path = e.Lane.APIBase + path
 	}
 	req, err := http.NewRequestWithContext(ctx, method, e.Endpoint+path, bytes.NewReader(body))
 	if err != nil {

@@ -202,7 +202,7 @@ func (e *Env) fmVersions(ctx context.Context) (form.FormRef, form.FormRef, error
 		return form.FormRef{}, form.FormRef{}, err
 	}
 	slices.SortStableFunc(served, func(a, b form.FormRef) int {
-		return fmBool(b.APIVersion == EdgeGroup) - fmBool(a.APIVersion == EdgeGroup)
+		return fmBool(b.APIVersion == e.Group) - fmBool(a.APIVersion == e.Group)
 	})
 	for i, a := range served {
 		for _, b := range served[i+1:] {
@@ -420,7 +420,7 @@ func supportProfilesPresent(ctx context.Context, e *Env) error {
 		}
 	}
 	if len(e.refs) == 0 {
-		return fmt.Errorf("no profile names a %s Form", EdgeGroup)
+		return fmt.Errorf("no profile names a %s Form", e.Group)
 	}
 	ref, err := e.Ref("ModuleWorker")
 	if err != nil {

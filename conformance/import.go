@@ -195,9 +195,9 @@ func importValidates(ctx context.Context, e *Env) error {
 		return err
 	}
 	native := "native-" + randomHex(8)
-	absentWorker := rxVersionSpec(a)
-	absentWorker["worker"] = Rel("ModuleWorker", e.Name("absent"))
-	undeclared := rxVersionSpec(a)
+	absentWorker := e.rxVersionSpec(a)
+	absentWorker["worker"] = e.Rel("ModuleWorker", e.Name("absent"))
+	undeclared := e.rxVersionSpec(a)
 	undeclared["handlers"] = []any{"fetch", "scheduled"}
 	cases := []struct {
 		what string

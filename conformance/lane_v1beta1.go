@@ -21,7 +21,7 @@ const V1beta1Group = edge.GroupV1beta1
 // positions 82 and 83, right after manifest-reference-is-not-a-capability
 // (spec/lane-v1beta1.md §14, Appendix A). They drive the v1beta1 Edge
 // family's Forms, whatever lane the Env negotiated, and are not in the
-// v1alpha3 registry (Checks): a run of lane v1beta1 lists them.
+// v1alpha3 registry (Checks): ChecksFor(wire.V1beta1) lists them.
 var V1beta1Checks = []Check{
 	{ID: "static-asset-spa-paths", Group: "artifacts", Summary: "a WorkerVersion whose assets serve a single-page application over a bundle listing index.html is Ready; version and bundle delete in order", Run: staticAssetSPAPaths},
 	{ID: "sqlite-migration-ledger-readiness", Group: "artifacts", Summary: "an application whose set equals the database's ledger is Ready; a superset applied after it turns it Reconciling", Run: sqliteMigrationLedgerReadiness},
@@ -263,4 +263,35 @@ func sqliteMigrationLedgerReadiness(ctx context.Context, e *Env) error {
 		}
 	}
 	return nil
+}
+
+// ChecksFor lists the checks of lane: Checks (spec/host-api-v1alpha3.md
+// Appendix A, 114) on v1alpha3; those and V1beta1Checks (116,
+// spec/lane-v1beta1.md Appendix A) on v1beta1.
+func ChecksFor(lane wire.Lane) []Check {
+	out := Checks()
+	if lane == wire.V1beta1 {
+		out = append(out, V1beta1Checks...)
+	}
+	return out
+}
+
+// RequiredIDsFor is lane's Appendix A in order: RequiredIDs on v1alpha3;
+// on v1beta1 the same with V1beta1Checks inserted right after
+// manifest-reference-is-not-a-capability (spec/lane-v1beta1.md
+// Appendix A).
+func RequiredIDsFor(lane wire.Lane) []string {
+	if lane != wire.V1beta1 {
+		return RequiredIDs
+	}
+	out := make([]string, 0, len(RequiredIDs)+len(V1beta1Checks))
+	for _, id := range RequiredIDs {
+		out = append(out, id)
+		if id == "manifest-reference-is-not-a-capability" {
+			for _, c := range V1beta1Checks {
+				out = append(out, c.ID)
+			}
+		}
+	}
+	return out
 }

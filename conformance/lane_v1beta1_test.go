@@ -5,10 +5,12 @@ import (
 	"os"
 	"testing"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/internal/testref"
+	"github.com/takoform/takoform/wire"
 )
 
 // The two checks lane v1beta1 adds pass against our host serving the
@@ -22,12 +24,12 @@ func TestV1beta1Checks(t *testing.T) {
 	ctx := context.Background()
 	creds := conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}
 	beta := hosttest.Start(t, hosttest.Options{Catalog: cat})
-	env, err := conformance.NewEnv(ctx, beta.URL, creds, false)
+	env, err := conformance.NewEnvOptions(ctx, beta.URL, creds, false, client.Options{Lane: wire.V1beta1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := hosttest.Start(t, hosttest.Options{})
-	oldEnv, err := conformance.NewEnv(ctx, old.URL, creds, false)
+	oldEnv, err := conformance.NewEnvOptions(ctx, old.URL, creds, false, client.Options{Lane: wire.V1beta1})
 	if err != nil {
 		t.Fatal(err)
 	}

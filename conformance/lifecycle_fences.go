@@ -269,7 +269,7 @@ func statusChangeBumpsRevision(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": Rel("ModuleWorker", b.Worker.Metadata.Name)})
+	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": e.Rel("ModuleWorker", b.Worker.Metadata.Name)})
 	if err != nil {
 		return fmt.Errorf("create an endpoint: %w", err)
 	}

@@ -74,7 +74,7 @@ func crossSpaceIsolation(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	spec := map[string]any{"worker": Rel("ModuleWorker", w.Metadata.Name), "bundle": Rel("WorkerBundle", a.Bundle.Metadata.Name), "handlers": []any{"fetch"}}
+	spec := map[string]any{"worker": e.Rel("ModuleWorker", w.Metadata.Name), "bundle": e.Rel("WorkerBundle", a.Bundle.Metadata.Name), "handlers": []any{"fetch"}}
 	vname := e.Name("version")
 	_, err = e.Apply(ctx, e.A1, e.RequestIn(s2, vref, vname, spec), nil)
 	if err := ExpectCode(err, wire.ResourceNotFound); err != nil {

@@ -33,15 +33,18 @@ type lcFixture struct {
 	doc  json.RawMessage
 }
 
-// lcFixtures reads the Edge family's fixtures for every kind the host
-// serves (by group and kind: the fixtures are the public contract's own);
+// lcFixtures reads the fixtures of the lane's Edge family (our edition
+// of e.Group) for every kind the host serves (by group and kind: the fixtures are the public contract's own);
 // canonical when negative is false, desired-stage negative ones otherwise.
 func (e *Env) lcFixtures(ctx context.Context, negative bool) ([]lcFixture, error) {
 	served, err := e.lcServed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fsys := edge.Family()
+	fsys, ok := edge.FamilyOf(e.Group)
+	if !ok {
+		return nil, skipf("the lane's Edge group %s has no built-in family to take fixtures from", e.Group)
+	}
 	fam, findings := form.LoadFamily(fsys)
 	if len(findings) > 0 {
 		return nil, fmt.Errorf("the built-in Edge family does not load: %v", findings[0])

@@ -77,7 +77,7 @@ func noUpdateSpecChangeRejected(ctx context.Context, e *Env) error {
 		return err
 	}
 	host := func() string { return "conformance-" + randomHex(6) + ".example.com" }
-	worker := Rel("ModuleWorker", a.Worker.Metadata.Name)
+	worker := e.Rel("ModuleWorker", a.Worker.Metadata.Name)
 	res, err := e.Create(ctx, e.A1, "WorkerCustomDomain", e.Name("domain"), map[string]any{"hostname": host(), "worker": worker})
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func formDeclaredOutputsExact(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": Rel("ModuleWorker", a.Worker.Metadata.Name)})
+	ep, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": e.Rel("ModuleWorker", a.Worker.Metadata.Name)})
 	if err != nil {
 		return err
 	}

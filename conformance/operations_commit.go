@@ -46,7 +46,7 @@ func asyncCommitRevalidates(ctx context.Context, e *Env) error {
 		return err
 	}
 	name := e.Name("version")
-	accepted, _, _, err := rxAsyncCreate(ctx, e, vref, name, rxVersionSpec(a, kv.Metadata.Name))
+	accepted, _, _, err := rxAsyncCreate(ctx, e, vref, name, e.rxVersionSpec(a, kv.Metadata.Name))
 	if err != nil {
 		return err
 	}

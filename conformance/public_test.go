@@ -17,9 +17,9 @@ import (
 // installs them), over loopback, with the probe, on a fresh plane.
 func TestConformancePublicFamily(t *testing.T) {
 	ref, extra := testref.Dir(t), testref.ConformanceDir(t)
-	cat, err := host.LoadFamilies(host.FamilySources([]string{ref, extra}, func(dir string) fs.FS { return os.DirFS(dir) }))
+	cat, lanes, err := host.LoadFamilies(host.FamilySources([]string{ref, extra}, func(dir string) fs.FS { return os.DirFS(dir) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAll(t, hosttest.Start(t, hosttest.Options{Probe: true, Catalog: cat}))
+	runAll(t, hosttest.Start(t, hosttest.Options{Probe: true, Catalog: cat, Lanes: lanes}))
 }

@@ -33,7 +33,7 @@ func rxKVRefs(ctx context.Context, e *Env) (family, other form.FormRef, err erro
 	}
 	n := 0
 	for _, p := range profiles.Profiles {
-		if p.FormRef == nil || p.FormRef.APIVersion != EdgeGroup || p.FormRef.Kind != "EdgeKVNamespace" {
+		if p.FormRef == nil || p.FormRef.APIVersion != e.Group || p.FormRef.Kind != "EdgeKVNamespace" {
 			continue
 		}
 		if slices.Contains(p.Operations, "update") {
@@ -61,7 +61,7 @@ func rxOtherVersion(ctx context.Context, e *Env, kind string) (form.FormRef, err
 		return ref, err
 	}
 	for _, p := range profiles.Profiles {
-		if p.FormRef != nil && p.FormRef.APIVersion == EdgeGroup && p.FormRef.Kind == kind && *p.FormRef != ref {
+		if p.FormRef != nil && p.FormRef.APIVersion == e.Group && p.FormRef.Kind == kind && *p.FormRef != ref {
 			return *p.FormRef, nil
 		}
 	}
@@ -105,12 +105,12 @@ func rxWorkerBundle(ctx context.Context, e *Env, c *client.Client, handlers ...s
 
 // rxVersionSpec is a WorkerVersion spec of a's worker and bundle serving
 // fetch, with kvBindings naming the given namespaces as CACHE0, CACHE1, ….
-func rxVersionSpec(a *App, kv ...string) map[string]any {
-	spec := map[string]any{"worker": Rel("ModuleWorker", a.Worker.Metadata.Name), "bundle": Rel("WorkerBundle", a.Bundle.Metadata.Name), "handlers": []any{"fetch"}}
+func (e *Env) rxVersionSpec(a *App, kv ...string) map[string]any {
+	spec := map[string]any{"worker": e.Rel("ModuleWorker", a.Worker.Metadata.Name), "bundle": e.Rel("WorkerBundle", a.Bundle.Metadata.Name), "handlers": []any{"fetch"}}
 	if len(kv) > 0 {
 		bs := make([]any, len(kv))
 		for i, n := range kv {
-			bs[i] = map[string]any{"name": fmt.Sprintf("CACHE%d", i), "resource": Rel("EdgeKVNamespace", n)}
+			bs[i] = map[string]any{"name": fmt.Sprintf("CACHE%d", i), "resource": e.Rel("EdgeKVNamespace", n)}
 		}
 		spec["kvBindings"] = bs
 	}
@@ -199,7 +199,7 @@ func bindingTargetMissing(ctx context.Context, e *Env) error {
 		return err
 	}
 	absent, name := e.Name("kv"), e.Name("version")
-	_, err = e.Create(ctx, e.A1, "WorkerVersion", name, rxVersionSpec(a, absent))
+	_, err = e.Create(ctx, e.A1, "WorkerVersion", name, e.rxVersionSpec(a, absent))
 	if err := rxRefusedWith(err, wire.ResourceNotFound, "/kvBindings/0/resource"); err != nil {
 		return fmt.Errorf("a kvBindings entry naming an absent EdgeKVNamespace: %w", err)
 	}
@@ -213,7 +213,7 @@ func bindingTargetMissing(ctx context.Context, e *Env) error {
 		return fmt.Errorf("create the namespace: %w", err)
 	}
 	// (Another body: the refused create's replay record keeps its answer.)
-	spec := rxVersionSpec(a, absent)
+	spec := e.rxVersionSpec(a, absent)
 	spec["vars"] = map[string]any{"ATTEMPT": "2"}
 	if _, err := e.Create(ctx, e.A1, "WorkerVersion", name, spec); err != nil {
 		return fmt.Errorf("the version, once its binding target exists: %w", err)
@@ -234,7 +234,7 @@ func dependencyInUseOnBoundTarget(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	version, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), rxVersionSpec(a, kv.Metadata.Name))
+	version, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.rxVersionSpec(a, kv.Metadata.Name))
 	if err != nil {
 		return fmt.Errorf("bind the namespace: %w", err)
 	}
@@ -267,8 +267,8 @@ func relationTargetMissing(ctx context.Context, e *Env) error {
 		{"/worker", "worker", "ModuleWorker"},
 		{"/bundle", "bundle", "WorkerBundle"},
 	} {
-		spec := rxVersionSpec(a)
-		spec[c.field] = Rel(c.kind, e.Name("absent"))
+		spec := e.rxVersionSpec(a)
+		spec[c.field] = e.Rel(c.kind, e.Name("absent"))
 		name := e.Name("version")
 		_, err := e.Create(ctx, e.A1, "WorkerVersion", name, spec)
 		if err := rxRefusedWith(err, wire.ResourceNotFound, c.pointer); err != nil {
@@ -279,14 +279,14 @@ func relationTargetMissing(ctx context.Context, e *Env) error {
 		}
 	}
 	// A deployment's /worker is checked the same way.
-	v, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), rxVersionSpec(a))
+	v, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.rxVersionSpec(a))
 	if err != nil {
 		return err
 	}
 	name := e.Name("deploy")
 	_, err = e.Create(ctx, e.A1, "WorkerDeployment", name, map[string]any{
-		"worker":   Rel("ModuleWorker", e.Name("absent")),
-		"versions": []any{map[string]any{"weight": 10000, "workerVersion": Rel("WorkerVersion", v.Metadata.Name)}},
+		"worker":   e.Rel("ModuleWorker", e.Name("absent")),
+		"versions": []any{map[string]any{"weight": 10000, "workerVersion": e.Rel("WorkerVersion", v.Metadata.Name)}},
 	})
 	if err := rxRefusedWith(err, wire.ResourceNotFound, "/worker"); err != nil {
 		return fmt.Errorf("a WorkerDeployment whose /worker names an absent ModuleWorker: %w", err)
@@ -390,7 +390,7 @@ func relationIncarnationChange(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	source, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), rxVersionSpec(a, kv.Metadata.Name))
+	source, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.rxVersionSpec(a, kv.Metadata.Name))
 	if err != nil {
 		return err
 	}
@@ -446,7 +446,7 @@ func relationReapplyRepins(ctx context.Context, e *Env) error {
 		return err
 	}
 	spec := map[string]any{
-		"queue": Rel("AtLeastOnceQueue", queue.Metadata.Name), "worker": Rel("ModuleWorker", a.Worker.Metadata.Name),
+		"queue": e.Rel("AtLeastOnceQueue", queue.Metadata.Name), "worker": e.Rel("ModuleWorker", a.Worker.Metadata.Name),
 		"maxBatchSize": 10, "maxBatchTimeoutSeconds": 5, "maxConcurrency": 1, "maxRetries": 3, "retryDelaySeconds": 0,
 	}
 	consumer, err := e.Create(ctx, e.A1, "QueueConsumer", e.Name("consumer"), spec)

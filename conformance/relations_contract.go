@@ -64,7 +64,7 @@ func bindingContractVerified(ctx context.Context, e *Env) error {
 		what string
 		spec map[string]any
 	}
-	badName := rxVersionSpec(a, kv.Metadata.Name)
+	badName := e.rxVersionSpec(a, kv.Metadata.Name)
 	badName["kvBindings"].([]any)[0].(map[string]any)["name"] = "not-an-identifier"
 	offenders := []offender{{"a binding name outside the contract's grammar", badName}}
 	if other != (form.FormRef{}) {
@@ -73,14 +73,14 @@ func bindingContractVerified(ctx context.Context, e *Env) error {
 		if err != nil {
 			return fmt.Errorf("create an EdgeKVNamespace under %s: %w", other, err)
 		}
-		offenders = append(offenders, offender{"a binding to a target whose Form provides no edge.kv", rxVersionSpec(a, t.Metadata.Name)})
+		offenders = append(offenders, offender{"a binding to a target whose Form provides no edge.kv", e.rxVersionSpec(a, t.Metadata.Name)})
 	}
 	profiles, err := e.A1.SupportForms(ctx)
 	if err != nil {
 		return err
 	}
 	for _, p := range profiles.Profiles {
-		if p.FormRef == nil || p.FormRef.Kind != "EdgeKVNamespace" || p.FormRef.APIVersion == EdgeGroup {
+		if p.FormRef == nil || p.FormRef.Kind != "EdgeKVNamespace" || p.FormRef.APIVersion == e.Group {
 			continue
 		}
 		// A Form outside allowedTargetForms (rule 4).
@@ -88,7 +88,7 @@ func bindingContractVerified(ctx context.Context, e *Env) error {
 		if err != nil {
 			return fmt.Errorf("create an EdgeKVNamespace under %s: %w", p.FormRef, err)
 		}
-		spec := rxVersionSpec(a)
+		spec := e.rxVersionSpec(a)
 		spec["kvBindings"] = []any{map[string]any{"name": "CACHE", "resource": map[string]any{"apiVersion": p.FormRef.APIVersion, "kind": "EdgeKVNamespace", "name": t.Metadata.Name}}}
 		offenders = append(offenders, offender{"a binding to " + p.FormRef.APIVersion + " EdgeKVNamespace", spec})
 		break
@@ -106,7 +106,7 @@ func bindingContractVerified(ctx context.Context, e *Env) error {
 			return err
 		}
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), rxVersionSpec(a, kv.Metadata.Name)); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.rxVersionSpec(a, kv.Metadata.Name)); err != nil {
 		return fmt.Errorf("a binding that satisfies its contract: %w", err)
 	}
 	return nil
@@ -122,7 +122,7 @@ func relationTargetFormRef(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	v, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), rxVersionSpec(a))
+	v, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.rxVersionSpec(a))
 	if err != nil {
 		return err
 	}
@@ -131,8 +131,8 @@ func relationTargetFormRef(ctx context.Context, e *Env) error {
 		return fmt.Errorf("create a ModuleWorker under %s: %w", legacy, err)
 	}
 	deploy := func(worker string) map[string]any {
-		return map[string]any{"worker": Rel("ModuleWorker", worker),
-			"versions": []any{map[string]any{"weight": 10000, "workerVersion": Rel("WorkerVersion", v.Metadata.Name)}}}
+		return map[string]any{"worker": e.Rel("ModuleWorker", worker),
+			"versions": []any{map[string]any{"weight": 10000, "workerVersion": e.Rel("WorkerVersion", v.Metadata.Name)}}}
 	}
 	// WorkerDeployment /worker requires the exact ModuleWorker FormRef.
 	name := e.Name("deploy")
@@ -177,7 +177,7 @@ func relationTargetInterface(ctx context.Context, e *Env) error {
 		if err != nil {
 			return err
 		}
-		if err := refuse("kvBindings naming an EdgeKVNamespace recorded under "+other.DefinitionVersion, rxVersionSpec(a, t.Metadata.Name), "/kvBindings/0/resource", "edge.kv"); err != nil {
+		if err := refuse("kvBindings naming an EdgeKVNamespace recorded under "+other.DefinitionVersion, e.rxVersionSpec(a, t.Metadata.Name), "/kvBindings/0/resource", "edge.kv"); err != nil {
 			return err
 		}
 	}
@@ -186,8 +186,8 @@ func relationTargetInterface(ctx context.Context, e *Env) error {
 		if err != nil {
 			return err
 		}
-		spec := rxVersionSpec(a)
-		spec["worker"] = Rel("ModuleWorker", lw.Metadata.Name)
+		spec := e.rxVersionSpec(a)
+		spec["worker"] = e.Rel("ModuleWorker", lw.Metadata.Name)
 		if err := refuse("/worker naming a ModuleWorker recorded under "+legacy.DefinitionVersion, spec, "/worker", "worker.runtime"); err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func relationTargetInterface(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), rxVersionSpec(a, kv.Metadata.Name)); err != nil {
+	if _, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.rxVersionSpec(a, kv.Metadata.Name)); err != nil {
 		return fmt.Errorf("targets providing the required interfaces: %w", err)
 	}
 	return nil
@@ -215,7 +215,7 @@ func relationPinRecordsFormRef(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	source, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), rxVersionSpec(a))
+	source, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), e.rxVersionSpec(a))
 	if err != nil {
 		return err
 	}

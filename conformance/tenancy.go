@@ -273,8 +273,8 @@ func relationResolutionTenantScoped(ctx context.Context, e *Env) error {
 		return err
 	}
 	// B's version names A's worker: absent for B.
-	spec := rxVersionSpec(tb)
-	spec["worker"] = Rel("ModuleWorker", ta.Worker.Metadata.Name)
+	spec := e.rxVersionSpec(tb)
+	spec["worker"] = e.Rel("ModuleWorker", ta.Worker.Metadata.Name)
 	name := e.Name("version")
 	_, err = e.Create(ctx, e.B, "WorkerVersion", name, spec)
 	if err := rxRefusedWith(err, wire.ResourceNotFound, "/worker"); err != nil {

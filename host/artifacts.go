@@ -17,20 +17,16 @@ import (
 // limits.maximumBundleBytes).
 var ArtifactLimits = edgehost.DefaultArtifactLimits
 
-// laneV1beta1 is the API version of the second lane, whose base is
-// /apis/forms.takoform.com/v1beta1 (spec/lane-v1beta1.md §2.2).
-const laneV1beta1 = "forms.takoform.com/v1beta1"
-
 // uploadLimits are the manifest rules an upload started or committed on
 // r's lane is held to: ArtifactLimits, and on lane v1beta1 also the
 // MigrationBundle media type rule (spec/lane-v1beta1.md §3.6), so lane
-// v1alpha3 answers exactly as before. The lane is the request's path
-// base: a commit under the v1beta1 base is v1beta1-bound work.
+// v1alpha3 answers exactly as before. The lane is the request's: a commit
+// under the v1beta1 base is v1beta1-bound work.
 func uploadLimits(r *request) artifact.Limits {
-	if strings.HasPrefix(r.URL.Path, "/apis/"+laneV1beta1+"/") {
-		return edgehost.LimitsFor(ArtifactLimits, edgehost.GroupV1beta1)
+	if r.lane == nil {
+		return ArtifactLimits
 	}
-	return ArtifactLimits
+	return edgehost.LimitsFor(ArtifactLimits, r.lane.EdgeGroup)
 }
 
 // artifactError maps an artifact rule violation to artifact_invalid.
@@ -83,7 +79,7 @@ func (s *Server) startUpload(r *request) (answer, error) {
 	}
 	var out answer
 	err = s.update(r, func(tx store.Tx) error {
-		up := &store.Upload{ID: "up_" + randomHex(12), Tenant: r.caller.Tenant, Principal: r.caller.Principal, Manifest: canonical, ManifestDigest: digest, CreatedAt: s.cfg.Now()}
+		up := &store.Upload{ID: "up_" + randomHex(12), Lane: r.lane.Name, Tenant: r.caller.Tenant, Principal: r.caller.Principal, Manifest: canonical, ManifestDigest: digest, CreatedAt: s.cfg.Now()}
 		if err := tx.PutUpload(up); err != nil {
 			return err
 		}
@@ -108,12 +104,13 @@ func (s *Server) startUpload(r *request) (answer, error) {
 	return out, err
 }
 
-// ownedUpload loads an upload the caller (tenant and principal) started;
-// anyone else's is answered like an unknown id.
+// ownedUpload loads an upload the caller (tenant and principal) started
+// on the request's lane; anyone else's, and one of another lane
+// (spec/lane-v1beta1.md §2.5 rule 4), is answered like an unknown id.
 func ownedUpload(tx store.Tx, r *request) (*store.Upload, *wire.Manifest, error) {
 	id := r.PathValue("upload")
 	up, err := tx.Upload(id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (up.Tenant != r.caller.Tenant || up.Principal != r.caller.Principal)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (up.Tenant != r.caller.Tenant || up.Principal != r.caller.Principal || up.Lane != r.lane.Name)) {
 		return nil, nil, wire.Errorf(wire.ArtifactMissing, "upload %q is unknown or not yours; start an upload first", id)
 	}
 	if err != nil {

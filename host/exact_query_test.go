@@ -22,8 +22,8 @@ func TestExactQueryRefusals(t *testing.T) {
 	}
 	ref := kvRequest(t, c, "q").Form.FormRef
 	tail := "&group=" + url.QueryEscape(ref.APIVersion) + "&kind=" + ref.Kind + "&definitionVersion=" + ref.DefinitionVersion + "&schemaDigest=" + url.QueryEscape(ref.SchemaDigest)
-	read := wire.APIBase + "/resources/" + ref.APIVersion + "/" + ref.Kind + "/x?"
-	forms := wire.APIBase + "/forms?"
+	read := wire.V1alpha3.APIBase + "/resources/" + ref.APIVersion + "/" + ref.Kind + "/x?"
+	forms := wire.V1alpha3.APIBase + "/forms?"
 	for _, tc := range []struct {
 		target, code, hostCode, message string
 	}{

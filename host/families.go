@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/ijson"
+	"github.com/takoform/takoform/wire"
 )
 
 // BuiltinFamily is the --forms value that names the Edge family this
@@ -29,29 +31,27 @@ type FamilySource struct {
 // (spec/conformance-probe.md §4).
 const CandidateSetFile = "candidate-set.json"
 
-// LoadFamilies installs several families into one catalog (decision
-// spec/decisions/0014-several-families-one-host.md). Every source must
-// parse and verify on its own; then the union must not collide: two Forms
-// under one (group, kind, definition version), or two Interfaces or
-// Bindings under one name@version, are refused naming both files, even
-// when the bytes are equal. Cross-document digests are checked over the
-// union, so a family may name documents another source installs. A
-// candidate-set.json gives the packageDigest of each Form it lists; one
-// that names a Form no source installs is a finding. The error lists every
-// finding as "SOURCE/FILE POINTER: message".
-func LoadFamilies(sources []FamilySource) (*form.Catalog, error) {
-	union := &form.Family{}
+// LoadFamilies installs several families (decision
+// spec/decisions/0014-several-families-one-host.md) on the host's lanes
+// (repo decision 0053, spec/lane-v1beta1.md §2.5 rules 1–2). Every source
+// must parse and verify on its own and goes to lanes by the groups of its
+// Forms (lanesOf): a source mixing both Edge groups is refused naming one
+// file of each. Then, per lane, the sources installed on it must not
+// collide: two Forms under one (group, kind, definition version), or two
+// Interfaces or Bindings under one name@version, are refused naming both
+// files, even when the bytes are equal; and every digest a document of the
+// lane names must be the digest of the lane's document under that
+// identity, so a family may name documents another source on the same
+// lane installs. A candidate-set.json gives the packageDigest of each Form
+// it lists; one that names a Form no source installs is a finding.
+//
+// It returns the host-wide catalog — every Form, Interface and Binding
+// keyed by its exact ref — and each lane's installed set. The error lists
+// every finding as "SOURCE/FILE POINTER: message".
+func LoadFamilies(sources []FamilySource) (*form.Catalog, LaneSets, error) {
+	lanes := map[string]*form.Family{}
 	var findings []form.Finding
 	packages := map[form.FormRef]declaredPackage{}
-	forms := map[string]string{} // identity line and definition version → file
-	docs := map[string]string{}  // interface/binding name@version → file
-	claim := func(seen map[string]string, key, file, what string) {
-		if first, dup := seen[key]; dup {
-			findings = append(findings, form.Finding{File: file, Message: fmt.Sprintf("%s is also defined by %s; one host installs one document per identity line and version: drop one of the two --forms families", what, first)})
-			return
-		}
-		seen[key] = file
-	}
 	for _, src := range sources {
 		fam, found := form.LoadFamily(src.FS)
 		for _, f := range found {
@@ -61,23 +61,31 @@ func LoadFamilies(sources []FamilySource) (*form.Catalog, error) {
 		if len(fam.Forms) == 0 && len(found) == 0 {
 			findings = append(findings, form.Finding{File: src.Name, Message: "holds no Form definition (definition.json); pass a directory of a Form family"})
 		}
-		for _, f := range fam.Forms {
-			f.Path = path.Join(src.Name, f.Path)
-			r := f.Definition.Ref()
-			claim(forms, r.APIVersion+" "+r.Kind+" "+r.DefinitionVersion, f.Path, "form "+r.APIVersion+" "+r.Kind+" "+r.DefinitionVersion)
-			union.Forms = append(union.Forms, f)
+		var defs []*form.Definition
+		var paths []string
+		for i := range fam.Forms {
+			fam.Forms[i].Path = path.Join(src.Name, fam.Forms[i].Path)
+			defs, paths = append(defs, fam.Forms[i].Definition), append(paths, fam.Forms[i].Path)
 		}
-		for _, i := range fam.Interfaces {
-			i.Path = path.Join(src.Name, i.Path)
-			r := i.Definition.Ref()
-			claim(docs, "interface "+r.Name+"@"+r.Version, i.Path, "interface "+r.Name+"@"+r.Version)
-			union.Interfaces = append(union.Interfaces, i)
+		for i := range fam.Interfaces {
+			fam.Interfaces[i].Path = path.Join(src.Name, fam.Interfaces[i].Path)
 		}
-		for _, b := range fam.Bindings {
-			b.Path = path.Join(src.Name, b.Path)
-			r := b.Definition.Ref()
-			claim(docs, "binding "+r.Name+"@"+r.Version, b.Path, "binding "+r.Name+"@"+r.Version)
-			union.Bindings = append(union.Bindings, b)
+		for i := range fam.Bindings {
+			fam.Bindings[i].Path = path.Join(src.Name, fam.Bindings[i].Path)
+		}
+		on, bad := lanesOf(defs, paths)
+		if bad != nil {
+			findings = append(findings, *bad)
+		}
+		for _, l := range on {
+			u := lanes[l.Name]
+			if u == nil {
+				u = &form.Family{}
+				lanes[l.Name] = u
+			}
+			u.Forms = append(u.Forms, fam.Forms...)
+			u.Interfaces = append(u.Interfaces, fam.Interfaces...)
+			u.Bindings = append(u.Bindings, fam.Bindings...)
 		}
 		p, found := readPackageDigests(src)
 		findings = append(findings, found...)
@@ -85,10 +93,14 @@ func LoadFamilies(sources []FamilySource) (*form.Catalog, error) {
 			packages[ref] = d
 		}
 	}
-	findings = append(findings, union.CheckReferences()...)
 	installed := map[form.FormRef]bool{}
-	for _, f := range union.Forms {
-		installed[f.Definition.Ref()] = true
+	for _, l := range wire.Lanes {
+		if u := lanes[l.Name]; u != nil {
+			findings = append(findings, laneFindings(l, u)...)
+			for _, f := range u.Forms {
+				installed[f.Definition.Ref()] = true
+			}
+		}
 	}
 	for ref, p := range packages {
 		if !installed[ref] {
@@ -97,26 +109,74 @@ func LoadFamilies(sources []FamilySource) (*form.Catalog, error) {
 	}
 	if len(findings) > 0 {
 		sort.SliceStable(findings, func(i, j int) bool { return findings[i].File < findings[j].File })
-		lines := make([]string, len(findings))
-		for i, f := range findings {
-			lines[i] = "  " + f.String()
+		lines := make([]string, 0, len(findings))
+		for _, f := range findings {
+			if line := "  " + f.String(); !slices.Contains(lines, line) {
+				lines = append(lines, line)
+			}
 		}
-		return nil, fmt.Errorf("the --forms families have %d problem(s):\n%s", len(findings), strings.Join(lines, "\n"))
+		return nil, nil, fmt.Errorf("the --forms families have %d problem(s):\n%s", len(lines), strings.Join(lines, "\n"))
 	}
-	var c *form.Catalog
-	var err error
-	for _, f := range union.Forms {
-		if c, err = c.AddForm(f.Definition, packages[f.Definition.Ref()].digest); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
+	var all *form.Catalog
+	sets := LaneSets{}
+	for _, l := range wire.Lanes {
+		u := lanes[l.Name]
+		if u == nil {
+			continue
 		}
+		var c *form.Catalog
+		var err error
+		for _, f := range u.Forms {
+			pkg := packages[f.Definition.Ref()].digest
+			if c, err = c.AddForm(f.Definition, pkg); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
+			if all, err = all.AddForm(f.Definition, pkg); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
+		for _, i := range u.Interfaces {
+			c, all = c.AddInterface(i.Definition), all.AddInterface(i.Definition)
+		}
+		for _, b := range u.Bindings {
+			c, all = c.AddBinding(b.Definition), all.AddBinding(b.Definition)
+		}
+		sets[l.Name] = c
 	}
-	for _, i := range union.Interfaces {
-		c = c.AddInterface(i.Definition)
+	return all, sets, nil
+}
+
+// laneFindings checks the union of the families installed on one lane:
+// one document per identity line and version, and every digest reference
+// naming the lane's own document (spec/lane-v1beta1.md §2.5 rule 2).
+func laneFindings(l wire.Lane, u *form.Family) []form.Finding {
+	var findings []form.Finding
+	forms := map[string]string{} // identity line and definition version → file
+	docs := map[string]string{}  // interface/binding name@version → file
+	claim := func(seen map[string]string, key, file, what string) {
+		if first, dup := seen[key]; dup && first != file {
+			findings = append(findings, form.Finding{File: file, Message: fmt.Sprintf("%s is also defined by %s; lane %s installs one document per identity line and version: drop one of the two --forms families", what, first, l.Name)})
+			return
+		}
+		seen[key] = file
 	}
-	for _, b := range union.Bindings {
-		c = c.AddBinding(b.Definition)
+	for _, f := range u.Forms {
+		r := f.Definition.Ref()
+		claim(forms, r.APIVersion+" "+r.Kind+" "+r.DefinitionVersion, f.Path, "form "+r.APIVersion+" "+r.Kind+" "+r.DefinitionVersion)
 	}
-	return c, nil
+	for _, i := range u.Interfaces {
+		r := i.Definition.Ref()
+		claim(docs, "interface "+r.Name+"@"+r.Version, i.Path, "interface "+r.Name+"@"+r.Version)
+	}
+	for _, b := range u.Bindings {
+		r := b.Definition.Ref()
+		claim(docs, "binding "+r.Name+"@"+r.Version, b.Path, "binding "+r.Name+"@"+r.Version)
+	}
+	for _, f := range u.CheckReferences() {
+		f.Message = "on lane " + l.Name + ": " + f.Message
+		findings = append(findings, f)
+	}
+	return findings
 }
 
 // FamilySources turns --forms values into sources: BuiltinFamily is the

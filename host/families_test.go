@@ -24,7 +24,7 @@ func dirFS(dir string) fs.FS { return os.DirFS(dir) }
 // both is refused naming both files of a colliding pair.
 func TestFamiliesCollideByIdentityLine(t *testing.T) {
 	ref := testref.Dir(t)
-	_, err := host.LoadFamilies(host.FamilySources([]string{host.BuiltinFamily, ref}, dirFS))
+	_, _, err := host.LoadFamilies(host.FamilySources([]string{host.BuiltinFamily, ref}, dirFS))
 	if err == nil {
 		t.Fatal("the built-in and the public family were both installed")
 	}
@@ -34,7 +34,7 @@ func TestFamiliesCollideByIdentityLine(t *testing.T) {
 	}
 	// The same document twice is refused too: one document per line and version.
 	dup := fstest.MapFS{"a/definition.json": {Data: []byte(kvDoc)}, "b/definition.json": {Data: []byte(kvDoc)}}
-	_, err = host.LoadFamilies([]host.FamilySource{{Name: "dup", FS: dup}})
+	_, _, err = host.LoadFamilies([]host.FamilySource{{Name: "dup", FS: dup}})
 	if err == nil || !strings.Contains(err.Error(), "dup/b/definition.json: form forms.example.com/v1alpha1 EdgeKVNamespace 1.0.0 is also defined by dup/a/definition.json") {
 		t.Fatalf("a repeated document: %v", err)
 	}
@@ -48,7 +48,7 @@ const kvDoc = `{"apiVersion":"forms.example.com/v1alpha1","kind":"EdgeKVNamespac
 // family of another group.
 func TestBuiltinBesideAnotherGroup(t *testing.T) {
 	other := fstest.MapFS{"kv/definition.json": {Data: []byte(kvDoc)}}
-	cat, err := host.LoadFamilies([]host.FamilySource{host.FamilySources([]string{host.BuiltinFamily}, dirFS)[0], {Name: "other", FS: other}})
+	cat, _, err := host.LoadFamilies([]host.FamilySource{host.FamilySources([]string{host.BuiltinFamily}, dirFS)[0], {Name: "other", FS: other}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestBuiltinBesideAnotherGroup(t *testing.T) {
 // set is served with the packageDigest it declares.
 func TestPublicFamilyServesPackageDigests(t *testing.T) {
 	ref, extra := testref.Dir(t), testref.ConformanceDir(t)
-	cat, err := host.LoadFamilies(host.FamilySources([]string{ref, extra}, dirFS))
+	cat, _, err := host.LoadFamilies(host.FamilySources([]string{ref, extra}, dirFS))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCandidateSetNamingAnUninstalledForm(t *testing.T) {
 		"kv/definition.json": {Data: []byte(kvDoc)},
 		"candidate-set.json": {Data: []byte(`{"forms":[{"formRef":{"apiVersion":"forms.example.com/v1alpha1","kind":"EdgeKVNamespace","definitionVersion":"1.0.0","schemaDigest":"sha256:` + strings.Repeat("0", 64) + `"},"packageDigest":"sha256:` + strings.Repeat("1", 64) + `"}]}`)},
 	}
-	_, err := host.LoadFamilies([]host.FamilySource{{Name: "bad", FS: bad}})
+	_, _, err := host.LoadFamilies([]host.FamilySource{{Name: "bad", FS: bad}})
 	if err == nil || !strings.Contains(err.Error(), "bad/candidate-set.json: lists forms.example.com/v1alpha1 EdgeKVNamespace 1.0.0") {
 		t.Fatalf("got %v", err)
 	}

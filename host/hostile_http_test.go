@@ -87,7 +87,7 @@ func TestOperatorPathsAreReadOnly(t *testing.T) {
 // it, while utf-8 in any case and no charset are taken.
 func TestContentTypeCharset(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})
-	url := h.URL + wire.APIBase + "/resources/validate"
+	url := h.URL + wire.V1alpha3.APIBase + "/resources/validate"
 	for _, cs := range []string{"iso-8859-1", "utf-16", "latin1", "us-ascii"} {
 		resp, b := do(t, http.MethodPost, url, http.Header{"Authorization": {"Bearer " + hosttest.TokenA1}, "Content-Type": {"application/json; charset=" + cs}}, `{}`)
 		e := envelopeIn(t, cs, resp, b)
@@ -113,7 +113,7 @@ func TestTwoAuthorizationHeaders(t *testing.T) {
 		{"Bearer " + hosttest.TokenA1, "Bearer nobody"},
 		{"Bearer " + hosttest.TokenA1, "Bearer " + hosttest.TokenA1},
 	} {
-		for _, path := range []string{wire.APIBase + "/support/forms", wire.TailPath + "?space=s&worker=w"} {
+		for _, path := range []string{wire.V1alpha3.APIBase + "/support/forms", wire.TailPath + "?space=s&worker=w"} {
 			resp, b := do(t, http.MethodGet, h.URL+path, http.Header{"Authorization": pair}, "")
 			e := envelopeIn(t, path, resp, b)
 			if e.Code != wire.Unauthenticated || e.HostCode != "authorization_repeated" || !strings.Contains(e.Message, "exactly one") {
@@ -121,7 +121,7 @@ func TestTwoAuthorizationHeaders(t *testing.T) {
 			}
 		}
 	}
-	if resp, _ := do(t, http.MethodGet, h.URL+wire.APIBase+"/support/forms", http.Header{"Authorization": {"Bearer " + hosttest.TokenA1}}, ""); resp.StatusCode != 200 {
+	if resp, _ := do(t, http.MethodGet, h.URL+wire.V1alpha3.APIBase+"/support/forms", http.Header{"Authorization": {"Bearer " + hosttest.TokenA1}}, ""); resp.StatusCode != 200 {
 		t.Fatalf("one Authorization header: %d", resp.StatusCode)
 	}
 }
@@ -151,7 +151,7 @@ func TestErrorSizeIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	auth := http.Header{"Authorization": {"Bearer " + hosttest.TokenA1}}
-	resp, b := do(t, http.MethodPost, h.URL+wire.APIBase+"/resources/prepare", auth, string(body))
+	resp, b := do(t, http.MethodPost, h.URL+wire.V1alpha3.APIBase+"/resources/prepare", auth, string(body))
 	e := envelopeIn(t, "prepare", resp, b)
 	if e.Code != wire.InvalidArgument || !strings.Contains(e.Message, "unknownxxxx0") || !strings.Contains(e.Message, "and 99995 more") {
 		t.Errorf("prepare of 100,000 unknown members: %.500s", e.Message)
@@ -159,7 +159,7 @@ func TestErrorSizeIsBounded(t *testing.T) {
 	if len(b) > 16<<10 {
 		t.Errorf("prepare's refusal of 100,000 unknown members takes %d bytes, want at most 16 KiB", len(b))
 	}
-	resp, b = do(t, http.MethodPost, h.URL+wire.APIBase+"/resources/validate", auth, string(body))
+	resp, b = do(t, http.MethodPost, h.URL+wire.V1alpha3.APIBase+"/resources/validate", auth, string(body))
 	if resp.StatusCode != 200 || len(b) > 16<<10 || !strings.Contains(string(b), "and 99995 more") {
 		t.Errorf("validate of 100,000 unknown members: %d, %d bytes: %.300s", resp.StatusCode, len(b), b)
 	}
@@ -182,7 +182,7 @@ func TestErrorSizeIsBounded(t *testing.T) {
 		},
 	} {
 		r := kvRequest(t, c, "bounded")
-		resp, b := do(t, http.MethodPost, h.URL+wire.APIBase+"/resources/prepare", auth, string(mutate(&r)))
+		resp, b := do(t, http.MethodPost, h.URL+wire.V1alpha3.APIBase+"/resources/prepare", auth, string(mutate(&r)))
 		if e := envelopeIn(t, what, resp, b); e.Code != wire.InvalidArgument || len(b) > 16<<10 {
 			t.Errorf("prepare with a megabyte in %s: %s, %d bytes", what, e.Code, len(b))
 		}

@@ -166,8 +166,8 @@ func TestHostileTextAnswersAlikeOnBothStores(t *testing.T) {
 			if hc.recorded() {
 				before[0]++
 			}
-			target := strings.NewReplacer("{R}", wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+hostileName,
-				"{Q}", q, "{api}", wire.APIBase).Replace(hc.target)
+			target := strings.NewReplacer("{R}", wire.V1alpha3.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+hostileName,
+				"{Q}", q, "{api}", wire.V1alpha3.APIBase).Replace(hc.target)
 			got := sendHostile(t, h.URL+target, hc)
 			answers[st.name][hc.name] = got
 			want := fmt.Sprintf("%d %s", hc.status, hc.want)

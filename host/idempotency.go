@@ -200,7 +200,7 @@ func (s *Server) updateKey(r *request, k store.Key, free bool, fn func(tx store.
 	err := s.cfg.Store.Update(context.WithoutCancel(r.Context()), func(tx store.Tx) error {
 		var replay *store.IdempotencyKey
 		if r.idem != nil {
-			replay = &store.IdempotencyKey{Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key}
+			replay = &store.IdempotencyKey{Lane: r.lane.Name, Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key}
 		}
 		keyState := tx.KeyState
 		if free {
@@ -239,7 +239,7 @@ func (s *Server) recordIn(tx store.Tx, r *request) (*store.Idempotency, error) {
 	if r.idem == nil {
 		return nil, nil
 	}
-	rec, err := tx.Idempotency(r.caller.Tenant, r.caller.Principal, r.idem.space, r.idem.key)
+	rec, err := tx.Idempotency(r.lane.Name, r.caller.Tenant, r.caller.Principal, r.idem.space, r.idem.key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -291,7 +291,7 @@ func (s *Server) record(tx store.Tx, r *request, a answer, boundUID, boundOp str
 		return nil
 	}
 	err := tx.ClaimIdempotency(&store.Idempotency{
-		Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key,
+		Lane: r.lane.Name, Tenant: r.caller.Tenant, Principal: r.caller.Principal, Space: r.idem.space, Key: r.idem.key,
 		Fingerprint: r.idem.fingerprint, Status: a.status, ETag: a.etag, Body: a.body,
 		BoundUID: boundUID, BoundOperation: boundOp, CreatedAt: s.cfg.Now(),
 	})

@@ -94,14 +94,16 @@ func pathIdentity(r *request, withName bool) (apiVersion, kind, name string, err
 	return g + "/" + v, kind, name, nil
 }
 
-// checkRef validates a FormRef from a request and finds its definition:
-// a grammar fault is invalid_argument, an exact ref not installed is
-// form_unknown (never a fallback to group and kind).
-func (s *Server) checkRef(ref form.FormRef, at string) (form.Installed, error) {
+// checkRef validates a FormRef from a request and finds its definition in
+// the installed set of the request's lane: a grammar fault is
+// invalid_argument, an exact ref not installed on the lane — even one the
+// other lane installs — is form_unknown (never a fallback to group and
+// kind; spec/lane-v1beta1.md §2.5 rule 3).
+func (s *Server) checkRef(r *request, ref form.FormRef, at string) (form.Installed, error) {
 	// An installed ref passed the same grammar when its definition was
 	// parsed (form.Parse), so only a ref the catalog lacks is checked
 	// again, to tell a grammar fault from an unknown form.
-	if in, ok := s.cfg.Catalog.Form(ref); ok {
+	if in, ok := r.lane.catalog.Form(ref); ok {
 		return in, nil
 	}
 	if err := ref.Validate(); err != nil {
@@ -112,7 +114,7 @@ func (s *Server) checkRef(ref form.FormRef, at string) (form.Installed, error) {
 		}
 		return form.Installed{}, wire.Errorf(wire.InvalidArgument, "%s: %v", ptr, err).WithDetail("pointer", ptr)
 	}
-	return form.Installed{}, wire.Errorf(wire.FormUnknown, "form %s is not installed on this host (all four FormRef members must match an installed definition)", ref)
+	return form.Installed{}, wire.Errorf(wire.FormUnknown, "form %s is not installed on lane %s of this host (all four FormRef members must match a definition installed on the lane)%s", ref, r.lane.Name, s.otherLanes(r, ref))
 }
 
 // checkSpace applies the one SpaceID rule (decision 0003).
@@ -152,7 +154,7 @@ func (s *Server) intake(r *request, c core, pathAPIVersion, pathKind, pathName s
 	if err := checkMetadataCounters(c.Metadata); err != nil {
 		return nil, err
 	}
-	in, err := s.checkRef(c.Form.FormRef, "/form/formRef")
+	in, err := s.checkRef(r, c.Form.FormRef, "/form/formRef")
 	if err != nil {
 		return nil, err
 	}

@@ -43,14 +43,14 @@ func TestBodyLimitAndUnknownRoutes(t *testing.T) {
 		return resp
 	}
 	big := []byte(`{"pad":"` + strings.Repeat("x", 2048) + `"}`)
-	if e := envelopeOf(t, do(http.MethodPost, wire.APIBase+"/resources/validate", big)); e.Code != wire.InvalidArgument || e.HostCode != "body_too_large" {
+	if e := envelopeOf(t, do(http.MethodPost, wire.V1alpha3.APIBase+"/resources/validate", big)); e.Code != wire.InvalidArgument || e.HostCode != "body_too_large" {
 		t.Fatalf("oversized body: %+v", e)
 	}
-	blob := do(http.MethodPut, wire.APIBase+"/artifacts/uploads/up_unknown/blobs/sha256:"+strings.Repeat("0", 64), big)
+	blob := do(http.MethodPut, wire.V1alpha3.APIBase+"/artifacts/uploads/up_unknown/blobs/sha256:"+strings.Repeat("0", 64), big)
 	if e := envelopeOf(t, blob); e.Code != wire.ArtifactMissing {
 		t.Fatalf("a blob larger than the JSON body limit is judged on its own terms: %+v", e)
 	}
-	for _, c := range [][2]string{{http.MethodGet, wire.APIBase + "//forms"}, {http.MethodGet, wire.APIBase + "/resources/./validate"}, {http.MethodGet, "/nope"}, {http.MethodPatch, wire.APIBase + "/resources/validate"}, {http.MethodGet, wire.APIBase + "/resources/a/b"}} {
+	for _, c := range [][2]string{{http.MethodGet, wire.V1alpha3.APIBase + "//forms"}, {http.MethodGet, wire.V1alpha3.APIBase + "/resources/./validate"}, {http.MethodGet, "/nope"}, {http.MethodPatch, wire.V1alpha3.APIBase + "/resources/validate"}, {http.MethodGet, wire.V1alpha3.APIBase + "/resources/a/b"}} {
 		if e := envelopeOf(t, do(c[0], c[1], nil)); e.Code != wire.ResourceNotFound {
 			t.Fatalf("%s %s: %+v", c[0], c[1], e)
 		}
@@ -93,7 +93,7 @@ func TestIdempotencyRecordsExpireByAge(t *testing.T) {
 // Idempotency-Key are refused in the envelope, saying which.
 func TestMalformedRequestsAreNamed(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})
-	req, _ := http.NewRequest(http.MethodGet, h.URL+wire.APIBase+"/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/x?space=%zz", nil)
+	req, _ := http.NewRequest(http.MethodGet, h.URL+wire.V1alpha3.APIBase+"/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/x?space=%zz", nil)
 	req.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestMalformedRequestsAreNamed(t *testing.T) {
 	if e := envelopeOf(t, resp); e.Code != wire.InvalidArgument || e.HostCode != "query_encoding" {
 		t.Fatalf("broken query: %+v", e)
 	}
-	del, _ := http.NewRequest(http.MethodDelete, h.URL+wire.APIBase+"/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/x", nil)
+	del, _ := http.NewRequest(http.MethodDelete, h.URL+wire.V1alpha3.APIBase+"/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/x", nil)
 	del.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
 	del.Header.Add(wire.HeaderIdempotency, "k1")
 	del.Header.Add(wire.HeaderIdempotency, "k2")

@@ -39,7 +39,8 @@ func (s *Server) loadSecret(ctx context.Context) ([]byte, error) {
 	return secret, err
 }
 
-// discovery answers the lane's discovery document with absolute URLs of
+// discovery answers the request's lane's discovery document, naming only
+// that lane (spec/lane-v1beta1.md §2.1), with absolute URLs of
 // Config.PublicURL, or else of the origin the request reached with the
 // connection's scheme (spec/host-api-v1alpha3.md §2.1).
 func (s *Server) discovery(r *request) (answer, error) {
@@ -51,13 +52,13 @@ func (s *Server) discovery(r *request) (answer, error) {
 		}
 		origin = scheme + "://" + r.Host
 	}
-	base := origin + wire.APIBase
+	base := origin + r.lane.APIBase
 	features := map[string]bool{}
 	for _, f := range wire.RequiredFeatures {
 		features[f] = true
 	}
 	return jsonAnswer(200, wire.Discovery{
-		APIVersions: []string{wire.Lane},
+		APIVersions: []string{r.lane.Name},
 		Features:    features,
 		Endpoints:   wire.Endpoints{API: base, Artifacts: base + "/artifacts", Operations: base + "/operations", Support: base + "/support"},
 	}), nil
@@ -69,7 +70,7 @@ func (s *Server) forms(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	in, err := s.checkRef(ref, "query")
+	in, err := s.checkRef(r, ref, "query")
 	if err != nil {
 		return answer{}, err
 	}
@@ -95,7 +96,7 @@ func (s *Server) formDefinition(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	in, err := s.checkRef(ref, "query")
+	in, err := s.checkRef(r, ref, "query")
 	if err != nil {
 		return answer{}, err
 	}
@@ -115,10 +116,11 @@ func (s *Server) formDefinition(r *request) (answer, error) {
 	return answer{status: 200, body: body}, nil
 }
 
-// supportForms answers one FormSupport profile per installed FormRef.
+// supportForms answers one FormSupport profile per FormRef installed on
+// the request's lane (spec/lane-v1beta1.md §8.1).
 func (s *Server) supportForms(r *request) (answer, error) {
 	resp := wire.SupportProfilesResponse{Profiles: []wire.SupportProfile{}}
-	for _, in := range s.cfg.Catalog.Forms() {
+	for _, in := range r.lane.catalog.Forms() {
 		resp.Profiles = append(resp.Profiles, s.formProfile(in.Definition))
 	}
 	return jsonAnswer(200, resp), nil
@@ -133,9 +135,9 @@ func (s *Server) supportForm(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	in, ok := s.cfg.Catalog.FormByVersion(apiVersion, kind, dv)
+	in, ok := r.lane.catalog.FormByVersion(apiVersion, kind, dv)
 	if !ok {
-		return answer{}, wire.Errorf(wire.FormUnknown, "no %s %s %s is installed on this host", apiVersion, kind, dv)
+		return answer{}, wire.Errorf(wire.FormUnknown, "no %s %s %s is installed on lane %s of this host", apiVersion, kind, dv, r.lane.Name)
 	}
 	return jsonAnswer(200, s.formProfile(in.Definition)), nil
 }
@@ -179,20 +181,20 @@ func (s *Server) formProfile(def *form.Definition) wire.SupportProfile {
 
 func (s *Server) supportInterface(r *request) (answer, error) {
 	name, version := r.PathValue("name"), r.PathValue("version")
-	for _, d := range s.cfg.Catalog.Interfaces() {
+	for _, d := range r.lane.catalog.Interfaces() {
 		if ref := d.Ref(); ref.Name == name && ref.Version == version {
 			return jsonAnswer(200, wire.SupportProfile{APIVersion: wire.SupportAPI, Kind: "InterfaceSupport", InterfaceRef: &ref, Operations: nil}), nil
 		}
 	}
-	return answer{}, wire.Errorf(wire.ResourceNotFound, "this host implements no interface %s@%s", name, version).WithHostCode("interface_unsupported")
+	return answer{}, wire.Errorf(wire.ResourceNotFound, "lane %s of this host implements no interface %s@%s", r.lane.Name, name, version).WithHostCode("interface_unsupported")
 }
 
 func (s *Server) supportBinding(r *request) (answer, error) {
 	name, version := r.PathValue("name"), r.PathValue("version")
-	for _, d := range s.cfg.Catalog.Bindings() {
+	for _, d := range r.lane.catalog.Bindings() {
 		if ref := d.Ref(); ref.Name == name && ref.Version == version {
 			return jsonAnswer(200, wire.SupportProfile{APIVersion: wire.SupportAPI, Kind: "BindingSupport", BindingRef: &ref}), nil
 		}
 	}
-	return answer{}, wire.Errorf(wire.ResourceNotFound, "this host implements no binding %s@%s", name, version).WithHostCode("binding_unsupported")
+	return answer{}, wire.Errorf(wire.ResourceNotFound, "lane %s of this host implements no binding %s@%s", r.lane.Name, name, version).WithHostCode("binding_unsupported")
 }

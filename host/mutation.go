@@ -42,6 +42,11 @@ type mutation struct {
 	PollDriven    bool         `json:"pollDriven,omitempty"`  // probe async: committed by the caller's polls, never the worker
 	Polls         int          `json:"polls,omitempty"`       // polls answered pending so far (poll-driven only)
 	OperationID   string       `json:"-"`                     // set while the worker commits its own operation
+	// Lane is the name of the lane the mutation came in on: it binds the
+	// prepareDigest and the operation (spec/lane-v1beta1.md §2.5 rules
+	// 4–5). An operation keeps it in its own column (store.Operation.Lane),
+	// which settleIn copies back.
+	Lane string `json:"-"`
 	// Worked out before the transaction (beforeCommit), read-only in it;
 	// zero to work them out in commit.
 	createBinding string         // the PrepareDigest a create must carry
@@ -63,7 +68,7 @@ func (s *Server) beforeCommit(m *mutation) {
 		m.spec = spec
 	}
 	if m.Action == store.ActionApply && m.Create {
-		m.createBinding = s.prepareDigest(m.Key, m.Ref, m.SpecDigest, "", 0)
+		m.createBinding = s.prepareDigest(m.Lane, m.Key, m.Ref, m.SpecDigest, "", 0)
 	}
 }
 
@@ -129,6 +134,11 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 	// An out-of-band loss (probe external-change) is never held up.
 	if op := st.Pending; op != nil && op.ID != m.OperationID && !m.OutOfBand &&
 		(op.TargetUID == "" || (existing != nil && existing.UID == op.TargetUID)) {
+		if op.Lane != m.Lane && op.Lane != "" && m.Lane != "" {
+			// The id is a handle of the other lane (spec/lane-v1beta1.md
+			// §2.5 rule 4): say where to poll it.
+			return nil, wire.Errorf(wire.ResourceBusy, "%s %q has operation %s in progress on lane %s (poll it there); retry when it settles", m.Key.Kind, m.Key.Name, op.ID, op.Lane)
+		}
 		return nil, wire.Errorf(wire.ResourceBusy, "%s %q has operation %s in progress; retry when it settles", m.Key.Kind, m.Key.Name, op.ID)
 	}
 	switch m.Action {
@@ -162,10 +172,10 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 			if !m.Create {
 				uid, gen = existing.UID, existing.Generation
 			}
-			want = s.prepareDigest(m.Key, m.Ref, m.SpecDigest, uid, gen)
+			want = s.prepareDigest(m.Lane, m.Key, m.Ref, m.SpecDigest, uid, gen)
 		}
 		if m.PrepareDigest != want {
-			return nil, wire.Errorf(wire.InvalidArgument, "review.prepareDigest does not bind this request: the spec, resource, generation or tenant differ from what was prepared; prepare again and apply the new digest").WithHostCode("prepare_binding_mismatch")
+			return nil, wire.Errorf(wire.InvalidArgument, "review.prepareDigest does not bind this request: the spec, resource, generation, tenant or lane differ from what was prepared; prepare again on this lane and apply the new digest").WithHostCode("prepare_binding_mismatch")
 		}
 	}
 	if m.Action == store.ActionImport {
@@ -418,20 +428,28 @@ func randomHex(n int) string {
 
 // prepareDigest is a keyed MAC over the prepare binding: tenant, space,
 // name, exact FormRef, spec digest, uid and generation (create markers ""
-// and 0). The construction is host-private (spec/host-api-v1alpha3.md §3.4 (4): only equality
+// and 0), and the lane (spec/lane-v1beta1.md §2.5 rule 5): a lane other
+// than v1alpha3 is one more array member, so a digest of lane v1alpha3
+// ("" for an operation accepted before lanes) is the one hosts minted
+// before there were lanes, and replicas of two releases agree on it. The construction is host-private (spec/host-api-v1alpha3.md §3.4 (4): only equality
 // matters): HMAC-SHA-256 over the JSON array of those strings, which is
 // unambiguous. No row is stored for it (ARCHITECTURE.md §5). The keyed MACs
 // are reused (s.macs) and the array is assembled by appendStrings, which
 // writes what json.Marshal writes.
-func (s *Server) prepareDigest(k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
+func (s *Server) prepareDigest(lane string, k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
 	m, ok := s.macs.Get().(*macState)
 	if !ok {
 		m = &macState{mac: hmac.New(sha256.New, s.secret)}
 	} else {
 		m.mac.Reset()
 	}
-	m.doc = appendStrings(m.doc[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
-		ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation))
+	if lane == "" || lane == wire.V1alpha3.Name {
+		m.doc = appendStrings(m.doc[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
+			ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation))
+	} else {
+		m.doc = appendStrings(m.doc[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
+			ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation), lane)
+	}
 	m.mac.Write(m.doc)
 	var out [len(ijson.DigestPrefix) + 2*sha256.Size]byte
 	copy(out[:], ijson.DigestPrefix)

@@ -33,7 +33,7 @@ func (s *Server) accept(tx store.Tx, m *mutation, st *store.KeyState, now time.T
 		m.AcceptedUID = st.Resource.UID
 	}
 	op := &store.Operation{
-		ID: "op_" + randomHex(12), Tenant: m.Key.Tenant, Principal: m.Principal, Action: m.Action,
+		ID: "op_" + randomHex(12), Lane: m.Lane, Tenant: m.Key.Tenant, Principal: m.Principal, Action: m.Action,
 		Request: mustJSON(m), TargetUID: m.AcceptedUID, Target: m.Key, NotBefore: now.Add(delay), CreatedAt: now, UpdatedAt: now,
 	}
 	if m.PollDriven {
@@ -140,7 +140,7 @@ func (s *Server) settleIn(tx store.Tx, op *store.Operation) error {
 	if err := json.Unmarshal(op.Request, &m); err != nil {
 		return err
 	}
-	m.OperationID = op.ID
+	m.OperationID, m.Lane = op.ID, op.Lane
 	now := s.cfg.Now()
 	var doc wire.Operation
 	if err := json.Unmarshal(op.Document, &doc); err != nil {
@@ -176,10 +176,11 @@ func (s *Server) settleIn(tx store.Tx, op *store.Operation) error {
 }
 
 // ownedOperation loads an operation the caller (tenant and principal)
-// created; anyone else's is answered like an unknown id.
+// created on the request's lane; anyone else's, and one of another lane
+// (spec/lane-v1beta1.md §2.5 rule 4), is answered like an unknown id.
 func ownedOperation(tx store.Tx, r *request, id string) (*store.Operation, error) {
 	op, err := tx.Operation(id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (op.Tenant != r.caller.Tenant || op.Principal != r.caller.Principal)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (op.Tenant != r.caller.Tenant || op.Principal != r.caller.Principal || op.Lane != r.lane.Name)) {
 		return nil, wire.Errorf(wire.OperationNotFound, "operation %q is unknown, expired, or not yours", id)
 	}
 	return op, err

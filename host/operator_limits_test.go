@@ -79,11 +79,11 @@ func TestSlowBodyIsCutAndBlobsGetLonger(t *testing.T) {
 		c.Limits.ReadTimeout, c.Limits.BlobTimeout = time.Second, blobTimeout
 	}})
 	addr := serveWithTimeouts(t, h)
-	resp, sent := trickle(t, addr, http.MethodPost, wire.APIBase+"/resources/validate", wire.ContentTypeJSON, 100, 200*time.Millisecond)
+	resp, sent := trickle(t, addr, http.MethodPost, wire.V1alpha3.APIBase+"/resources/validate", wire.ContentTypeJSON, 100, 200*time.Millisecond)
 	if e := envelopeOf(t, resp); e.Code != wire.InvalidArgument || e.HostCode != "body_timeout" || sent >= 100 {
 		t.Fatalf("trickled JSON body: %+v after %d of 100 bytes", e, sent)
 	}
-	blob := wire.APIBase + "/artifacts/uploads/up_unknown/blobs/sha256:" + strings.Repeat("0", 64)
+	blob := wire.V1alpha3.APIBase + "/artifacts/uploads/up_unknown/blobs/sha256:" + strings.Repeat("0", 64)
 	resp, sent = trickle(t, addr, http.MethodPut, blob, wire.ContentTypeOctets, 8, 200*time.Millisecond)
 	if e := envelopeOf(t, resp); e.Code != wire.ArtifactMissing || sent != 8 {
 		t.Fatalf("trickled blob: %+v after %d of 8 bytes; want the whole body read and judged", e, sent)
@@ -140,7 +140,7 @@ func TestDeclaredBodyOverTheLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(conn, "POST %s/resources/validate HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 1025\r\n%s\r\n",
-			wire.APIBase, addr, hosttest.TokenA1, expect)
+			wire.V1alpha3.APIBase, addr, hosttest.TokenA1, expect)
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if err != nil {
 			t.Fatalf("%q: no answer before the body: %v", expect, err)
@@ -157,7 +157,7 @@ func TestDeclaredBodyOverTheLimit(t *testing.T) {
 // Content-Type on a JSON route answer invalid_argument in the envelope.
 func TestHeaderAndContentTypeRefusals(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})
-	req, _ := http.NewRequest(http.MethodGet, h.URL+wire.APIBase+"/support/forms", nil)
+	req, _ := http.NewRequest(http.MethodGet, h.URL+wire.V1alpha3.APIBase+"/support/forms", nil)
 	req.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
 	req.Header.Set("X-Padding", strings.Repeat("p", 100<<10))
 	resp, err := http.DefaultClient.Do(req)
@@ -168,7 +168,7 @@ func TestHeaderAndContentTypeRefusals(t *testing.T) {
 	if e := envelopeOf(t, resp); e.Code != wire.InvalidArgument || e.HostCode != "headers_too_large" {
 		t.Fatalf("100 KiB header: %d %+v", resp.StatusCode, e)
 	}
-	req, _ = http.NewRequest(http.MethodPost, h.URL+wire.APIBase+"/resources/validate", strings.NewReader(`{}`))
+	req, _ = http.NewRequest(http.MethodPost, h.URL+wire.V1alpha3.APIBase+"/resources/validate", strings.NewReader(`{}`))
 	req.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
 	req.Header.Set("Content-Type", "text/plain")
 	resp2, err := http.DefaultClient.Do(req)
@@ -193,13 +193,13 @@ func TestInFlightLimit(t *testing.T) {
 	}
 	defer conn.Close()
 	// A request whose body never completes holds the one slot.
-	fmt.Fprintf(conn, "POST %s/resources/validate HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Length: 10\r\n\r\n{", wire.APIBase, addr, hosttest.TokenA1)
+	fmt.Fprintf(conn, "POST %s/resources/validate HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Length: 10\r\n\r\n{", wire.V1alpha3.APIBase, addr, hosttest.TokenA1)
 	for deadline := time.Now().Add(10 * time.Second); h.Server.InFlight() != 1; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the held request never reached the host")
 		}
 	}
-	resp, _ := get(t, h.URL+wire.APIBase+"/support/forms", hosttest.TokenA1)
+	resp, _ := get(t, h.URL+wire.V1alpha3.APIBase+"/support/forms", hosttest.TokenA1)
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("second request at the limit: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
@@ -212,7 +212,7 @@ func TestInFlightLimit(t *testing.T) {
 // with a Retry-After in whole seconds; another tenant is not affected.
 func TestTenantRateLimit(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{Configure: func(c *host.Config) { c.Limits.TenantRate, c.Limits.TenantBurst = 0.01, 2 }})
-	path := h.URL + wire.APIBase + "/support/forms"
+	path := h.URL + wire.V1alpha3.APIBase + "/support/forms"
 	for i := range 2 {
 		if resp, _ := get(t, path, hosttest.TokenA1); resp.StatusCode != 200 {
 			t.Fatalf("request %d within the burst: %d", i, resp.StatusCode)

@@ -124,8 +124,8 @@ func TestMetricsExposition(t *testing.T) {
 	}
 	text := string(b)
 	for _, want := range []string{
-		`takoform_http_requests_total{code="201",method="PUT",route="` + wire.APIBase + `/resources/{group}/{version}/{kind}/{name}"} 1`,
-		`takoform_http_request_duration_seconds_bucket{method="POST",route="` + wire.APIBase + `/resources/prepare"`,
+		`takoform_http_requests_total{code="201",method="PUT",route="` + wire.V1alpha3.APIBase + `/resources/{group}/{version}/{kind}/{name}"} 1`,
+		`takoform_http_request_duration_seconds_bucket{method="POST",route="` + wire.V1alpha3.APIBase + `/resources/prepare"`,
 		"takoform_http_requests_in_flight 1", // this scrape
 		"takoform_operations_pending 0",
 		"takoform_idempotency_records 1",
@@ -158,7 +158,7 @@ func TestMetricsExposition(t *testing.T) {
 func TestRequestIDsAndAccessLog(t *testing.T) {
 	var logs syncBuffer
 	h := hosttest.Start(t, hosttest.Options{Configure: withJSONLog(&logs)})
-	target := h.URL + wire.APIBase + "/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/absent?space=s&group=edge.forms.takoform.com%2Fv1alpha1&kind=EdgeKVNamespace&definitionVersion=0.1.0&schemaDigest=sha256:" + strings.Repeat("0", 64)
+	target := h.URL + wire.V1alpha3.APIBase + "/resources/edge.forms.takoform.com/v1alpha1/EdgeKVNamespace/absent?space=s&group=edge.forms.takoform.com%2Fv1alpha1&kind=EdgeKVNamespace&definitionVersion=0.1.0&schemaDigest=sha256:" + strings.Repeat("0", 64)
 	del := func() (*http.Response, wire.ErrorBody) {
 		req, _ := http.NewRequest(http.MethodDelete, target, nil)
 		req.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
@@ -194,7 +194,7 @@ func TestRequestIDsAndAccessLog(t *testing.T) {
 	if l1 == nil || l2 == nil {
 		t.Fatalf("no log line for %s or %s:\n%s", id1, id2, logs.String())
 	}
-	want := map[string]any{"method": "DELETE", "route": wire.APIBase + "/resources/{group}/{version}/{kind}/{name}", "tenant": "tenant-a", "principal": "principal-1", "code": string(e1.Code), "status": float64(first.StatusCode)}
+	want := map[string]any{"method": "DELETE", "route": wire.V1alpha3.APIBase + "/resources/{group}/{version}/{kind}/{name}", "tenant": "tenant-a", "principal": "principal-1", "code": string(e1.Code), "status": float64(first.StatusCode)}
 	for k, v := range want {
 		if l1[k] != v || l2[k] != v {
 			t.Errorf("log %s = %v / %v, want %v", k, l1[k], l2[k], v)

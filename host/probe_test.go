@@ -24,7 +24,7 @@ type probeAnswer struct {
 
 func probeDo(t *testing.T, h *hosttest.Host, method, path, token string, headers map[string]string, body []byte) probeAnswer {
 	t.Helper()
-	r, err := http.NewRequest(method, h.URL+wire.APIBase+path, bytes.NewReader(body))
+	r, err := http.NewRequest(method, h.URL+wire.V1alpha3.APIBase+path, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

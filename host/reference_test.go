@@ -47,7 +47,7 @@ func TestServesTheReferenceFamily(t *testing.T) {
 			t.Fatalf("%s: forms answered %+v, %v", ref.Kind, avail, err)
 		}
 		q := "?space=ref&group=" + ref.APIVersion + "&kind=" + ref.Kind + "&definitionVersion=" + ref.DefinitionVersion + "&schemaDigest=" + ref.SchemaDigest
-		req, _ := http.NewRequest(http.MethodGet, h.URL+wire.APIBase+"/form-definitions/"+ref.APIVersion+"/"+ref.Kind+q, nil)
+		req, _ := http.NewRequest(http.MethodGet, h.URL+wire.V1alpha3.APIBase+"/form-definitions/"+ref.APIVersion+"/"+ref.Kind+q, nil)
 		req.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -48,7 +48,7 @@ func TestPostgresLostDatabaseAnswersBackendUnavailable(t *testing.T) {
 	// wait the client's and the provider's 3 attempts take between them.
 	q := url.Values{"space": {req.Metadata.Space}, "group": {req.Form.FormRef.APIVersion}, "kind": {req.Form.FormRef.Kind},
 		"definitionVersion": {req.Form.FormRef.DefinitionVersion}, "schemaDigest": {req.Form.FormRef.SchemaDigest}}
-	get, err := http.NewRequest(http.MethodGet, base+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name+"?"+q.Encode(), nil)
+	get, err := http.NewRequest(http.MethodGet, base+wire.V1alpha3.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name+"?"+q.Encode(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func pgReplica(t *testing.T, dbURL string) string {
 
 func rawPut(t *testing.T, base string, req wire.ResourceRequest, body []byte, key string) rawAnswer {
 	t.Helper()
-	r, err := http.NewRequest(http.MethodPut, base+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
+	r, err := http.NewRequest(http.MethodPut, base+wire.V1alpha3.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
 	if err != nil {
 		t.Error(err)
 		return rawAnswer{}

@@ -160,7 +160,7 @@ func (s *Server) addressed(r *request) (store.Key, form.FormRef, error) {
 	if err := form.ValidateName(name); err != nil {
 		return store.Key{}, ref, wire.Errorf(wire.InvalidArgument, "path name: %v", err)
 	}
-	if _, err := s.checkRef(ref, "query"); err != nil {
+	if _, err := s.checkRef(r, ref, "query"); err != nil {
 		return store.Key{}, ref, err
 	}
 	return store.Key{Tenant: r.caller.Tenant, Space: space, APIVersion: apiVersion, Kind: kind, Name: name}, ref, nil
@@ -257,7 +257,7 @@ func (s *Server) prepare(r *request) (answer, error) {
 	}
 	req.Spec = it.canonical
 	return answer{status: 200, body: encodePrepare(&wire.PrepareResponse{Resource: req, Review: wire.PrepareReview{
-		PrepareDigest: s.prepareDigest(it.key, it.ref, it.specDigest, uid, gen), SpecDigest: it.specDigest,
+		PrepareDigest: s.prepareDigest(r.lane.Name, it.key, it.ref, it.specDigest, uid, gen), SpecDigest: it.specDigest,
 	}})}, nil
 }
 
@@ -301,7 +301,7 @@ func coreOf(req wire.ResourceRequest) core {
 // run commits a mutation now, or accepts it as an operation when it cannot
 // finish within the synchronous budget (spec/host-api-v1alpha3.md §4).
 func (s *Server) run(r *request, m *mutation) (answer, error) {
-	m.Principal = r.caller.Principal
+	m.Principal, m.Lane = r.caller.Principal, r.lane.Name
 	delay := s.cfg.ProvisioningDelay
 	async := delay > s.cfg.SyncBudget
 	if s.probe(r) == probeAsync {

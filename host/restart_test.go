@@ -56,7 +56,7 @@ func send(t *testing.T, h *hosttest.Host, req wire.ResourceRequest, body []byte,
 // sendCtx is send under ctx, returning the transport's error (a deadline
 // passed before the answer) instead of failing the test.
 func sendCtx(ctx context.Context, h *hosttest.Host, req wire.ResourceRequest, body []byte, key, probe string) (rawAnswer, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPut, h.URL+wire.APIBase+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
+	r, err := http.NewRequestWithContext(ctx, http.MethodPut, h.URL+laneBase(req.APIVersion)+"/resources/"+req.APIVersion+"/"+req.Kind+"/"+req.Metadata.Name, bytes.NewReader(body))
 	if err != nil {
 		return rawAnswer{}, err
 	}
@@ -127,4 +127,16 @@ func TestRestartKeepsEverythingAcknowledged(t *testing.T) {
 	if replay.status != first.status || replay.etag != first.etag || !bytes.Equal(replay.body, first.body) {
 		t.Fatalf("idempotent replay after restart differs:\n%d %s %s\nfirst:\n%d %s %s", replay.status, replay.etag, replay.body, first.status, first.etag, first.body)
 	}
+}
+
+// laneBase is the API base of the lane that answers Forms of group: the
+// lane its Edge group is bound to, else v1alpha3 (spec/lane-v1beta1.md
+// §2.5 rule 1).
+func laneBase(group string) string {
+	for _, ln := range wire.Lanes {
+		if ln.EdgeGroup == group {
+			return ln.APIBase
+		}
+	}
+	return wire.V1alpha3.APIBase
 }

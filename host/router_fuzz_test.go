@@ -35,10 +35,10 @@ func FuzzRouter(f *testing.F) {
 	kv := kvRequest(f, c, "fz")
 	ref := kv.Form.FormRef
 	q := url.Values{"space": {"fz"}, "group": {ref.APIVersion}, "kind": {ref.Kind}, "definitionVersion": {ref.DefinitionVersion}, "schemaDigest": {ref.SchemaDigest}}.Encode()
-	api, res := wire.APIBase, wire.APIBase+"/resources/"+ref.APIVersion+"/"+ref.Kind+"/fz"
+	api, res := wire.V1alpha3.APIBase, wire.V1alpha3.APIBase+"/resources/"+ref.APIVersion+"/"+ref.Kind+"/fz"
 	blob := "sha256:" + hex.EncodeToString(make([]byte, 32))
 	routes := []fuzzRoute{
-		{http.MethodGet, wire.DiscoveryPath, false},
+		{http.MethodGet, wire.V1alpha3.DiscoveryPath, false},
 		{http.MethodGet, api + "/forms?" + q, false},
 		{http.MethodGet, api + "/form-definitions/" + ref.APIVersion + "/" + ref.Kind + "?" + q, false},
 		{http.MethodPost, api + "/resources/validate", false},

@@ -7,37 +7,47 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-const api = wire.APIBase
-
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
+	for _, ln := range s.lanes {
+		s.laneRoutes(ln)
+	}
+	s.mux.HandleFunc(PathTail, s.tail)
+	s.handle("/", false, nil)
+}
+
+// laneRoutes registers one lane's discovery document and the 21 routes of
+// its endpoint table under its API base (spec/host-api-v1alpha3.md §3.3,
+// spec/lane-v1beta1.md §3.3); every lane runs the same handlers, which
+// read the lane from the request.
+func (s *Server) laneRoutes(ln *laneView) {
+	api := ln.APIBase
+	handle := func(pattern string, methods map[string]route) { s.handleLane(ln, pattern, true, methods) }
 	res := api + "/resources/{group}/{version}/{kind}/{name}"
-	s.handle(wire.DiscoveryPath, true, map[string]route{http.MethodGet: s.discovery})
-	s.handle(api+"/forms", true, map[string]route{http.MethodGet: s.probeError(s.forms)})
-	s.handle(api+"/form-definitions/{group}/{version}/{kind}", true, map[string]route{http.MethodGet: s.formDefinition})
-	s.handle(api+"/resources/validate", true, map[string]route{http.MethodPost: s.validate})
-	s.handle(api+"/resources/prepare", true, map[string]route{http.MethodPost: s.prepare})
-	s.handle(res, true, map[string]route{
+	handle(ln.DiscoveryPath, map[string]route{http.MethodGet: s.discovery})
+	handle(api+"/forms", map[string]route{http.MethodGet: s.probeError(s.forms)})
+	handle(api+"/form-definitions/{group}/{version}/{kind}", map[string]route{http.MethodGet: s.formDefinition})
+	handle(api+"/resources/validate", map[string]route{http.MethodPost: s.validate})
+	handle(api+"/resources/prepare", map[string]route{http.MethodPost: s.prepare})
+	handle(res, map[string]route{
 		http.MethodGet:    s.read,
 		http.MethodPut:    s.idempotent(bodySpace, s.apply),
 		http.MethodDelete: s.idempotent(querySpace, s.delete),
 	})
-	s.handle(res+"/import", true, map[string]route{http.MethodPost: s.idempotent(bodySpace, s.importResource)})
-	s.handle(res+"/observe", true, map[string]route{http.MethodPost: s.idempotent(querySpace, s.observe)})
-	s.handle(api+"/operations/{id}", true, map[string]route{http.MethodGet: s.operation})
-	s.handle(api+"/operations/{id}/cancel", true, map[string]route{http.MethodPost: s.idempotent(noSpace, s.cancelOperation)})
-	s.handle(api+"/artifacts/uploads", true, map[string]route{http.MethodPost: s.idempotent(noSpace, s.startUpload)})
-	s.handle(api+"/artifacts/uploads/{upload}", true, map[string]route{http.MethodDelete: s.idempotent(noSpace, s.abandonUpload)})
-	s.handle(api+"/artifacts/uploads/{upload}/blobs/{digest}", true, map[string]route{http.MethodPut: s.putBlob})
-	s.handle(api+"/artifacts/uploads/{upload}/commit", true, map[string]route{http.MethodPost: s.idempotent(noSpace, s.commitUpload)})
-	s.handle(api+"/artifacts/{digest}", true, map[string]route{http.MethodGet: s.manifest})
-	s.handle(api+"/artifacts/blobs/{digest}", true, map[string]route{http.MethodHead: s.headBlob})
-	s.handle(api+"/support/forms", true, map[string]route{http.MethodGet: s.supportForms})
-	s.handle(api+"/support/forms/{group}/{version}/{kind}/{definitionVersion}", true, map[string]route{http.MethodGet: s.supportForm})
-	s.handle(api+"/support/interfaces/{name}/{version}", true, map[string]route{http.MethodGet: s.supportInterface})
-	s.handle(api+"/support/bindings/{name}/{version}", true, map[string]route{http.MethodGet: s.supportBinding})
-	s.mux.HandleFunc(PathTail, s.tail)
-	s.handle("/", false, nil)
+	handle(res+"/import", map[string]route{http.MethodPost: s.idempotent(bodySpace, s.importResource)})
+	handle(res+"/observe", map[string]route{http.MethodPost: s.idempotent(querySpace, s.observe)})
+	handle(api+"/operations/{id}", map[string]route{http.MethodGet: s.operation})
+	handle(api+"/operations/{id}/cancel", map[string]route{http.MethodPost: s.idempotent(noSpace, s.cancelOperation)})
+	handle(api+"/artifacts/uploads", map[string]route{http.MethodPost: s.idempotent(noSpace, s.startUpload)})
+	handle(api+"/artifacts/uploads/{upload}", map[string]route{http.MethodDelete: s.idempotent(noSpace, s.abandonUpload)})
+	handle(api+"/artifacts/uploads/{upload}/blobs/{digest}", map[string]route{http.MethodPut: s.putBlob})
+	handle(api+"/artifacts/uploads/{upload}/commit", map[string]route{http.MethodPost: s.idempotent(noSpace, s.commitUpload)})
+	handle(api+"/artifacts/{digest}", map[string]route{http.MethodGet: s.manifest})
+	handle(api+"/artifacts/blobs/{digest}", map[string]route{http.MethodHead: s.headBlob})
+	handle(api+"/support/forms", map[string]route{http.MethodGet: s.supportForms})
+	handle(api+"/support/forms/{group}/{version}/{kind}/{definitionVersion}", map[string]route{http.MethodGet: s.supportForm})
+	handle(api+"/support/interfaces/{name}/{version}", map[string]route{http.MethodGet: s.supportInterface})
+	handle(api+"/support/bindings/{name}/{version}", map[string]route{http.MethodGet: s.supportBinding})
 }
 
 // unknownRoute is the answer for a path or method the lane does not define

@@ -1,5 +1,6 @@
-// Package host is the Takoform host: the Host API v1alpha3 server (spec/host-api-v1alpha3.md
-// §2–§5, §8.1) over a transactional store. Server is an http.Handler;
+// Package host is the Takoform host: the Host API server (spec/host-api-v1alpha3.md
+// §2–§5, §8.1) answering lanes v1alpha3 and v1beta1 as views of one plane
+// (spec/lane-v1beta1.md §2.5, lanes.go) over a transactional store. Server is an http.Handler;
 // Config holds every host setting.
 package host
 
@@ -29,8 +30,13 @@ import (
 
 // Config holds the host settings. Zero values take the documented defaults.
 type Config struct {
-	Store   store.Store
+	Store store.Store
+	// Catalog is every installed Form, Interface and Binding, keyed by
+	// exact ref host-wide; Lanes is what each lane answers of it
+	// (LoadFamilies returns both; spec/lane-v1beta1.md §2.5). Without
+	// Lanes, Catalog is one family and SplitLanes places it.
 	Catalog *form.Catalog
+	Lanes   LaneSets
 	Tokens  []Token
 	// Family supplies family semantics (Edge rules); nil means none.
 	Family Family
@@ -111,7 +117,8 @@ type Server struct {
 	wake    chan struct{}
 	stop    chan struct{}
 	stopped sync.WaitGroup
-	ops     operator // health, metrics, limits (operator.go)
+	ops     operator    // health, metrics, limits (operator.go)
+	lanes   []*laneView // every lane served, in wire.Lanes order
 }
 
 // New builds a Server and starts its operation worker; Close stops it.
@@ -142,14 +149,34 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		withEngine.LoadCheck = cfg.LoadCheck
 		cfg.Family = &withEngine
 	}
+	if cfg.Lanes == nil {
+		sets, err := SplitLanes(cfg.Catalog)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Lanes = sets
+	}
 	if cfg.Probe {
+		// The probe's second group is no Edge group: every lane
+		// (spec/lane-v1beta1.md §14).
 		cat, err := withProbeForms(cfg.Catalog)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Catalog = cat
+		sets := LaneSets{}
+		for _, l := range wire.Lanes {
+			if sets[l.Name], err = withProbeForms(cfg.Lanes[l.Name]); err != nil {
+				return nil, err
+			}
+		}
+		cfg.Lanes = sets
 	}
-	s := &Server{cfg: cfg, auth: newAuthenticator(cfg.Tokens), log: cfg.Logger, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	lanes, err := laneViews(cfg.Catalog, cfg.Lanes)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{lanes: lanes, cfg: cfg, auth: newAuthenticator(cfg.Tokens), log: cfg.Logger, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	secret, err := s.loadSecret(ctx)
 	if err != nil {
 		return nil, err
@@ -198,6 +225,7 @@ type answer struct {
 // request is one authenticated request.
 type request struct {
 	*http.Request
+	lane   *laneView // the lane whose route answers; nil outside the lanes
 	caller Caller
 	id     string
 	x      *exchange // what the access log and metrics are told (operator.go)
@@ -213,9 +241,16 @@ type route func(r *request) (answer, error)
 // handle registers one path pattern with a route per method; any other
 // method on the path is an unknown route.
 func (s *Server) handle(pattern string, auth bool, methods map[string]route) {
+	s.handleLane(nil, pattern, auth, methods)
+}
+
+// handleLane is handle for a route of lane ln's endpoint table: the
+// request it hands on knows its lane.
+func (s *Server) handleLane(ln *laneView, pattern string, auth bool, methods map[string]route) {
 	wild := wildcards(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, hr *http.Request) {
 		req := requestOf(w, hr)
+		req.lane = ln
 		x := req.x
 		h, ok := methods[hr.Method]
 		if !ok {

@@ -11,13 +11,10 @@ import (
 // MigrationBundle application/sql rule; one under lane v1alpha3's base is
 // held to exactly the rules it had (spec/lane-v1beta1.md §3.6, §0.1).
 func TestUploadLimitsFollowTheLane(t *testing.T) {
-	for path, strict := range map[string]bool{
-		wire.APIBase + "/artifacts/uploads":                              false,
-		wire.APIBase + "/artifacts/uploads/up_1/commit":                  false,
-		"/apis/forms.takoform.com/v1beta1/artifacts/uploads":             true,
-		"/apis/forms.takoform.com/v1beta1/artifacts/uploads/up_1/commit": true,
-	} {
-		r := &request{Request: httptest.NewRequest("POST", path, nil)}
+	for _, ln := range wire.Lanes {
+		strict := ln == wire.V1beta1
+		path := ln.APIBase + "/artifacts/uploads"
+		r := &request{Request: httptest.NewRequest("POST", path, nil), lane: &laneView{Lane: ln}}
 		lim := uploadLimits(r)
 		if lim.SQLMigrationFiles != strict {
 			t.Errorf("%s: application/sql rule %v, want %v", path, lim.SQLMigrationFiles, strict)

@@ -48,7 +48,7 @@ func startBeta(t *testing.T, o hosttest.Options) *beta {
 // betaOn is a client of tenant A on h, whose catalog is cat.
 func betaOn(t *testing.T, h *hosttest.Host, cat *form.Catalog) *beta {
 	t.Helper()
-	c, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenA1})
+	c, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenA1, Lane: wire.V1beta1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func betaOn(t *testing.T, h *hosttest.Host, cat *form.Catalog) *beta {
 // as is b with a client of another credential (hosttest tokens).
 func (b *beta) as(token string) *beta {
 	b.t.Helper()
-	c, err := client.New(context.Background(), b.h.URL, client.Options{Token: token})
+	c, err := client.New(context.Background(), b.h.URL, client.Options{Token: token, Lane: wire.V1beta1})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -168,8 +168,25 @@ type file struct {
 // given) and returns its digest.
 func (b *beta) upload(kind string, files ...file) string {
 	b.t.Helper()
+	return b.uploadWith(b.c, kind, files...)
+}
+
+// uploadV1alpha3 is upload through lane v1alpha3, whose manifest rules
+// are those it always had; the manifest is the tenant's holding on both
+// lanes (spec/lane-v1beta1.md §2.5 rule 4).
+func (b *beta) uploadV1alpha3(kind string, files ...file) string {
+	b.t.Helper()
+	c, err := client.New(context.Background(), b.h.URL, client.Options{Token: hosttest.TokenA1, Lane: wire.V1alpha3})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return b.uploadWith(c, kind, files...)
+}
+
+func (b *beta) uploadWith(c *client.Client, kind string, files ...file) string {
+	b.t.Helper()
 	m, blobs := filesManifest(kind, files...)
-	d, err := b.c.UploadArtifact(context.Background(), m, blobs)
+	d, err := c.UploadArtifact(context.Background(), m, blobs)
 	if err != nil {
 		b.t.Fatalf("upload %s: %v", kind, err)
 	}

@@ -45,7 +45,7 @@ func TestV1beta1ArtifactBackedRevisions(t *testing.T) {
 		// A MigrationBundle of a text/plain file commits on lane v1alpha3,
 		// which keeps its rules (spec/lane-v1beta1.md §0.1), but no v1beta1
 		// SQLiteMigrationSet may name it.
-		plain := b.upload(artifact.KindMigrationBundle, file{"0001.sql", "text/plain", []byte("CREATE TABLE p (id INTEGER);\n")})
+		plain := b.uploadV1alpha3(artifact.KindMigrationBundle, file{"0001.sql", "text/plain", []byte("CREATE TABLE p (id INTEGER);\n")})
 		unheld := "sha256:" + strings.Repeat("ab", 32)
 
 		for _, c := range []struct {
@@ -153,19 +153,22 @@ func TestV1beta1SupportLimits(t *testing.T) {
 
 // Through HTTP: a MigrationBundle of a text/plain file is committed on
 // lane v1alpha3 as before, and refused artifact_invalid on lane v1beta1
-// (spec/lane-v1beta1.md §3.6). The second half needs the v1beta1 lane's
-// routes and skips, saying so, on a host that does not serve them yet.
+// (spec/lane-v1beta1.md §3.6).
 func TestV1beta1UploadRefusesNonSQLMigrations(t *testing.T) {
 	b := startBeta(t, hosttest.Options{})
 	m, blobs := filesManifest(artifact.KindMigrationBundle, file{"0001.sql", "text/plain", []byte("CREATE TABLE p (id INTEGER);\n")})
-	if _, err := b.c.UploadArtifact(context.Background(), m, blobs); err != nil {
+	alpha, err := client.New(context.Background(), b.h.URL, client.Options{Token: hosttest.TokenA1, Lane: wire.V1alpha3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alpha.UploadArtifact(context.Background(), m, blobs); err != nil {
 		t.Fatalf("lane v1alpha3 refuses what it accepted before: %v", err)
 	}
 	body, err := json.Marshal(map[string]any{"manifest": m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, b.h.URL+"/apis/forms.takoform.com/v1beta1/artifacts/uploads", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, b.h.URL+wire.V1beta1.APIBase+"/artifacts/uploads", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,9 +183,6 @@ func TestV1beta1UploadRefusesNonSQLMigrations(t *testing.T) {
 	var env wire.ErrorEnvelope
 	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
 		t.Fatalf("HTTP %d: %v", resp.StatusCode, err)
-	}
-	if resp.StatusCode == 404 && env.Error.HostCode == "unknown_route" {
-		t.Skip("this host serves no lane v1beta1 routes yet; the upload rule is checked by TestUploadLimitsFollowTheLane until they land")
 	}
 	if resp.StatusCode != 400 || env.Error.Code != wire.ArtifactInvalid {
 		t.Errorf("a text/plain migration on lane v1beta1: HTTP %d %s, want 400 artifact_invalid", resp.StatusCode, env.Error.Code)

@@ -1,5 +1,6 @@
-// Package wire holds the Host API v1alpha3 wire types (spec/host-api-v1alpha3.md §2–§5, §8.1):
-// discovery, resource representations and requests, operations, artifact
+// Package wire holds the Host API wire types (spec/host-api-v1alpha3.md §2–§5, §8.1),
+// identical on lanes v1alpha3 and v1beta1 (spec/lane-v1beta1.md §0.1): the
+// lanes (lane.go), discovery, resource representations and requests, operations, artifact
 // upload messages, support profiles, and the closed error taxonomy. Hosts
 // and clients encode and decode through these types only.
 package wire
@@ -15,11 +16,9 @@ import (
 // handbook/workers-observability.md).
 const TailPath = "/host/v1/workers/tail"
 
-// Lane constants (spec/host-api-v1alpha3.md §2.1, §2.2).
+// Wire constants shared by every lane (spec/host-api-v1alpha3.md §2–§5;
+// the lanes themselves are in lane.go).
 const (
-	Lane               = "forms.takoform.com/v1alpha3"
-	DiscoveryPath      = "/.well-known/takoform/v1alpha3"
-	APIBase            = "/apis/forms.takoform.com/v1alpha3"
 	OperationsAPI      = "operations.takoform.com/v1alpha1"
 	OperationKind      = "Operation"
 	SupportAPI         = "support.takoform.com/v1alpha1"
@@ -41,7 +40,7 @@ const (
 // advertise as true (spec/host-api-v1alpha3.md §2.1).
 var RequiredFeatures = []string{"service_forms", "exact_form_ref", "optimistic_concurrency", "idempotent_lifecycle", "operations", "artifact_upload", "support_profiles"}
 
-// Discovery is the document at DiscoveryPath.
+// Discovery is the document at a lane's DiscoveryPath.
 type Discovery struct {
 	APIVersions []string        `json:"api_versions"`
 	Features    map[string]bool `json:"features"`

@@ -25,6 +25,12 @@ func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resou
 	if err != nil {
 		return err
 	}
+	if kindOf(def) == "" && claimsHostname(def) {
+		// Another Edge group's custom domain: its hostname claim spans
+		// both groups (spec/lane-v1beta1.md §2.5 rule 7); its other
+		// rules are that group's own.
+		return checkHostnameClaim(tx, res, spec)
+	}
 	if kindOf(def) != "" {
 		if err := checkAggregate(def, spec); err != nil {
 			return err

@@ -175,9 +175,10 @@ func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 }
 
 // checkHostnameClaim: a canonical hostname is claimed once per tenant,
-// across spaces (spec/host-api-v1alpha3.md §6.5) and across both Edge
-// groups (one claim name for both, spec/lane-v1beta1.md §2.5 rule 7);
-// other tenants' claims are invisible.
+// across spaces (spec/host-api-v1alpha3.md §6.5) and across both Edge groups
+// (HostnameGroups, spec/lane-v1beta1.md §2.5 rule 7); other tenants'
+// claims are invisible. The refusal names the holder's group, kind, space
+// and name.
 func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) error {
 	h := ijson.As[string](spec["hostname"])
 	uid, err := tx.ClaimHolder(res.Tenant, hostnameClaim(h))
@@ -191,10 +192,7 @@ func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) e
 	if err != nil {
 		return err
 	}
-	if holder.APIVersion != res.APIVersion { // the claim spans both Edge groups (spec/lane-v1beta1.md §2.5 rule 7)
-		return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by %s WorkerCustomDomain %q in space %q of this tenant; one hostname has one holder across both Edge families", h, holder.APIVersion, holder.Name, holder.Space)
-	}
-	return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by WorkerCustomDomain %q in space %q of this tenant", h, holder.Name, holder.Space)
+	return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by %s %s %q in space %q of this tenant; a hostname has one custom domain per tenant in either Edge group: choose another hostname or delete that custom domain first", h, holder.APIVersion, holder.Kind, holder.Name, holder.Space)
 }
 
 func hostnameClaim(h string) string { return "hostname:" + h }
@@ -209,7 +207,7 @@ func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource)
 		}
 		return tx.ReplaceArtifactRefs(store.ResourceHolder(res.UID), []string{digest})
 	}
-	if kindOf(def) != WorkerCustomDomain {
+	if !claimsHostname(def) {
 		return nil
 	}
 	h, err := specString(res, "hostname")

@@ -29,6 +29,19 @@ import (
 // Group is the Edge family's Form group (forms/edge.Group).
 const Group = edge.Group
 
+// HostnameGroups are the Edge groups whose WorkerCustomDomain claims its
+// canonical hostname. The claim is one per tenant across all of them: DNS
+// has one answer per name whichever family asked (spec/lane-v1beta1.md
+// §2.5 rule 7).
+var HostnameGroups = map[string]bool{Group: true, GroupV1beta1: true}
+
+// claimsHostname says def is a WorkerCustomDomain of a HostnameGroups
+// group.
+func claimsHostname(def *form.Definition) bool {
+	r := def.Ref()
+	return r.Kind == WorkerCustomDomain && HostnameGroups[r.APIVersion]
+}
+
 // Edge kinds.
 const (
 	ModuleWorker       = "ModuleWorker"
@@ -146,7 +159,7 @@ func holders(tx store.Tx, target *store.Resource, kind string) ([]*store.Resourc
 // Canonicalize canonicalises a custom domain's hostname at the entry
 // point (spec/host-api-v1alpha3.md §5.6); an invalid hostname is left for CheckSpec to refuse.
 func (f *Family) Canonicalize(def *form.Definition, spec map[string]any) map[string]any {
-	if kindOf(def) == WorkerCustomDomain {
+	if claimsHostname(def) {
 		if h, ok := spec["hostname"].(string); ok {
 			if c, err := edge.CanonicalHostname(h); err == nil {
 				spec["hostname"] = c

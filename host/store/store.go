@@ -94,23 +94,31 @@ type Pin struct {
 	Binding          string // name@version#digest of the binding contract, or ""
 }
 
-// Idempotency is a replay record (spec/host-api-v1alpha3.md §3.5), keyed by tenant,
-// principal, space and key. BoundUID / BoundOperation say what it
-// retires with.
+// Idempotency is a replay record (spec/host-api-v1alpha3.md §3.5), keyed by lane,
+// tenant, principal, space and key (spec/lane-v1beta1.md §2.5 rule 5).
+// BoundUID / BoundOperation say what it retires with.
 type Idempotency struct {
-	Tenant, Principal, Space, Key string
-	Fingerprint                   string
-	Status                        int
-	ETag                          string
-	Body                          []byte
-	BoundUID                      string
-	BoundOperation                string
-	CreatedAt                     time.Time
+	Lane, Tenant, Principal, Space, Key string
+	Fingerprint                         string
+	Status                              int
+	ETag                                string
+	Body                                []byte
+	BoundUID                            string
+	BoundOperation                      string
+	CreatedAt                           time.Time
 }
 
-// IdempotencyKey names a replay record: its tenant, principal, space and
-// key (spec/host-api-v1alpha3.md §3.5).
-type IdempotencyKey struct{ Tenant, Principal, Space, Key string }
+// IdempotencyKey names a replay record: its lane, tenant, principal,
+// space and key (spec/host-api-v1alpha3.md §3.5, spec/lane-v1beta1.md
+// §2.5 rule 5). The lane is the lane's name, opaque to the store; records
+// written before lanes (SQLite migration 00009, PostgreSQL 00012) hold
+// LaneBeforeLanes.
+type IdempotencyKey struct{ Lane, Tenant, Principal, Space, Key string }
+
+// LaneBeforeLanes is the lane of every idempotency record, operation and
+// upload a store held before it recorded lanes: the one lane hosts served
+// then (spec/lane-v1beta1.md §2.5).
+const LaneBeforeLanes = "forms.takoform.com/v1alpha3"
 
 // KeyState is what a mutation of one resource key reads before it decides
 // (spec/host-api-v1alpha3.md §3.4 (5)), read in this order by Tx.KeyState.
@@ -127,7 +135,7 @@ func ReadKeyState(tx Tx, k Key, replay *IdempotencyKey) (*KeyState, error) {
 	st := &KeyState{}
 	var err error
 	if replay != nil {
-		if st.Replay, err = absent(tx.Idempotency(replay.Tenant, replay.Principal, replay.Space, replay.Key)); err != nil {
+		if st.Replay, err = absent(tx.Idempotency(replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key)); err != nil {
 			return nil, err
 		}
 	}
@@ -167,6 +175,7 @@ const (
 // Operation is a durable operation record (spec/host-api-v1alpha3.md §4).
 type Operation struct {
 	ID        string
+	Lane      string // the lane whose mutation created it (spec/lane-v1beta1.md §2.5 rule 4)
 	Tenant    string
 	Principal string
 	Action    Action
@@ -183,6 +192,7 @@ type Operation struct {
 // Upload is an artifact upload session (spec/host-api-v1alpha3.md §3.6).
 type Upload struct {
 	ID             string
+	Lane           string // the lane that started it (spec/lane-v1beta1.md §2.5 rule 4)
 	Tenant         string
 	Principal      string
 	Manifest       []byte // canonical manifest JSON
@@ -221,8 +231,8 @@ type Tx interface {
 	PinsToName(tenant, space, apiVersion, kind, name string) ([]Pin, error)
 
 	// Idempotency records.
-	Idempotency(tenant, principal, space, key string) (*Idempotency, error) // ErrNotFound
-	PutIdempotency(r *Idempotency) error                                    // insert or replace
+	Idempotency(lane, tenant, principal, space, key string) (*Idempotency, error) // ErrNotFound
+	PutIdempotency(r *Idempotency) error                                          // insert or replace
 	// ClaimIdempotency inserts r only if its key is unused: ErrConflict when
 	// a record with the key exists, so one key sent to two replicas at the
 	// same moment is recorded (and so executed) once.

@@ -10,11 +10,12 @@ import (
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
+	"github.com/takoform/takoform/wire"
 )
 
 func newConformanceCommand() *cobra.Command {
 	c := &cobra.Command{Use: "conformance", Short: "Black-box conformance checks: the Host API v1alpha3 (run) and the runtime (runtime)"}
-	var endpoint, groups, only string
+	var endpoint, groups, only, lane string
 	var creds conformance.Credentials
 	var probe bool
 	var ca caFlags
@@ -24,7 +25,10 @@ func newConformanceCommand() *cobra.Command {
 		Long: "run drives the host at --endpoint with three credentials: two principals of one tenant\n" +
 			"(--token-a1, --token-a2) and one principal of another tenant (--token-b); the tokens may\n" +
 			"also come from TAKOFORM_TOKEN_A1, TAKOFORM_TOKEN_A2 and TAKOFORM_TOKEN_B. It exits 1 if any\n" +
-			"check fails. The host must serve an Edge family (edge.forms.takoform.com/v1alpha1: ours or the public specification's).",
+			"check fails. The host must serve an Edge family on the lane checked (--lane v1alpha3, the default:\n" +
+			"edge.forms.takoform.com/v1alpha1, ours or the public specification's; --lane v1beta1:\n" +
+			"edge.forms.takoform.com/v1beta1). Each run uses a space of its own, so runs on both lanes of one\n" +
+			"host, one after the other or at once, never collide.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, t := range []struct {
@@ -41,8 +45,13 @@ func newConformanceCommand() *cobra.Command {
 			if endpoint == "" {
 				return usage("--endpoint is required (e.g. http://127.0.0.1:8080)")
 			}
+			l, ok := wire.LaneNamed(lane)
+			if !ok {
+				return usage("unknown lane %q; lanes are %s", lane, strings.Join(wire.LaneNames(), ", "))
+			}
+			checks := conformance.ChecksFor(l)
 			groupsKnown, idsKnown := map[string]bool{}, map[string]bool{}
-			for _, c := range conformance.Checks() {
+			for _, c := range checks {
 				groupsKnown[c.Group], idsKnown[c.ID] = true, true
 			}
 			for _, g := range splitList(groups) {
@@ -52,10 +61,10 @@ func newConformanceCommand() *cobra.Command {
 			}
 			for _, id := range splitList(only) {
 				if !idsKnown[id] {
-					return usage("unknown check ID %q (see spec/host-api-v1alpha3.md Appendix A)", id)
+					return usage("unknown check ID %q on lane %s (see spec/host-api-v1alpha3.md Appendix A, and spec/lane-v1beta1.md Appendix A for lane v1beta1)", id, l.Name)
 				}
 			}
-			env, err := conformance.NewEnvOptions(cmd.Context(), endpoint, creds, probe, ca.options(client.Options{}))
+			env, err := conformance.NewEnvOptions(cmd.Context(), endpoint, creds, probe, ca.options(client.Options{Lane: l}))
 			if err != nil {
 				return err
 			}
@@ -64,7 +73,7 @@ func newConformanceCommand() *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			pass, fail, skip := 0, 0, 0
-			for _, c := range conformance.Checks() {
+			for _, c := range checks {
 				if !want(c) {
 					continue
 				}
@@ -96,6 +105,7 @@ func newConformanceCommand() *cobra.Command {
 	f.BoolVar(&probe, "probe", false, "the host honours Takoform-Conformance-Probe (test hosts only)")
 	f.StringVar(&groups, "group", "", "only these groups (comma-separated): artifacts, discovery, edge, import, lifecycle, operations, relations, tenancy")
 	f.StringVar(&only, "only", "", "only these check IDs (comma-separated)")
+	f.StringVar(&lane, "lane", wire.DefaultLane.Version(), "the lane to check: "+strings.Join(wire.LaneNames(), " or ")+" (spec/lane-v1beta1.md §2.5)")
 	ca.add(run)
 	c.AddCommand(run, newConformanceRuntimeCommand())
 	return c

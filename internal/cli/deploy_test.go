@@ -44,8 +44,8 @@ func TestServeTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if api := c.Discovery().Endpoints.API; api != u+wire.APIBase {
-		t.Fatalf("discovery advertises %q, want %q", api, u+wire.APIBase)
+	if api := c.Discovery().Endpoints.API; api != u+wire.V1alpha3.APIBase {
+		t.Fatalf("discovery advertises %q, want %q", api, u+wire.V1alpha3.APIBase)
 	}
 	if _, err := client.New(context.Background(), u, client.Options{Token: "tok"}); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("a client without the CA: %v; want a certificate verification failure", err)
@@ -233,7 +233,7 @@ func TestPlainHTTPBehindProxyWarnsAndAdvertisesPublicURL(t *testing.T) {
 	if e := s.Log(); !strings.Contains(e, "level=WARN") || !strings.Contains(e, "serving plain http on a non-loopback listener") {
 		t.Fatalf("no warning line; stderr:\n%s", e)
 	}
-	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+port+wire.DiscoveryPath, nil)
+	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+port+wire.V1alpha3.DiscoveryPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestPlainHTTPBehindProxyWarnsAndAdvertisesPublicURL(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
-	if want := "https://takoform.example:8443" + wire.APIBase; d.Endpoints.API != want {
+	if want := "https://takoform.example:8443" + wire.V1alpha3.APIBase; d.Endpoints.API != want {
 		t.Fatalf("discovery reached as http://127.0.0.1:%s advertises %q, want %q", port, d.Endpoints.API, want)
 	}
 }

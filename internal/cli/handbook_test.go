@@ -103,7 +103,7 @@ func TestHandbookSystemdUnitServes(t *testing.T) {
 			return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort("127.0.0.1", port))
 		},
 	}}
-	req, err := http.NewRequest(http.MethodGet, env["TAKOFORM_PUBLIC_URL"]+wire.DiscoveryPath, nil)
+	req, err := http.NewRequest(http.MethodGet, env["TAKOFORM_PUBLIC_URL"]+wire.V1alpha3.DiscoveryPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestHandbookSystemdUnitServes(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
-	if want := env["TAKOFORM_PUBLIC_URL"] + wire.APIBase; d.Endpoints.API != want {
+	if want := env["TAKOFORM_PUBLIC_URL"] + wire.V1alpha3.APIBase; d.Endpoints.API != want {
 		t.Fatalf("discovery advertises %q, want %q", d.Endpoints.API, want)
 	}
 }

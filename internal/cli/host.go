@@ -84,7 +84,7 @@ func newHostServeCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the Host API (lane forms.takoform.com/v1alpha3) on SQLite or PostgreSQL",
+		Short: "Serve the Host API (lanes forms.takoform.com/v1alpha3 and forms.takoform.com/v1beta1) on SQLite or PostgreSQL",
 		Long: "serve answers the Takoform Host API. State lives in one SQLite file (created on first\n" +
 			"start, WAL, full fsync) or, with --data postgres://…, in a PostgreSQL database that any\n" +
 			"number of replicas share. Credentials come from a tokens file:\n" +
@@ -144,8 +144,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		return err
 	}
 	var cat *form.Catalog
+	var lanes host.LaneSets
 	if len(f.forms) > 0 {
-		cat, err = host.LoadFamilies(host.FamilySources(f.forms, func(dir string) fs.FS { return os.DirFS(dir) }))
+		cat, lanes, err = host.LoadFamilies(host.FamilySources(f.forms, func(dir string) fs.FS { return os.DirFS(dir) }))
 	} else {
 		cat, err = host.BuiltinCatalog()
 	}
@@ -163,7 +164,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	defer st.Close()
 	cfg := host.Config{
-		Store: st, Catalog: cat, Tokens: tokens, Family: host.DefaultFamily(cat), MaxBodyBytes: f.maxBody,
+		Store: st, Catalog: cat, Lanes: lanes, Tokens: tokens, Family: host.DefaultFamily(cat), MaxBodyBytes: f.maxBody,
 		SyncBudget: f.syncBudget, ProvisioningDelay: f.delay, IdempotencyTTL: f.idemTTL, Probe: f.probe, Logger: logger,
 		PublicURL: ep.publicURL,
 	}
@@ -220,7 +221,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		}
 		defer stopLoader()
 	}
-	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len())
+	logger.Info("takoform host started", "version", version.String(), "listen", ep.ln.Addr().String(), "url", ep.url, "store", storeLabel(data), "families", families(cat), "forms", cat.Len(), "lanes", laneForms(cat, lanes))
 	return f.op.run(ctx, srv, hs, ep.serve, logger)
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/wire"
 )
 
 // operatorFlags are the `host serve` flags of the operator layer: logs,
@@ -121,6 +123,22 @@ func (o *operatorFlags) logger(w io.Writer) (*slog.Logger, error) {
 func (o *operatorFlags) configure(c *host.Config) {
 	c.Limits, c.Retention, c.Quotas = o.limits, o.retention, o.quotas
 	c.MetricsElsewhere = o.metricsListen != ""
+}
+
+// laneForms says how many Forms each lane answers ("v1alpha3=13,v1beta1=0"),
+// for the start line (spec/lane-v1beta1.md §2.5).
+func laneForms(cat *form.Catalog, lanes host.LaneSets) string {
+	if lanes == nil {
+		var err error
+		if lanes, err = host.SplitLanes(cat); err != nil {
+			return err.Error()
+		}
+	}
+	out := make([]string, 0, len(wire.Lanes))
+	for _, l := range wire.Lanes {
+		out = append(out, l.Version()+"="+strconv.Itoa(lanes[l.Name].Len()))
+	}
+	return strings.Join(out, ",")
 }
 
 // families lists the Form groups a catalog installs.

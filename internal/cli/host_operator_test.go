@@ -244,7 +244,7 @@ func TestServeAnswersASlowBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST %s/resources/validate HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", wire.APIBase, addr)
+	fmt.Fprintf(conn, "POST %s/resources/validate HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", wire.V1alpha3.APIBase, addr)
 	answered := make(chan struct{})
 	go func() {
 		for range 100 {

@@ -50,8 +50,11 @@ type Host struct {
 // built-in Edge family.
 type Options struct {
 	Catalog *form.Catalog
-	Family  host.Family
-	Path    string // reuse a data file (restart tests)
+	// Lanes, when set, is each lane's installed set (host.LoadFamilies);
+	// without it the host places Catalog as one family (host.SplitLanes).
+	Lanes  host.LaneSets
+	Family host.Family
+	Path   string // reuse a data file (restart tests)
 	// Data, when set, is a data location as `host serve --data` takes it
 	// (storeurl): a postgres:// URL (pgtest.URL) serves from PostgreSQL.
 	Data string
@@ -114,7 +117,7 @@ func Start(t testing.TB, o Options) *Host {
 		t.Fatal(err)
 	}
 	cfg := host.Config{
-		Store: st, Catalog: o.Catalog, Family: o.Family, Probe: o.Probe,
+		Store: st, Catalog: o.Catalog, Lanes: o.Lanes, Family: o.Family, Probe: o.Probe,
 		SyncBudget: o.SyncBudget, ProvisioningDelay: o.ProvisioningDelay,
 		MaxBodyBytes: o.MaxBodyBytes, IdempotencyTTL: o.IdempotencyTTL, Now: o.Now, Logger: o.Logger,
 		Tokens: []host.Token{

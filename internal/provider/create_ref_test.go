@@ -21,7 +21,7 @@ func TestCreateUnderWhatTheHostServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	public, err := host.LoadFamilies(host.FamilySources([]string{testref.Dir(t)}, func(d string) fs.FS { return os.DirFS(d) }))
+	public, _, err := host.LoadFamilies(host.FamilySources([]string{testref.Dir(t)}, func(d string) fs.FS { return os.DirFS(d) }))
 	if err != nil {
 		t.Fatal(err)
 	}

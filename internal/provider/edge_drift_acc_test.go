@@ -31,7 +31,7 @@ func loseOutOfBand(t *testing.T, h *hosttest.Host, space, kind, name string) {
 	}
 	q := url.Values{"space": {space}, "group": {ref.APIVersion}, "kind": {ref.Kind},
 		"definitionVersion": {ref.DefinitionVersion}, "schemaDigest": {ref.SchemaDigest}}
-	req, _ := http.NewRequest(http.MethodDelete, fmt.Sprintf("%s%s/resources/%s/%s/%s?%s", h.URL, wire.APIBase, ref.APIVersion, ref.Kind, name, q.Encode()), nil)
+	req, _ := http.NewRequest(http.MethodDelete, fmt.Sprintf("%s%s/resources/%s/%s/%s?%s", h.URL, wire.V1alpha3.APIBase, ref.APIVersion, ref.Kind, name, q.Encode()), nil)
 	req.Header.Set("Authorization", "Bearer "+hosttest.TokenA1)
 	req.Header.Set(wire.HeaderIdempotency, "lose-"+name)
 	req.Header.Set(wire.HeaderGeneration, res.Metadata.Generation)

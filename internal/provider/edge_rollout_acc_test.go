@@ -32,7 +32,7 @@ type mutationLog struct {
 func (l *mutationLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusWriter{ResponseWriter: w, status: 200}
 	l.next.ServeHTTP(rec, r)
-	const prefix = wire.APIBase + "/resources/"
+	prefix := wire.V1alpha3.APIBase + "/resources/"
 	if (r.Method != http.MethodPut && r.Method != http.MethodDelete) || !strings.HasPrefix(r.URL.Path, prefix) {
 		return
 	}

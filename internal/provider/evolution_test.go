@@ -126,7 +126,7 @@ type refLog struct {
 }
 
 func (l *refLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	const prefix = wire.APIBase + "/resources/"
+	prefix := wire.V1alpha3.APIBase + "/resources/"
 	if strings.HasPrefix(r.URL.Path, prefix) {
 		segs := strings.Split(strings.TrimPrefix(r.URL.Path, prefix), "/") // group, version, kind, name[, verb] | prepare
 		name, version := "", r.URL.Query().Get("definitionVersion")

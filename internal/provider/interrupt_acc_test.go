@@ -33,7 +33,7 @@ type answerGate struct {
 }
 
 func (g *answerGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	const prefix = wire.APIBase + "/resources/"
+	prefix := wire.V1alpha3.APIBase + "/resources/"
 	segs := strings.Split(strings.TrimPrefix(r.URL.Path, prefix), "/") // group, version, kind, name
 	if r.Method != http.MethodPut || !strings.HasPrefix(r.URL.Path, prefix) || len(segs) != 4 {
 		g.next.ServeHTTP(w, r)

@@ -137,7 +137,9 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 // "terraform-provider-takoform/<v> (forms.takoform.com/v1alpha3)"; the shipped
 // binary's v is internal/version.String() (decision
 // spec/decisions/0008-deployable-host.md).
-func UserAgent(v string) string { return "terraform-provider-takoform/" + v + " (" + wire.Lane + ")" }
+func UserAgent(v string) string {
+	return "terraform-provider-takoform/" + v + " (" + wire.V1alpha3.Name + ")"
+}
 
 func pick(v types.String, env string) string {
 	if !v.IsNull() && !v.IsUnknown() {

@@ -41,7 +41,7 @@ const publicProvider = "registry.terraform.io/tako0614/takoform"
 // (clis): the switch is the same `state replace-provider` there.
 func TestAccPublicProviderState(t *testing.T) {
 	ref := testref.Dir(t)
-	cat, err := host.LoadFamilies(host.FamilySources([]string{ref}, func(d string) fs.FS { return os.DirFS(d) }))
+	cat, _, err := host.LoadFamilies(host.FamilySources([]string{ref}, func(d string) fs.FS { return os.DirFS(d) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,34 @@ func ConformanceDir(t testing.TB) string {
 	return dir
 }
 
+// V1beta1Dir returns the v1beta1 family's reference data
+// (../shared/reference/takoform-v1beta1: 15 Forms, 6 Interfaces, 5
+// Bindings; spec/lane-v1beta1.md §6.3) or skips t when it is absent.
+func V1beta1Dir(t testing.TB) string {
+	t.Helper()
+	return sibling(t, "takoform-v1beta1")
+}
+
+// V1beta1ConformanceDir returns the v1beta1 conformance corpus's data
+// (../shared/reference/takoform-v1beta1-conformance: ModuleWorker 0.2.0 of
+// group edge.forms.takoform.com/v1beta1, spec/lane-v1beta1.md §14) or
+// skips t when it is absent.
+func V1beta1ConformanceDir(t testing.TB) string {
+	t.Helper()
+	return sibling(t, "takoform-v1beta1-conformance")
+}
+
+// sibling is the reference data set name beside takoform-v1alpha3, or a
+// skip of t when either is absent.
+func sibling(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(Dir(t)), name)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Skip("reference data ../shared/reference/" + name + " is absent beside the repository; skipping the interoperability check")
+	}
+	return dir
+}
+
 // Find locates the reference data directory by walking up from the working
 // directory to the module root (the directory holding go.mod).
 func Find() (string, bool) {
@@ -51,20 +79,4 @@ func Find() (string, bool) {
 			return "", false
 		}
 	}
-}
-
-// V1beta1Dir returns the public v1beta1 family's data
-// (../shared/reference/takoform-v1beta1: the 15 Forms of
-// edge.forms.takoform.com/v1beta1 with their Interfaces and Bindings,
-// spec/lane-v1beta1.md §6.3) or skips t when it is absent.
-func V1beta1Dir(t testing.TB) string {
-	t.Helper()
-	dir, ok := Find()
-	if ok {
-		dir = filepath.Join(filepath.Dir(dir), "takoform-v1beta1")
-	}
-	if st, err := os.Stat(dir); !ok || err != nil || !st.IsDir() {
-		t.Skip("reference data ../shared/reference/takoform-v1beta1 is absent beside the repository; skipping the v1beta1 family check")
-	}
-	return dir
 }

@@ -52,7 +52,7 @@ func TestSecretRoute(t *testing.T) {
 	w := client.Worker{Space: e.Space, Group: worker.APIVersion, Name: worker.Metadata.Name}
 	value := "route-" + newText()
 
-	resp, err := http.Get(h.URL + wire.DiscoveryPath)
+	resp, err := http.Get(h.URL + wire.V1alpha3.DiscoveryPath)
 	if err != nil {
 		t.Fatal(err)
 	}

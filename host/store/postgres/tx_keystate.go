@@ -19,7 +19,7 @@ const (
 	qResourceByKey = `SELECT ` + sqlrow.ResourceValueCols + ` FROM resources
 		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`
 	qIdempotency = `SELECT ` + sqlrow.IdempotencyValueCols + ` FROM idempotency
-		WHERE tenant = $1 AND principal = $2 AND space = $3 AND key = $4`
+		WHERE lane = $1 AND tenant = $2 AND principal = $3 AND space = $4 AND key = $5`
 	qPendingOperation = `SELECT ` + sqlrow.PendingOperationCols + ` FROM operations
 		WHERE done = 0 AND target_tenant = $1 AND target_space = $2 AND target_api_version = $3
 		AND target_kind = $4 AND target_name = $5
@@ -34,10 +34,10 @@ const (
 	// no resource, no pending operation and no pins naming it
 	// (KeyStateExpectFree): takoform_expect raises codeExpectation
 	// otherwise (migration 00006); qExpectFreeReplay also that the
-	// idempotency key $6–$9 holds no record.
+	// idempotency key $6–$10 holds no record.
 	qExpectFree       = `SELECT takoform_expect(` + freeKey + `, 'a free resource key')`
 	qExpectFreeReplay = `SELECT takoform_expect(` + freeKey + ` AND NOT EXISTS (SELECT 1 FROM idempotency
-		WHERE tenant = $6 AND principal = $7 AND space = $8 AND key = $9), 'a free resource key and an unused idempotency key')`
+		WHERE lane = $6 AND tenant = $7 AND principal = $8 AND space = $9 AND key = $10), 'a free resource key and an unused idempotency key')`
 	freeKey = `NOT EXISTS (SELECT 1 FROM resources
 		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5)
 		AND NOT EXISTS (SELECT 1 FROM operations WHERE done = 0 AND target_tenant = $1 AND target_space = $2
@@ -49,7 +49,7 @@ const (
 	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceWriteCols + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
 	qInsertIdempotency = `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 )
 
 func keyArgs(k store.Key) []any { return []any{k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name} }
@@ -58,8 +58,8 @@ func resourceLock(k store.Key) string {
 	return lockName("resource", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
 }
 
-func idempotencyLock(tenant, principal, space, key string) string {
-	return lockName("idempotency", tenant, principal, space, key)
+func idempotencyLock(lane, tenant, principal, space, key string) string {
+	return lockName("idempotency", lane, tenant, principal, space, key)
 }
 
 // execLocked runs sql, a write, after taking lock, in one round trip.
@@ -96,8 +96,8 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 	what := "read the state of " + sqlrow.KeyString(k)
 	b := &pgx.Batch{}
 	if replay != nil {
-		b.Queue(qAdvisoryLocks, idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), resourceLock(k))
-		b.Queue(qIdempotency+" FOR UPDATE", replay.Tenant, replay.Principal, replay.Space, replay.Key)
+		b.Queue(qAdvisoryLocks, idempotencyLock(replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key), resourceLock(k))
+		b.Queue(qIdempotency+" FOR UPDATE", replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key)
 	} else {
 		b.Queue(qAdvisoryLock, resourceLock(k))
 	}
@@ -113,7 +113,7 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if replay != nil && st.Replay == nil {
-		t.noteAbsent(idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), store.ErrNotFound)
+		t.noteAbsent(idempotencyLock(replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key), store.ErrNotFound)
 	}
 	if st.Resource == nil {
 		t.noteAbsent(resourceLock(k), store.ErrNotFound)
@@ -136,9 +136,9 @@ func (t *tx) KeyStateExpectFree(k store.Key, replay *store.IdempotencyKey) (*sto
 	b := &pgx.Batch{}
 	args := keyArgs(k)
 	if replay != nil {
-		b.Queue(qAdvisoryLocks, idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), resourceLock(k))
-		b.Queue(qExpectFreeReplay, append(args, replay.Tenant, replay.Principal, replay.Space, replay.Key)...)
-		t.noteAbsent(idempotencyLock(replay.Tenant, replay.Principal, replay.Space, replay.Key), store.ErrNotFound)
+		b.Queue(qAdvisoryLocks, idempotencyLock(replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key), resourceLock(k))
+		b.Queue(qExpectFreeReplay, append(args, replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key)...)
+		t.noteAbsent(idempotencyLock(replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key), store.ErrNotFound)
 	} else {
 		b.Queue(qAdvisoryLock, resourceLock(k))
 		b.Queue(qExpectFree, args...)
@@ -156,7 +156,7 @@ func readKeyState(br pgx.BatchResults, k store.Key, replay *store.IdempotencyKey
 		return nil, err
 	}
 	if replay != nil {
-		if st.Replay, err = absentRow(sqlrow.ScanIdempotencyAt(br.QueryRow(), replay.Tenant, replay.Principal, replay.Space, replay.Key)); err != nil {
+		if st.Replay, err = absentRow(sqlrow.ScanIdempotencyAt(br.QueryRow(), *replay)); err != nil {
 			return nil, err
 		}
 	}

@@ -13,14 +13,14 @@ import (
 
 // --- Idempotency records (spec/host-api-v1alpha3.md §3.5) ---
 
-// Idempotency returns the record keyed (tenant, principal, space, key), or
+// Idempotency returns the record keyed (lane, tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
-func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	lock := idempotencyLock(tenant, principal, space, key)
-	r, err := sqlrow.ScanIdempotencyAt(t.readLocked(lock, qIdempotency, tenant, principal, space, key), tenant, principal, space, key)
+func (t *tx) Idempotency(lane, tenant, principal, space, key string) (*store.Idempotency, error) {
+	lock := idempotencyLock(lane, tenant, principal, space, key)
+	r, err := sqlrow.ScanIdempotencyAt(t.readLocked(lock, qIdempotency, lane, tenant, principal, space, key), store.IdempotencyKey{Lane: lane, Tenant: tenant, Principal: principal, Space: space, Key: key})
 	t.noteAbsent(lock, err)
 	if err != nil {
-		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
+		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%s/%q", lane, tenant, principal, space, key))
 	}
 	return r, nil
 }
@@ -28,15 +28,15 @@ func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempoten
 // PutIdempotency inserts r or replaces the record with its key, under the
 // key's lock.
 func (t *tx) PutIdempotency(r *store.Idempotency) error {
-	lock := idempotencyLock(r.Tenant, r.Principal, r.Space, r.Key)
+	lock := idempotencyLock(r.Lane, r.Tenant, r.Principal, r.Space, r.Key)
 	t.forget(lock)
 	_, err := t.execLocked(lock, qInsertIdempotency+`
-		ON CONFLICT (tenant, principal, space, key) DO UPDATE SET
+		ON CONFLICT (lane, tenant, principal, space, key) DO UPDATE SET
 		fingerprint = excluded.fingerprint, status = excluded.status, etag = excluded.etag,
 		body = excluded.body, bound_uid = excluded.bound_uid,
 		bound_operation = excluded.bound_operation, created_at = excluded.created_at`, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
-		return fmt.Errorf("put idempotency record %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
+		return fmt.Errorf("put idempotency record %s/%s/%s/%s/%q: %w", r.Lane, r.Tenant, r.Principal, r.Space, r.Key, err)
 	}
 	return nil
 }
@@ -45,15 +45,15 @@ func (t *tx) PutIdempotency(r *store.Idempotency) error {
 // is an error wrapping store.ErrConflict, also when a concurrent
 // transaction inserts it first (this insert waits for its commit).
 func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
-	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%q", r.Tenant, r.Principal, r.Space, r.Key)
-	lock := idempotencyLock(r.Tenant, r.Principal, r.Space, r.Key)
+	what := fmt.Sprintf("claim idempotency key %s/%s/%s/%s/%q", r.Lane, r.Tenant, r.Principal, r.Space, r.Key)
+	lock := idempotencyLock(r.Lane, r.Tenant, r.Principal, r.Space, r.Key)
 	if t.held(lock) { // nobody else can claim it before this transaction ends
 		t.forget(lock)
 		t.pending = append(t.pending, pendingWrite{what: what, sql: qInsertIdempotency, args: sqlrow.IdempotencyArgs(r)})
 		return nil
 	}
 	tag, err := t.execLocked(lock, qInsertIdempotency+`
-		ON CONFLICT (tenant, principal, space, key) DO NOTHING`, sqlrow.IdempotencyArgs(r)...)
+		ON CONFLICT (lane, tenant, principal, space, key) DO NOTHING`, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -140,9 +140,9 @@ func (t *tx) ClaimOperation(id string) (*store.Operation, error) {
 // PutOperation inserts op or replaces the operation with its ID.
 func (t *tx) PutOperation(op *store.Operation) error {
 	_, err := t.exec(`INSERT INTO operations (`+sqlrow.OperationCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 		ON CONFLICT (id) DO UPDATE SET
-		tenant = excluded.tenant, principal = excluded.principal, action = excluded.action,
+		lane = excluded.lane, tenant = excluded.tenant, principal = excluded.principal, action = excluded.action,
 		done = excluded.done, request = excluded.request, document = excluded.document,
 		target_uid = excluded.target_uid, target_tenant = excluded.target_tenant,
 		target_space = excluded.target_space, target_api_version = excluded.target_api_version,
@@ -280,8 +280,8 @@ func (t *tx) PutManifest(digest string, doc []byte) error {
 func (t *tx) Upload(id string) (*store.Upload, error) {
 	var u store.Upload
 	var created int64
-	err := t.readLocked("", `SELECT id, tenant, principal, manifest, manifest_digest, created_at
-		FROM uploads WHERE id = $1`, id).Scan(&u.ID, &u.Tenant, &u.Principal, &u.Manifest, &u.ManifestDigest, &created)
+	err := t.readLocked("", `SELECT id, tenant, principal, manifest, manifest_digest, created_at, lane
+		FROM uploads WHERE id = $1`, id).Scan(&u.ID, &u.Tenant, &u.Principal, &u.Manifest, &u.ManifestDigest, &created, &u.Lane)
 	if err != nil {
 		return nil, notFound(err, "read upload "+id)
 	}
@@ -291,12 +291,12 @@ func (t *tx) Upload(id string) (*store.Upload, error) {
 
 // PutUpload inserts u or replaces the upload with its ID.
 func (t *tx) PutUpload(u *store.Upload) error {
-	_, err := t.exec(`INSERT INTO uploads (id, tenant, principal, manifest, manifest_digest, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)
+	_, err := t.exec(`INSERT INTO uploads (id, tenant, principal, manifest, manifest_digest, created_at, lane)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET
-		tenant = excluded.tenant, principal = excluded.principal, manifest = excluded.manifest,
+		lane = excluded.lane, tenant = excluded.tenant, principal = excluded.principal, manifest = excluded.manifest,
 		manifest_digest = excluded.manifest_digest, created_at = excluded.created_at`,
-		u.ID, u.Tenant, u.Principal, sqlrow.Blob(u.Manifest), u.ManifestDigest, sqlrow.UnixNano(u.CreatedAt))
+		u.ID, u.Tenant, u.Principal, sqlrow.Blob(u.Manifest), u.ManifestDigest, sqlrow.UnixNano(u.CreatedAt), u.Lane)
 	if err != nil {
 		return fmt.Errorf("put upload %s: %w", u.ID, err)
 	}

@@ -30,11 +30,11 @@ const keyStateWidth = 14
 // statement on the writer"). A nil replay reads
 // the record at NULL, which matches none.
 func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (_ *store.KeyState, err error) {
-	var rt, rp, rs, rk any
+	var rt, rp, rs, rk, rl any
 	if replay != nil {
-		rt, rp, rs, rk = replay.Tenant, replay.Principal, replay.Space, replay.Key
+		rt, rp, rs, rk, rl = replay.Tenant, replay.Principal, replay.Space, replay.Key, replay.Lane
 	}
-	rows, err := t.query(qKeyState, rt, rp, rs, rk, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
+	rows, err := t.query(qKeyState, rt, rp, rs, rk, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name, rl)
 	if err != nil {
 		return nil, fmt.Errorf("read state of %s: %w", sqlrow.KeyString(k), err)
 	}
@@ -54,7 +54,7 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (_ *store.KeySt
 		}
 		switch part {
 		case partReplay:
-			st.Replay, err = sqlrow.ScanIdempotencyAt(&row, replay.Tenant, replay.Principal, replay.Space, replay.Key)
+			st.Replay, err = sqlrow.ScanIdempotencyAt(&row, *replay)
 		case partResource:
 			st.Resource, err = sqlrow.ScanResourceAt(&row, k)
 		case partPending:

@@ -122,25 +122,25 @@ var queries = [numQueries]string{
 		WHERE tenant = ? AND space = ? AND target_api_version = ? AND target_kind = ? AND target_name = ?
 		ORDER BY source_uid, ord`,
 	qIdempotency: `SELECT ` + sqlrow.IdempotencyValueCols + ` FROM idempotency
-		WHERE tenant = ? AND principal = ? AND space = ? AND key = ?`,
+		WHERE lane = ? AND tenant = ? AND principal = ? AND space = ? AND key = ?`,
 	qPutIdempotency: `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tenant, principal, space, key) DO UPDATE SET
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (lane, tenant, principal, space, key) DO UPDATE SET
 		fingerprint = excluded.fingerprint, status = excluded.status, etag = excluded.etag,
 		body = excluded.body, bound_uid = excluded.bound_uid,
 		bound_operation = excluded.bound_operation, created_at = excluded.created_at`,
 	qClaimIdempotency: `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tenant, principal, space, key) DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (lane, tenant, principal, space, key) DO NOTHING`,
 	qRetireIdempotency: `DELETE FROM idempotency WHERE bound_uid = ? AND bound_uid <> ''`,
 	qExpireIdempotency: `DELETE FROM idempotency WHERE created_at < ?`,
 	qRebindIdempotency: `UPDATE idempotency SET bound_uid = ?, bound_operation = ''
 		WHERE bound_operation = ? AND bound_operation <> ''`,
 	qOperation: `SELECT ` + sqlrow.OperationCols + ` FROM operations WHERE id = ?`,
 	qPutOperation: `INSERT INTO operations (` + sqlrow.OperationCols + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
-		tenant = excluded.tenant, principal = excluded.principal, action = excluded.action,
+		lane = excluded.lane, tenant = excluded.tenant, principal = excluded.principal, action = excluded.action,
 		done = excluded.done, request = excluded.request, document = excluded.document,
 		target_uid = excluded.target_uid, target_tenant = excluded.target_tenant,
 		target_space = excluded.target_space, target_api_version = excluded.target_api_version,
@@ -157,10 +157,10 @@ var queries = [numQueries]string{
 	// Tx.KeyState in one statement (keystate.go): one row per part, tagged
 	// by its first column and padded with NULL to the widest part.
 	qKeyState: `SELECT ` + strconv.FormatInt(partReplay, 10) + `, ` + sqlrow.IdempotencyValueCols + `, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-		FROM idempotency WHERE tenant = ?1 AND principal = ?2 AND space = ?3 AND key = ?4
+		FROM idempotency WHERE tenant = ?1 AND principal = ?2 AND space = ?3 AND key = ?4 AND lane = ?10
 		UNION ALL SELECT ` + strconv.FormatInt(partResource, 10) + `, ` + sqlrow.ResourceValueCols + ` FROM resources
 		WHERE tenant = ?5 AND space = ?6 AND api_version = ?7 AND kind = ?8 AND name = ?9
-		UNION ALL SELECT ` + strconv.FormatInt(partPending, 10) + `, ` + sqlrow.PendingOperationCols + `, NULL, NULL, NULL, NULL FROM operations
+		UNION ALL SELECT ` + strconv.FormatInt(partPending, 10) + `, ` + sqlrow.PendingOperationCols + `, NULL, NULL, NULL FROM operations
 		WHERE id = (SELECT id FROM operations WHERE done = 0 AND target_tenant = ?5 AND target_space = ?6
 		AND target_api_version = ?7 AND target_kind = ?8 AND target_name = ?9 ORDER BY created_at, id LIMIT 1)
 		UNION ALL SELECT ` + strconv.FormatInt(partPin, 10) + `, ` + sqlrow.PinCols + `, ord, NULL FROM pins
@@ -174,12 +174,12 @@ var queries = [numQueries]string{
 	qManifest: `SELECT doc FROM manifests WHERE digest = ?`,
 	qPutManifest: `INSERT INTO manifests (digest, doc, created_at) VALUES (?, ?, ?)
 		ON CONFLICT (digest) DO UPDATE SET created_at = excluded.created_at`,
-	qUpload:       `SELECT id, tenant, principal, manifest, manifest_digest, created_at FROM uploads WHERE id = ?`,
+	qUpload:       `SELECT id, tenant, principal, manifest, manifest_digest, created_at, lane FROM uploads WHERE id = ?`,
 	qDeleteUpload: `DELETE FROM uploads WHERE id = ?`,
-	qPutUpload: `INSERT INTO uploads (id, tenant, principal, manifest, manifest_digest, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)
+	qPutUpload: `INSERT INTO uploads (id, tenant, principal, manifest, manifest_digest, created_at, lane)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
-		tenant = excluded.tenant, principal = excluded.principal, manifest = excluded.manifest,
+		lane = excluded.lane, tenant = excluded.tenant, principal = excluded.principal, manifest = excluded.manifest,
 		manifest_digest = excluded.manifest_digest, created_at = excluded.created_at`,
 	qSetting:    `SELECT value FROM settings WHERE name = ?`,
 	qPutSetting: `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`,

@@ -12,12 +12,12 @@ import (
 
 // --- Idempotency records (spec/host-api-v1alpha3.md §3.5) ---
 
-// Idempotency returns the record keyed (tenant, principal, space, key), or
+// Idempotency returns the record keyed (lane, tenant, principal, space, key), or
 // an error wrapping store.ErrNotFound.
-func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempotency, error) {
-	r, err := sqlrow.ScanIdempotencyAt(t.queryRow(qIdempotency, tenant, principal, space, key), tenant, principal, space, key)
+func (t *tx) Idempotency(lane, tenant, principal, space, key string) (*store.Idempotency, error) {
+	r, err := sqlrow.ScanIdempotencyAt(t.queryRow(qIdempotency, lane, tenant, principal, space, key), store.IdempotencyKey{Lane: lane, Tenant: tenant, Principal: principal, Space: space, Key: key})
 	if err != nil {
-		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%q", tenant, principal, space, key))
+		return nil, notFound(err, fmt.Sprintf("read idempotency record %s/%s/%s/%s/%q", lane, tenant, principal, space, key))
 	}
 	return r, nil
 }
@@ -26,7 +26,7 @@ func (t *tx) Idempotency(tenant, principal, space, key string) (*store.Idempoten
 func (t *tx) PutIdempotency(r *store.Idempotency) error {
 	_, err := t.exec(qPutIdempotency, sqlrow.IdempotencyArgs(r)...)
 	if err != nil {
-		return fmt.Errorf("put idempotency record %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
+		return fmt.Errorf("put idempotency record %s/%s/%s/%s/%q: %w", r.Lane, r.Tenant, r.Principal, r.Space, r.Key, err)
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func (t *tx) ClaimIdempotency(r *store.Idempotency) error {
 		err = store.ErrConflict
 	}
 	if err != nil {
-		return fmt.Errorf("claim idempotency key %s/%s/%s/%q: %w", r.Tenant, r.Principal, r.Space, r.Key, err)
+		return fmt.Errorf("claim idempotency key %s/%s/%s/%s/%q: %w", r.Lane, r.Tenant, r.Principal, r.Space, r.Key, err)
 	}
 	return nil
 }
@@ -225,7 +225,7 @@ func (t *tx) PutManifest(digest string, doc []byte) error {
 func (t *tx) Upload(id string) (*store.Upload, error) {
 	var u store.Upload
 	var created int64
-	err := t.queryRow(qUpload, id).Scan(&u.ID, &u.Tenant, &u.Principal, &u.Manifest, &u.ManifestDigest, &created)
+	err := t.queryRow(qUpload, id).Scan(&u.ID, &u.Tenant, &u.Principal, &u.Manifest, &u.ManifestDigest, &created, &u.Lane)
 	if err != nil {
 		return nil, notFound(err, "read upload "+id)
 	}
@@ -235,7 +235,7 @@ func (t *tx) Upload(id string) (*store.Upload, error) {
 
 // PutUpload inserts u or replaces the upload with its ID.
 func (t *tx) PutUpload(u *store.Upload) error {
-	_, err := t.exec(qPutUpload, u.ID, u.Tenant, u.Principal, sqlrow.Blob(u.Manifest), u.ManifestDigest, sqlrow.UnixNano(u.CreatedAt))
+	_, err := t.exec(qPutUpload, u.ID, u.Tenant, u.Principal, sqlrow.Blob(u.Manifest), u.ManifestDigest, sqlrow.UnixNano(u.CreatedAt), u.Lane)
 	if err != nil {
 		return fmt.Errorf("put upload %s: %w", u.ID, err)
 	}

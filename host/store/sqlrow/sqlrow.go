@@ -23,7 +23,7 @@ const (
 	PinCols = `source_uid, pointer, relation_pointer, target_api_version, target_kind,
 		target_name, target_uid, target_form_api_version, target_form_kind,
 		target_form_definition_version, target_form_schema_digest, binding`
-	IdempotencyCols = `tenant, principal, space, key, fingerprint, status, etag, body,
+	IdempotencyCols = `lane, tenant, principal, space, key, fingerprint, status, etag, body,
 		bound_uid, bound_operation, created_at`
 	// ResourceValueCols and IdempotencyValueCols leave out the key a
 	// lookup by key already holds: fewer columns read per row.
@@ -50,10 +50,10 @@ const (
 	// PendingOperationCols leave out the target and done of a lookup of
 	// the unfinished operation targeting a key.
 	PendingOperationCols = `id, tenant, principal, action, request, document, target_uid,
-		not_before, created_at, updated_at`
+		not_before, created_at, updated_at, lane`
 	OperationCols = `id, tenant, principal, action, done, request, document, target_uid,
 		target_tenant, target_space, target_api_version, target_kind, target_name,
-		not_before, created_at, updated_at`
+		not_before, created_at, updated_at, lane`
 )
 
 // Scanner is one row of either driver.
@@ -164,19 +164,19 @@ func ScanPin(row Scanner) (store.Pin, error) {
 // ScanIdempotency reads a row of IdempotencyCols.
 func ScanIdempotency(row Scanner) (*store.Idempotency, error) {
 	var r store.Idempotency
-	return scanIdempotency(row, &r, &r.Tenant, &r.Principal, &r.Space, &r.Key)
+	return scanIdempotency(row, &r, &r.Lane, &r.Tenant, &r.Principal, &r.Space, &r.Key)
 }
 
 // ScanIdempotencyAt reads a row of IdempotencyValueCols of the record
 // with the given key.
-func ScanIdempotencyAt(row Scanner, tenant, principal, space, key string) (*store.Idempotency, error) {
-	r := store.Idempotency{Tenant: tenant, Principal: principal, Space: space, Key: key}
+func ScanIdempotencyAt(row Scanner, k store.IdempotencyKey) (*store.Idempotency, error) {
+	r := store.Idempotency{Lane: k.Lane, Tenant: k.Tenant, Principal: k.Principal, Space: k.Space, Key: k.Key}
 	return scanIdempotency(row, &r)
 }
 
 func scanIdempotency(row Scanner, r *store.Idempotency, key ...any) (*store.Idempotency, error) {
 	var created int64
-	dest := make([]any, 0, 11)
+	dest := make([]any, 0, 12)
 	dest = append(append(dest, key...), &r.Fingerprint, &r.Status, &r.ETag,
 		&r.Body, &r.BoundUID, &r.BoundOperation, &created)
 	if err := row.Scan(dest...); err != nil {
@@ -188,7 +188,7 @@ func scanIdempotency(row Scanner, r *store.Idempotency, key ...any) (*store.Idem
 
 // IdempotencyArgs are r's values in IdempotencyCols order.
 func IdempotencyArgs(r *store.Idempotency) []any {
-	return []any{r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
+	return []any{r.Lane, r.Tenant, r.Principal, r.Space, r.Key, r.Fingerprint,
 		r.Status, r.ETag, Blob(r.Body), r.BoundUID, r.BoundOperation, UnixNano(r.CreatedAt)}
 }
 
@@ -199,7 +199,7 @@ func ScanOperation(row Scanner) (*store.Operation, error) {
 	k := &op.Target
 	err := row.Scan(&op.ID, &op.Tenant, &op.Principal, &op.Action, &done, &op.Request,
 		&op.Document, &op.TargetUID, &k.Tenant, &k.Space, &k.APIVersion, &k.Kind, &k.Name,
-		&notBefore, &created, &updated)
+		&notBefore, &created, &updated, &op.Lane)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func ScanPendingOperation(row Scanner, k store.Key) (*store.Operation, error) {
 	op := store.Operation{Target: k}
 	var notBefore, created, updated int64
 	err := row.Scan(&op.ID, &op.Tenant, &op.Principal, &op.Action, &op.Request,
-		&op.Document, &op.TargetUID, &notBefore, &created, &updated)
+		&op.Document, &op.TargetUID, &notBefore, &created, &updated, &op.Lane)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func OperationArgs(op *store.Operation) []any {
 	k := op.Target
 	return []any{op.ID, op.Tenant, op.Principal, op.Action, BoolInt(op.Done),
 		Blob(op.Request), Blob(op.Document), op.TargetUID, k.Tenant, k.Space, k.APIVersion,
-		k.Kind, k.Name, UnixNano(op.NotBefore), UnixNano(op.CreatedAt), UnixNano(op.UpdatedAt)}
+		k.Kind, k.Name, UnixNano(op.NotBefore), UnixNano(op.CreatedAt), UnixNano(op.UpdatedAt), op.Lane}
 }
 
 // UnixNano stores t as Unix nanoseconds, the zero Time as 0.

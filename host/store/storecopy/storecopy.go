@@ -37,7 +37,7 @@ var tables = []struct{ name, order string }{
 	{"resources", "uid"},
 	{"claims", "tenant, claim"},
 	{"pins", "source_uid, ord"},
-	{"idempotency", "tenant, principal, space, key"},
+	{"idempotency", "lane, tenant, principal, space, key"},
 	{"operations", "id"},
 	{"blobs", "digest"},
 	{"manifests", "digest"},

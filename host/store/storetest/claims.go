@@ -28,10 +28,10 @@ func testClaimIdempotency(t *testing.T, s store.Store) {
 		return nil
 	})
 	view(t, s, func(tx store.Tx) error {
-		got, err := tx.Idempotency("acme", "alice", "prod", "takoform-abc")
+		got, err := tx.Idempotency(laneA, "acme", "alice", "prod", "takoform-abc")
 		wantNoErr(t, "Idempotency", err)
 		equal(t, "first claim kept", got, first)
-		got, err = tx.Idempotency("acme", "bob", "prod", "takoform-abc")
+		got, err = tx.Idempotency(laneA, "acme", "bob", "prod", "takoform-abc")
 		wantNoErr(t, "Idempotency", err)
 		equal(t, "other principal's record", got, other)
 		return nil
@@ -57,7 +57,7 @@ func testClaimIdempotencyConcurrent(t *testing.T, s store.Store) {
 				if err == nil {
 					return nil
 				}
-				_, rerr := tx.Idempotency("acme", "alice", "prod", "once")
+				_, rerr := tx.Idempotency(laneA, "acme", "alice", "prod", "once")
 				if rerr != nil {
 					return rerr
 				}

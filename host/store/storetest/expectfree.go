@@ -17,7 +17,7 @@ import (
 // reads as KeyState.
 func testExpectFreeAtFreeKey(t *testing.T, s store.Store) {
 	create(t, s, kv("acme", "prod", "kv1", "uid-1"))
-	replay := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
+	replay := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
 	kv2, rec := kv("acme", "prod", "kv2", "uid-2"), idem("alice", "prod", "takoform-abc", at(0))
 	update(t, s, func(tx store.Tx) error {
 		st, err := tx.KeyStateExpectFree(kv2.Key, replay)
@@ -35,7 +35,7 @@ func testExpectFreeAtFreeKey(t *testing.T, s store.Store) {
 	})
 
 	taken := kv("acme", "prod", "kv3", "uid-1")
-	unused := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-new"}
+	unused := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-new"}
 	err := s.Update(context.Background(), func(tx store.Tx) error {
 		if _, err := tx.KeyStateExpectFree(taken.Key, unused); err != nil {
 			return err
@@ -88,7 +88,7 @@ func testExpectFreeAtTakenKey(t *testing.T, s store.Store) {
 			in := fmt.Sprintf("%s (a setting written first: %v)", c.name, marker)
 			name, idemKey, setting := fmt.Sprintf("kv%d-%v", i, marker), fmt.Sprintf("takoform-%d-%v", i, marker), fmt.Sprintf("marker-%d-%v", i, marker)
 			k := key("acme", "prod", name)
-			replay := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: idemKey}
+			replay := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: idemKey}
 			update(t, s, func(tx store.Tx) error { return c.setup(tx, name, idemKey) })
 			var before store.KeyState
 			view(t, s, func(tx store.Tx) error {

@@ -23,8 +23,8 @@ func testKeyState(t *testing.T, s store.Store) {
 		wantNoErr(t, "PutOperation", tx.PutOperation(pending))
 		return tx.ClaimIdempotency(rec)
 	})
-	recorded := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
-	unused := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-new"}
+	recorded := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
+	unused := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-new"}
 	check := func(tx store.Tx, in string) {
 		st, err := tx.KeyState(kv1.Key, recorded)
 		wantNoErr(t, in+": KeyState", err)
@@ -63,7 +63,7 @@ func testKeyState(t *testing.T, s store.Store) {
 func testKeyStateClaimsOnce(t *testing.T, s store.Store) {
 	const callers = 16
 	k := key("acme", "prod", "kv1")
-	replay := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "once"}
+	replay := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: "once"}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	claimed := make([]bool, callers)
@@ -100,7 +100,7 @@ func testKeyStateClaimsOnce(t *testing.T, s store.Store) {
 func testKeyStateCreateConflict(t *testing.T, s store.Store) {
 	create(t, s, kv("acme", "prod", "kv1", "uid-1"))
 	taken := kv("acme", "prod", "kv2", "uid-1")
-	replay := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
+	replay := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
 	err := s.Update(context.Background(), func(tx store.Tx) error {
 		if _, err := tx.KeyState(taken.Key, replay); err != nil {
 			return err
@@ -139,7 +139,7 @@ func testKeyStatePins(t *testing.T, s store.Store) {
 		pin("uid-3", "/kvBindings/1/resource", kv1), pin("uid-3", "/kvBindings/0/resource", kv1),
 		pin("uid-5", "/kvBindings/0/resource", kv1),
 	}
-	replay := &store.IdempotencyKey{Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
+	replay := &store.IdempotencyKey{Lane: laneA, Tenant: "acme", Principal: "alice", Space: "prod", Key: "takoform-abc"}
 	check := func(tx store.Tx, in string) {
 		st, err := tx.KeyState(kv1.Key, replay)
 		wantNoErr(t, in+": KeyState", err)

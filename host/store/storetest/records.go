@@ -8,8 +8,16 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
+// The two lanes records are kept under: laneA is the lane of records
+// written before lanes (store.LaneBeforeLanes).
+const (
+	laneA = store.LaneBeforeLanes
+	laneB = "forms.takoform.com/v1beta1"
+)
+
 func idem(principal, space, k string, created time.Time) *store.Idempotency {
 	return &store.Idempotency{
+		Lane:        laneA,
 		Tenant:      "acme",
 		Principal:   principal,
 		Space:       space,
@@ -35,12 +43,17 @@ func testIdempotency(t *testing.T, s store.Store) {
 			r.Tenant = "globex"
 			return r
 		}(),
+		func() *store.Idempotency { // the same key on the other lane (spec/lane-v1beta1.md §2.5 rule 5)
+			r := idem("alice", "prod", "takoform-abc", at(0))
+			r.Lane = laneB
+			return r
+		}(),
 	}
 	for i, r := range others {
 		r.Status, r.Body = 200+i, []byte{byte('a' + i)}
 	}
 	update(t, s, func(tx store.Tx) error {
-		_, err := tx.Idempotency("acme", "alice", "prod", "takoform-abc")
+		_, err := tx.Idempotency(laneA, "acme", "alice", "prod", "takoform-abc")
 		wantErr(t, "Idempotency before any put", err, store.ErrNotFound)
 		for _, r := range append([]*store.Idempotency{base}, others...) {
 			wantNoErr(t, "PutIdempotency", tx.PutIdempotency(r))
@@ -49,9 +62,9 @@ func testIdempotency(t *testing.T, s store.Store) {
 	})
 	view(t, s, func(tx store.Tx) error {
 		for _, want := range append([]*store.Idempotency{base}, others...) {
-			got, err := tx.Idempotency(want.Tenant, want.Principal, want.Space, want.Key)
+			got, err := tx.Idempotency(want.Lane, want.Tenant, want.Principal, want.Space, want.Key)
 			wantNoErr(t, "Idempotency", err)
-			equal(t, "record "+want.Tenant+"/"+want.Principal+"/"+want.Space+"/"+want.Key, got, want)
+			equal(t, "record "+want.Lane+"/"+want.Tenant+"/"+want.Principal+"/"+want.Space+"/"+want.Key, got, want)
 		}
 		return nil
 	})
@@ -60,12 +73,15 @@ func testIdempotency(t *testing.T, s store.Store) {
 	repl.Status, repl.ETag, repl.Body, repl.BoundUID, repl.BoundOperation = 202, "", []byte(`{"operation":{"id":"op_1"}}`), "", "op_1"
 	update(t, s, func(tx store.Tx) error { return tx.PutIdempotency(repl) })
 	view(t, s, func(tx store.Tx) error {
-		got, err := tx.Idempotency("acme", "alice", "prod", "takoform-abc")
+		got, err := tx.Idempotency(laneA, "acme", "alice", "prod", "takoform-abc")
 		wantNoErr(t, "Idempotency", err)
 		equal(t, "replaced record", got, repl)
-		got, err = tx.Idempotency("acme", "bob", "prod", "takoform-abc")
+		got, err = tx.Idempotency(laneA, "acme", "bob", "prod", "takoform-abc")
 		wantNoErr(t, "Idempotency", err)
 		equal(t, "record of another principal", got, others[0])
+		got, err = tx.Idempotency(laneB, "acme", "alice", "prod", "takoform-abc")
+		wantNoErr(t, "Idempotency", err)
+		equal(t, "record of the other lane, untouched by the replace", got, others[4])
 		return nil
 	})
 }
@@ -99,7 +115,7 @@ func testIdempotencyLifetime(t *testing.T, s store.Store) {
 		}
 		view(t, s, func(tx store.Tx) error {
 			for _, r := range all {
-				got, err := tx.Idempotency(r.Tenant, r.Principal, r.Space, r.Key)
+				got, err := tx.Idempotency(r.Lane, r.Tenant, r.Principal, r.Space, r.Key)
 				if !kept[r.Key] {
 					wantErr(t, what+": record "+r.Key, err, store.ErrNotFound)
 					continue

@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"KeyStateExpectFreeTwoKeys", testExpectFreeTwoKeys},
 		{"BlobsAndHoldings", testBlobs},
 		{"ManifestsAndUploads", testManifestsUploads},
+		{"Lanes", testLanes},
 		{"Settings", testSettings},
 		{"Sequences", testSequences},
 		{"UpdateRollsBackOnError", testUpdateRollback},

@@ -64,7 +64,7 @@ func testUpdateRollback(t *testing.T, s store.Store) {
 		pins, err := tx.PinsTo("uid-1")
 		wantNoErr(t, "PinsTo", err)
 		equal(t, "pins written by a failed Update", len(pins), 0)
-		_, err = tx.Idempotency("acme", "alice", "prod", "k1")
+		_, err = tx.Idempotency(laneA, "acme", "alice", "prod", "k1")
 		wantErr(t, "Idempotency", err, store.ErrNotFound)
 		_, err = tx.Operation("op_1")
 		wantErr(t, "Operation", err, store.ErrNotFound)
@@ -133,7 +133,7 @@ func testConcurrentUpdates(t *testing.T, s store.Store) {
 		for i := range callers {
 			name := fmt.Sprintf("r-%02d", i)
 			got, err := tx.Resource(key("acme", "prod", name))
-			_, ierr := tx.Idempotency("acme", "alice", "prod", fmt.Sprintf("k-%02d", i))
+			_, ierr := tx.Idempotency(laneA, "acme", "alice", "prod", fmt.Sprintf("k-%02d", i))
 			if i%7 == 0 {
 				wantErr(t, fmt.Sprintf("Update of refused caller %02d", i), errs[i], errRefused)
 				if errs[i] != nil && !strings.Contains(errs[i].Error(), fmt.Sprintf("caller %02d:", i)) {
