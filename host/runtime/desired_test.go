@@ -36,7 +36,7 @@ func (f *desiredFixture) add(group, kind, uid, spec string, pins ...string) {
 	f.t.Helper()
 	err := f.st.Update(context.Background(), func(tx store.Tx) error {
 		r := &store.Resource{Key: store.Key{Tenant: "acme", Space: "prod", APIVersion: group, Kind: kind, Name: uid}, UID: uid,
-			FormRef: form.FormRef{APIVersion: group, Kind: kind, DefinitionVersion: "0.1.0", SchemaDigest: "sha256:" + strings.Repeat("1", 64)},
+			FormRef:    form.FormRef{APIVersion: group, Kind: kind, DefinitionVersion: "0.1.0", SchemaDigest: "sha256:" + strings.Repeat("1", 64)},
 			Generation: 1, Revision: 1, Spec: []byte(spec), SpecDigest: "sha256:" + strings.Repeat("2", 64), Status: []byte(`{}`),
 			CreatedAt: time.Unix(1, 0), UpdatedAt: time.Unix(1, 0)}
 		if err := tx.CreateResource(r); err != nil {
