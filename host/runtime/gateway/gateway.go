@@ -19,7 +19,9 @@
 // (spec/runtime-v1.md §10.4). Nothing else in a request names a resource.
 //
 // The wire between projection and gateway is internal (it changes with
-// both together): routes under /kv/v1/ and /sql/v1/, bytes as raw bodies,
+// both together): routes under /kv/v1/, /queue/v1/, /objects/v1/,
+// /sql/v1/ (the v1alpha1 edge.sql) and /sql/v1beta1/ (the v1beta1 one,
+// repo decision 0056), bytes as raw bodies,
 // failures as {"error":{"code","message"}} where code is the Interface
 // error code the projection names its Error after (spec/runtime-v1.md §5.0).
 // Why it is built so: repo decision 0051.
