@@ -69,8 +69,12 @@ func (g *Gateway) Ledger(ctx context.Context, uid string) ([]LedgerEntry, error)
 // schema rule: schema changes are what it is for, while transaction
 // control, ATTACH, writing PRAGMAs, load_extension and the ledger table
 // are refused. The control plane calls it (the host's mutation path
-// does not yet); it is safe beside serving: calls on one database run
-// one after another.
+// does not yet) for a SQLiteDatabase of edge.forms.takoform.com/v1beta1,
+// the only family with migrations: it reads no store, so the caller
+// vouches for uid, and may call it inside its own store transaction. It
+// is safe beside serving: calls on one database run one after another.
+// The database's size limit holds (a file that fills it fails
+// migration_failed); a file has no time limit.
 func (g *Gateway) ApplyMigrations(ctx context.Context, uid string, files []MigrationFile) ([]LedgerEntry, error) {
 	var applied []LedgerEntry
 	var ferr error
