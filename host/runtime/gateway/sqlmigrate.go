@@ -63,7 +63,8 @@ func (g *Gateway) Ledger(ctx context.Context, uid string) ([]LedgerEntry, error)
 // before it stay applied, and the next call resumes at that file. It
 // returns the entries this call appended; on a failing file, those
 // before it and a *wire.Error invalid_argument with host code
-// migration_failed naming the file's path and SQLite's message.
+// migration_failed naming the file's path and SQLite's message (a fault
+// of the host's storage is an *Error, backend_unavailable or busy).
 //
 // A file's statements run under the worker policy less the v1beta1
 // schema rule: schema changes are what it is for, while transaction
@@ -139,13 +140,26 @@ func migrateOne(e *engine, pol *policy, position int, f MigrationFile, at time.T
 	if strings.IndexByte(f.SQL, 0) >= 0 {
 		return rollback(failed("the file holds a NUL character"))
 	}
+	// statementFailed is a statement's failure: the file's fault
+	// (migration_failed), or a fault of the host's storage.
+	statementFailed := func(n int, err error) error {
+		if se, ok := err.(*sqliteError); ok && pol.denied == "" {
+			switch se.code {
+			case sqlite3.SQLITE_FULL:
+				return rollback(failed("statement %d: the database reached this host's size limit per SQLite database (or the host's disk is full)", n))
+			case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+				return rollback(unavailable(err))
+			}
+		}
+		return rollback(failed("statement %d: %s", n, denialOr(pol, err).Message))
+	}
 	rest := f.SQL
 	for n := 1; ; n++ {
 		pol.reset(authExecute) // the worker policy; fixedSchema stays false here
 		pol.fixedSchema = false
 		stmt, tail, err := e.prepare(rest)
 		if err != nil {
-			return rollback(failed("statement %d: %s", n, denialOr(pol, err).Message))
+			return statementFailed(n, err)
 		}
 		if stmt == 0 {
 			break
@@ -154,7 +168,7 @@ func migrateOne(e *engine, pol *policy, position int, f MigrationFile, at time.T
 			more, err := e.step(stmt)
 			if err != nil {
 				e.finalize(stmt)
-				return rollback(failed("statement %d: %s", n, denialOr(pol, err).Message))
+				return statementFailed(n, err)
 			}
 			if !more {
 				break

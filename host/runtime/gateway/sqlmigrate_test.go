@@ -100,3 +100,19 @@ func TestApplyMigrationsRefusals(t *testing.T) {
 		t.Errorf("refused files left schema: %s", got)
 	}
 }
+
+// TestApplyMigrationsPastTheSizeLimit: a file that fills the database
+// fails migration_failed saying so, and leaves nothing.
+func TestApplyMigrationsPastTheSizeLimit(t *testing.T) {
+	f := newFixture(t, gateway.WithSQLDatabaseLimit(16*4096))
+	f.addIn(t, edge.GroupV1beta1, gateway.KindSQL, betaDB, `{}`)
+	_, err := f.gw.ApplyMigrations(t.Context(), betaDB, []gateway.MigrationFile{{Path: "big.sql", Digest: "sha256:b",
+		SQL: "CREATE TABLE big (b BLOB); INSERT INTO big WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c LIMIT 100) SELECT zeroblob(4096) FROM c;"}})
+	var we *wire.Error
+	if !errors.As(err, &we) || we.HostCode != "migration_failed" || !strings.Contains(we.Message, "size limit") {
+		t.Fatalf("a file past the size limit: %v", err)
+	}
+	if l, err := f.gw.Ledger(t.Context(), betaDB); err != nil || len(l) != 0 {
+		t.Errorf("ledger: %+v %v", l, err)
+	}
+}
