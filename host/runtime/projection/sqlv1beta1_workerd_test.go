@@ -2,6 +2,7 @@ package projection_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,18 +55,24 @@ func TestSQLV1beta1ProjectionInWorkerd(t *testing.T) {
 		args []any
 		want string
 	}{
-		"an unsafe parameter":      {"query", []any{"SELECT ?1 AS v", []any{json.Number("9007199254740992")}}, "numeric_out_of_range"},
-		"an unsafe result":         {"query", []any{"SELECT 9007199254740992 AS v"}, "numeric_out_of_range"},
-		"an infinite result":       {"query", []any{"SELECT 1e999 AS v"}, "numeric_out_of_range"},
-		"a second statement":       {"execute", []any{"SELECT 1; SELECT 2"}, "sql_error"},
-		"BEGIN":                    {"query", []any{"BEGIN"}, "sql_error"},
-		"SAVEPOINT":                {"execute", []any{"SAVEPOINT s"}, "sql_error"},
-		"CREATE TABLE":             {"execute", []any{"CREATE TABLE forbidden_runtime_schema (id INTEGER PRIMARY KEY)"}, "sql_error"},
-		"DROP TABLE":               {"execute", []any{"DROP TABLE notes"}, "sql_error"},
-		"the ledger":               {"query", []any{"SELECT * FROM " + gateway.LedgerTable}, "sql_error"},
-		"a 1000001-byte string":    {"query", []any{"SELECT printf('%.*c', 1000001, 'x') AS s"}, "sql_error"},
-		"a 100001-byte SQL text":   {"query", []any{"SELECT 1 AS v" + strings.Repeat(" ", 100001-13)}, "sql_error"},
-		"params that are no array": {"execute", []any{"SELECT ?1", "x"}, "TypeError"},
+		"an unsafe parameter":          {"query", []any{"SELECT ?1 AS v", []any{json.Number("9007199254740992")}}, "numeric_out_of_range"},
+		"an unsafe result":             {"query", []any{"SELECT 9007199254740992 AS v"}, "numeric_out_of_range"},
+		"an infinite result":           {"query", []any{"SELECT 1e999 AS v"}, "numeric_out_of_range"},
+		"a second statement":           {"execute", []any{"SELECT 1; SELECT 2"}, "sql_error"},
+		"BEGIN":                        {"query", []any{"BEGIN"}, "sql_error"},
+		"SAVEPOINT":                    {"execute", []any{"SAVEPOINT s"}, "sql_error"},
+		"CREATE TABLE":                 {"execute", []any{"CREATE TABLE forbidden_runtime_schema (id INTEGER PRIMARY KEY)"}, "sql_error"},
+		"DROP TABLE":                   {"execute", []any{"DROP TABLE notes"}, "sql_error"},
+		"the ledger":                   {"query", []any{"SELECT * FROM " + gateway.LedgerTable}, "sql_error"},
+		"a 1000001-byte string":        {"query", []any{"SELECT printf('%.*c', 1000001, 'x') AS s"}, "sql_error"},
+		"a 100001-byte SQL text":       {"query", []any{"SELECT 1 AS v" + strings.Repeat(" ", 100001-13)}, "sql_error"},
+		"params that are no array":     {"execute", []any{"SELECT ?1", "x"}, "TypeError"},
+		"a 1000001-byte BLOB":          {"query", []any{"SELECT zeroblob(1000001) AS b"}, "sql_error"},
+		"a 129-byte column name":       {"query", []any{"SELECT 1 AS " + strings.Repeat("c", 129)}, "sql_error"},
+		"101 columns":                  {"query", []any{"SELECT " + columns(101)}, "sql_error"},
+		"a row over 2000000 bytes":     {"query", []any{"SELECT printf('%.*c', 1000000, 'x') AS a, printf('%.*c', 1000000, 'y') AS b"}, "sql_error"},
+		"an output over 8388608 bytes": {"query", []any{"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c LIMIT 9) SELECT printf('%.*c', 1000000, 'x') AS s FROM c"}, "sql_error"},
+		"a failing transaction":        {"transaction", []any{[]any{map[string]any{"sql": "INSERT INTO notes (body) VALUES ('lost')"}, map[string]any{"sql": "SELECT 9007199254740992 AS v"}}}, "numeric_out_of_range"},
 	} {
 		s := run(tc.op, tc.args...)
 		if s.OK || s.Name != tc.want || !s.IsError {
@@ -95,4 +102,13 @@ func TestSQLV1beta1ProjectionInWorkerd(t *testing.T) {
 	if s := js["big"]; !s.OK || string(s.Value) != `"number"` {
 		t.Errorf("2^53-1 in JS: %+v %s; want a number", s, s.Value)
 	}
+}
+
+// columns is n distinct result columns, "0 AS c0, 1 AS c1, …".
+func columns(n int) string {
+	cols := make([]string, n)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("%d AS c%d", i, i)
+	}
+	return strings.Join(cols, ", ")
 }
