@@ -24,6 +24,7 @@ const (
 	RuleDigest              = "artifact.digest"                // digest not sha256:<64 lowercase hex>
 	RuleDuplicate           = "artifact.duplicate"             // module name or file path listed twice
 	RuleLimit               = "artifact.limit"                 // host Limits exceeded
+	RuleMigrationMediaType  = "artifact.migration-media-type"  // a MigrationBundle file not application/sql (Limits.SQLMigrationFiles)
 
 	// Received bytes (VerifyBlob).
 	RuleBlobSize   = "artifact.blob-size"   // byte count differs from the declared size

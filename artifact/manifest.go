@@ -41,6 +41,10 @@ const (
 	MediaTypeSourceMap        = "application/source-map+json"
 )
 
+// MediaTypeSQL is the one media type of a MigrationBundle file on lane
+// v1beta1 (spec/lane-v1beta1.md §3.6, Limits.SQLMigrationFiles).
+const MediaTypeSQL = "application/sql"
+
 // Schema bounds of the manifest (artifact-manifest-v1alpha1).
 const (
 	MaxModules         = 4096      // modules per WorkerBundle
@@ -71,6 +75,35 @@ var (
 type Limits struct {
 	MaximumBundleBytes int64 // total of all entry sizes, bytes (`maximumBundleBytes`)
 	MaxEntries         int   // modules or files per manifest
+	// SQLMigrationFiles requires every file of a MigrationBundle to be
+	// exactly MediaTypeSQL (RuleMigrationMediaType): a rule of lane v1beta1
+	// (spec/lane-v1beta1.md §3.6). Lane v1alpha3 admits any file media
+	// type of the grammar, so its hosts leave it false.
+	SQLMigrationFiles bool
+}
+
+// MaximumBundleFiles is the most entries a manifest of kind may list: 4096
+// modules for a WorkerBundle, 16384 files for a StaticAssetBundle or a
+// MigrationBundle (the manifest schema's maxItems; lane v1beta1 publishes
+// it as limits.maximumBundleFiles, spec/lane-v1beta1.md §8.1). Verify
+// refuses more with RuleCount.
+func MaximumBundleFiles(kind string) int {
+	if kind == KindWorkerBundle {
+		return MaxModules
+	}
+	return MaxFiles
+}
+
+// HasFile reports whether a StaticAssetBundle or MigrationBundle manifest
+// lists a file at exactly path (spec/lane-v1beta1.md §6.4: a
+// single-page application's bundle lists index.html).
+func HasFile(m *wire.Manifest, path string) bool {
+	for _, f := range m.Files {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseManifest reads a manifest document strictly: exactly one I-JSON
@@ -151,10 +184,12 @@ func checkPresence(data []byte, kind string) error {
 }
 
 // Verify checks m against every manifest rule of spec/host-api-v1alpha3.md §3.6 and the host
-// limits lim, and returns the first violation as an *Error (pointers index
+// limits lim (with lim.SQLMigrationFiles, the MigrationBundle media type
+// rule of spec/lane-v1beta1.md §3.6), and returns the first violation as an *Error (pointers index
 // m as given): RuleRequired, RuleAPIVersion, RuleKind, RuleKindExclusive,
 // RuleCount, RulePath, RuleMediaType, RuleSize, RuleDigest, RuleDuplicate,
-// RuleMainModule, RuleMainModuleAuxiliary, RuleLimit. Two entries may share
+// RuleMainModule, RuleMainModuleAuxiliary, RuleLimit,
+// RuleMigrationMediaType. Two entries may share
 // a digest (the same bytes under two names). A nil slice means the member is
 // absent; an empty non-nil slice means it is present and empty.
 func Verify(m *wire.Manifest, lim Limits) error {
@@ -199,10 +234,7 @@ func Verify(m *wire.Manifest, lim Limits) error {
 		return fail(RuleKind, "/kind", "kind %q is not an artifact kind; use WorkerBundle, StaticAssetBundle or MigrationBundle", clip(m.Kind))
 	}
 
-	limit := MaxFiles
-	if array == "modules" {
-		limit = MaxModules
-	}
+	limit := MaximumBundleFiles(m.Kind)
 	if len(entries) == 0 || len(entries) > limit {
 		return fail(RuleCount, "/"+array, "%s has %d entries; give 1 to %d", array, len(entries), limit)
 	}
@@ -222,6 +254,10 @@ func Verify(m *wire.Manifest, lim Limits) error {
 		}
 		seen[e.key] = i
 		total += e.size
+		if lim.SQLMigrationFiles && m.Kind == KindMigrationBundle && e.mediaType != MediaTypeSQL {
+			return fail(RuleMigrationMediaType, e.ptr(array, i, "mediaType"), "migration file %q is %s; every MigrationBundle file must be exactly %s (no parameters)",
+				clip(e.key), clip(e.mediaType), MediaTypeSQL)
+		}
 	}
 
 	if m.Kind == KindWorkerBundle {

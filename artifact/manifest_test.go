@@ -261,3 +261,33 @@ func TestDigestIsDigestValue(t *testing.T) {
 		t.Fatal("Digest(nil) succeeded")
 	}
 }
+
+// Lane v1beta1's MigrationBundle rule (spec/lane-v1beta1.md §3.6): with
+// Limits.SQLMigrationFiles every file is exactly application/sql; without
+// it (lane v1alpha3) any media type of the grammar passes, and the rule
+// never touches a StaticAssetBundle.
+func TestSQLMigrationFiles(t *testing.T) {
+	strict := Limits{SQLMigrationFiles: true}
+	m := filesManifest(KindMigrationBundle)
+	if err := Verify(m, Limits{}); err != nil {
+		t.Fatalf("lane v1alpha3 refuses a MigrationBundle of %s files: %v", m.Files[0].MediaType, err)
+	}
+	wantRule(t, Verify(m, strict), RuleMigrationMediaType, "/files/0/mediaType")
+	for i := range m.Files {
+		m.Files[i].MediaType = MediaTypeSQL
+	}
+	if err := Verify(m, strict); err != nil {
+		t.Fatalf("all application/sql: %v", err)
+	}
+	m.Files[2].MediaType = "application/sql+x"
+	wantRule(t, Verify(m, strict), RuleMigrationMediaType, "/files/2/mediaType")
+	if err := Verify(filesManifest(KindStaticAssetBundle), strict); err != nil {
+		t.Fatalf("the rule reached a StaticAssetBundle: %v", err)
+	}
+	if MaximumBundleFiles(KindWorkerBundle) != 4096 || MaximumBundleFiles(KindStaticAssetBundle) != 16384 || MaximumBundleFiles(KindMigrationBundle) != 16384 {
+		t.Fatal("MaximumBundleFiles is not the schema's maxItems")
+	}
+	if !HasFile(filesManifest(KindStaticAssetBundle), "index.html") || HasFile(filesManifest(KindStaticAssetBundle), "Index.html") {
+		t.Fatal("HasFile does not match paths exactly")
+	}
+}

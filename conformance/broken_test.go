@@ -116,7 +116,7 @@ func (f aggregateNowhere) CheckCommit(tx store.Tx, def *form.Definition, res *st
 	return f.Family.CheckCommit(tx, def, res, creating)
 }
 
-// TestAggregateRulesAreHeldByTheApply: the two aggregate checks fail on a
+// TestAggregateRulesAreHeldByTheApply: the three aggregate checks fail on a
 // host that refuses at prepare and on one that never refuses.
 func TestAggregateRulesAreHeldByTheApply(t *testing.T) {
 	cat, err := host.BuiltinCatalog()
@@ -125,7 +125,7 @@ func TestAggregateRulesAreHeldByTheApply(t *testing.T) {
 	}
 	early := hosttest.Start(t, hosttest.Options{Probe: true, Family: aggregateAtPrepare{host.DefaultFamily(cat)}})
 	never := hosttest.Start(t, hosttest.Options{Probe: true, Family: aggregateNowhere{host.DefaultFamily(cat)}})
-	for _, id := range []string{"deployment-weight-sum-enforced", "binding-name-collision-rejected"} {
+	for _, id := range []string{"deployment-weight-sum-enforced", "deployment-version-duplicate-rejected", "binding-name-collision-rejected"} {
 		if err := runCheck(t, early, id); err == nil || !strings.Contains(err.Error(), "is refused by the apply") {
 			t.Errorf("%s passes on a host that refuses an aggregate rule at prepare: %v", id, err)
 		}

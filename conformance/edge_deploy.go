@@ -12,7 +12,7 @@ func init() {
 		Check{ID: "deployment-weight-sum-enforced", Group: "edge", Summary: "deployment weights must sum to exactly 10000: the apply, import and update refuse any other sum (prepare answers a review)", Run: deploymentWeightSum},
 		Check{ID: "deployment-single-active-per-worker", Group: "edge", Summary: "a worker has at most one WorkerDeployment; re-applying it is fine", Run: deploymentSinglePerWorker},
 		Check{ID: "deployment-version-ownership", Group: "edge", Summary: "a deployment weights only versions of its own worker", Run: deploymentVersionOwnership},
-		Check{ID: "deployment-version-duplicate-rejected", Group: "edge", Summary: "a deployment names each version once", Run: deploymentVersionDuplicate},
+		Check{ID: "deployment-version-duplicate-rejected", Group: "edge", Summary: "a deployment names each version once: the apply, import and update refuse a version named twice (prepare answers a review)", Run: deploymentVersionDuplicate},
 	)
 }
 
@@ -162,20 +162,11 @@ func deploymentVersionDuplicate(ctx context.Context, e *Env) error {
 		return err
 	}
 	wn, n1, n2 := w.Metadata.Name, v1.Metadata.Name, v2.Metadata.Name
-	name := e.Name("deploy")
 	dup := edgeDeploymentSpec(wn, edgeWeighted{n1, 4000}, edgeWeighted{n1, 6000})
-	_, err = e.Create(ctx, e.A1, "WorkerDeployment", name, dup)
-	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-		return fmt.Errorf("a deployment naming version %s twice: %w", n1, err)
-	}
-	if err := e.edgeAbsent(ctx, e.A1, e.Space, "WorkerDeployment", name); err != nil {
+	if err := e.edgeAggregateRefused(ctx, "WorkerDeployment", dup, "each version listed once", "a deployment naming version "+n1+" twice"); err != nil {
 		return err
 	}
-	_, err = e.edgeImport(ctx, e.A1, e.Space, "WorkerDeployment", name, dup)
-	if err := edgeRefused(err, wire.InvalidArgument); err != nil {
-		return fmt.Errorf("importing a deployment naming version %s twice: %w", n1, err)
-	}
-	d, err := e.Create(ctx, e.A1, "WorkerDeployment", name, edgeDeploymentSpec(wn, edgeWeighted{n1, 4000}, edgeWeighted{n2, 6000}))
+	d, err := e.Create(ctx, e.A1, "WorkerDeployment", e.Name("deploy"), edgeDeploymentSpec(wn, edgeWeighted{n1, 4000}, edgeWeighted{n2, 6000}))
 	if err != nil {
 		return fmt.Errorf("a deployment of two distinct versions: %w", err)
 	}

@@ -123,7 +123,8 @@ func (e *Env) edgeSpecRefused(ctx context.Context, kind string, spec any, what s
 }
 
 // edgeAggregateRefused checks a spec that breaks a rule over the whole
-// spec (weights summing to 10000, one environment namespace) is refused
+// spec (weights summing to 10000, each version listed once, one
+// environment namespace) is refused
 // where spec/conformance-probe.md §3 places it: prepare answers a review
 // (validate need not report it), the apply of that very review is
 // invalid_argument, an import is invalid_argument, and nothing is stored.

@@ -17,6 +17,22 @@ import (
 // limits.maximumBundleBytes).
 var ArtifactLimits = edgehost.DefaultArtifactLimits
 
+// laneV1beta1 is the API version of the second lane, whose base is
+// /apis/forms.takoform.com/v1beta1 (spec/lane-v1beta1.md §2.2).
+const laneV1beta1 = "forms.takoform.com/v1beta1"
+
+// uploadLimits are the manifest rules an upload started or committed on
+// r's lane is held to: ArtifactLimits, and on lane v1beta1 also the
+// MigrationBundle media type rule (spec/lane-v1beta1.md §3.6), so lane
+// v1alpha3 answers exactly as before. The lane is the request's path
+// base: a commit under the v1beta1 base is v1beta1-bound work.
+func uploadLimits(r *request) artifact.Limits {
+	if strings.HasPrefix(r.URL.Path, "/apis/"+laneV1beta1+"/") {
+		return edgehost.LimitsFor(ArtifactLimits, edgehost.GroupV1beta1)
+	}
+	return ArtifactLimits
+}
+
 // artifactError maps an artifact rule violation to artifact_invalid.
 func artifactError(err error) error {
 	var ae *artifact.Error
@@ -54,7 +70,7 @@ func (s *Server) startUpload(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, artifactError(err)
 	}
-	if err := artifact.Verify(m, ArtifactLimits); err != nil {
+	if err := artifact.Verify(m, uploadLimits(r)); err != nil {
 		return answer{}, artifactError(err)
 	}
 	digest, err := artifact.Digest(m)
@@ -168,7 +184,7 @@ func (s *Server) commitUpload(r *request) (answer, error) {
 		if err != nil {
 			return err
 		}
-		if err := artifact.Verify(m, ArtifactLimits); err != nil {
+		if err := artifact.Verify(m, uploadLimits(r)); err != nil {
 			return artifactError(err)
 		}
 		digests, sizes := manifestEntries(m)

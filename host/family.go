@@ -22,6 +22,12 @@ type Family interface {
 	// CheckCommit refuses a mutation that breaks a cross-resource rule,
 	// with a *wire.Error; res is the resource as it would be stored.
 	CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error
+	// Record writes family records that res's own rendering reads (the
+	// v1beta1 migration ledger's append, spec/lane-v1beta1.md §6.7 rule
+	// 2): called after CheckCommit accepted and before res is rendered,
+	// only for a mutation that is written now (never for the check of a
+	// 202 accept; the operation's commit calls it then).
+	Record(tx store.Tx, def *form.Definition, res *store.Resource) error
 	// Persist writes family records of an accepted mutation (claims) after
 	// res is stored.
 	Persist(tx store.Tx, def *form.Definition, res *store.Resource) error
@@ -59,6 +65,9 @@ func (NoFamily) CheckSpec(*form.Definition, map[string]any) []form.Diagnostic { 
 
 // CheckCommit accepts.
 func (NoFamily) CheckCommit(store.Tx, *form.Definition, *store.Resource, bool) error { return nil }
+
+// Record writes nothing.
+func (NoFamily) Record(store.Tx, *form.Definition, *store.Resource) error { return nil }
 
 // Persist writes nothing.
 func (NoFamily) Persist(store.Tx, *form.Definition, *store.Resource) error { return nil }

@@ -96,7 +96,8 @@ type outcome struct {
 // commit runs every check of a mutation against the store as the
 // transaction sees it and, unless dry, writes it. Order (spec/host-api-v1alpha3.md §3.4 (5)):
 // incarnation binding, relations and family rules, fences, capability,
-// prepare binding, then the write and the derived rendering pass. st is
+// prepare binding, the family's records (Family.Record), then the write
+// and the derived rendering pass. st is
 // the key's state read in tx (store.Tx.KeyState), nil to read it here.
 func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, now time.Time) (*outcome, error) {
 	in, ok := s.cfg.Catalog.Form(m.Ref)
@@ -194,6 +195,11 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 	}
 	if err := s.cfg.Family.CheckCommit(tx, def, res, creating); err != nil {
 		return nil, err
+	}
+	if !dry {
+		if err := s.cfg.Family.Record(tx, def, res); err != nil {
+			return nil, err
+		}
 	}
 	for i := range pins {
 		pins[i].SourceUID = res.UID

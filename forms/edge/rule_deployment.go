@@ -26,8 +26,8 @@ const (
 // summing to exactly 10000.
 // Errors: RuleDeploymentVersionCount at "/versions"; RuleDeploymentWeightRange
 // at "/versions/<index>/weight"; RuleDeploymentWeightSum at "/versions" with
-// the actual sum. Version identity (same worker, no duplicates, Ready) is
-// decided on resolved UIDs elsewhere.
+// the actual sum. Version identity (same worker, Ready) is decided on
+// resolved UIDs elsewhere; duplicates by CheckDeploymentVersionNames.
 func CheckDeploymentWeights(weights []int64) error {
 	if n := len(weights); n < 1 || n > DeploymentMaxVersions {
 		return newRuleError(RuleDeploymentVersionCount, "/versions", fmt.Sprintf(
@@ -52,8 +52,10 @@ func CheckDeploymentWeights(weights []int64) error {
 
 // CheckDeploymentVersionNames refuses a deployment that names one
 // WorkerVersion twice (spec/host-api-v1alpha3.md §6.5: each version appears once); names are the
-// versions' workerVersion relation names, in order. The host also decides
-// it on resolved UIDs; by name it is decidable at plan time.
+// versions' workerVersion relation names, in order (names resolve in the
+// deployment's own space, so one name is one UID). An aggregate rule
+// (AggregateRule): the host refuses it at apply and import, not at prepare
+// (spec/conformance-probe.md §3); the provider at plan time.
 func CheckDeploymentVersionNames(names []string) error {
 	seen := map[string]int{}
 	for i, n := range names {

@@ -16,7 +16,10 @@ import (
 )
 
 // CheckCommit applies the cross-resource Edge rules to res as it would be
-// stored (spec/host-api-v1alpha3.md §6.5, §7.3, §3.6), on apply, import and at 202 commit.
+// stored (spec/host-api-v1alpha3.md §6.5, §7.3, §3.6), on apply, import
+// and at 202 commit; on the v1beta1 group also the artifact-backed
+// revisions' manifest kinds, WorkerVersion.assets and the migration
+// ledger's prefix rule (spec/lane-v1beta1.md §3.6, §6.4, §6.7).
 func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resource, creating bool) error {
 	spec, err := specOf(res)
 	if err != nil {
@@ -28,11 +31,23 @@ func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resou
 		}
 	}
 	switch kindOf(def) {
-	case WorkerBundle:
-		_, err := f.resolveBundle(tx, res.Tenant, ijson.As[string](spec["manifestDigest"]))
-		return err
+	case WorkerBundle, StaticAssetBundle, SQLiteMigrationSet:
+		if want := manifestKind(def); want != "" {
+			_, err := f.resolveManifest(tx, res.Tenant, ijson.As[string](spec["manifestDigest"]), res.APIVersion, want)
+			return err
+		}
 	case WorkerVersion:
-		return f.checkVersion(tx, res, spec)
+		if err := f.checkVersion(tx, res, spec); err != nil {
+			return err
+		}
+		if v1beta1Kind(def) != "" {
+			return f.checkAssets(tx, res, spec)
+		}
+	case SQLiteMigrationApplication:
+		if v1beta1Kind(def) != "" {
+			_, err := f.migrationPlan(tx, res, spec)
+			return err
+		}
 	case WorkerDeployment:
 		return checkDeployment(tx, res, spec)
 	case WorkerCustomDomain:
@@ -59,37 +74,6 @@ func (f *Family) CheckCommit(tx store.Tx, def *form.Definition, res *store.Resou
 	return nil
 }
 
-// resolveBundle resolves a bundle manifest the tenant holds and checks
-// every manifest rule (spec/host-api-v1alpha3.md §3.6 "on apply/import of a bundle-shaped
-// revision").
-func (f *Family) resolveBundle(tx store.Tx, tenant, digest string) (*wire.Manifest, error) {
-	held, err := tx.Holds(tenant, digest)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := tx.Manifest(digest)
-	if !held || errors.Is(err, store.ErrNotFound) {
-		return nil, errorf(wire.ArtifactMissing, "manifest_missing", "manifest %s is not held by this tenant; upload and commit the bundle first", digest)
-	}
-	if err != nil {
-		return nil, err
-	}
-	m, err := artifact.ParseManifest(doc)
-	if err != nil {
-		return nil, errorf(wire.ArtifactInvalid, "manifest_invalid", "manifest %s cannot be decoded: %v", digest, err)
-	}
-	if got, err := artifact.Digest(m); err != nil || got != digest {
-		return nil, errorf(wire.ArtifactInvalid, "manifest_digest", "manifest %s digests to %s", digest, got)
-	}
-	if m.Kind != artifact.KindWorkerBundle {
-		return nil, errorf(wire.ArtifactInvalid, "manifest_kind", "manifest %s is a %s, not a WorkerBundle", digest, m.Kind)
-	}
-	if err := artifact.Verify(m, f.Artifacts); err != nil {
-		return nil, errorf(wire.ArtifactInvalid, "manifest_invalid", "manifest %s: %v", digest, err)
-	}
-	return m, nil
-}
-
 // checkVersion: every declared handler is exported by the bundle's main
 // module, and every service binding targets a worker serving fetch.
 func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]any) error {
@@ -101,7 +85,7 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	if err != nil {
 		return err
 	}
-	lb, err := f.loadBundle(tx, res.Tenant, digest)
+	lb, err := f.loadBundle(tx, res.Tenant, digest, res.APIVersion)
 	if err != nil {
 		return err
 	}
@@ -137,10 +121,10 @@ func (f *Family) checkVersion(tx store.Tx, res *store.Resource, spec map[string]
 	return nil
 }
 
-// loadBundle resolves a bundle manifest the tenant holds (resolveBundle)
-// and reads its modules' bytes.
-func (f *Family) loadBundle(tx store.Tx, tenant, digest string) (artifact.LoadBundle, error) {
-	m, err := f.resolveBundle(tx, tenant, digest)
+// loadBundle resolves a WorkerBundle manifest the tenant holds for a
+// version of group (resolveManifest) and reads its modules' bytes.
+func (f *Family) loadBundle(tx store.Tx, tenant, digest, group string) (artifact.LoadBundle, error) {
+	m, err := f.resolveManifest(tx, tenant, digest, group, artifact.KindWorkerBundle)
 	if err != nil {
 		return artifact.LoadBundle{}, err
 	}
@@ -169,7 +153,7 @@ func (f *Family) Preload(ctx context.Context, tx store.Tx, def *form.Definition,
 	if !f.Preloads(def) {
 		return
 	}
-	bundle, err := lookup(tx, store.Key{Tenant: k.Tenant, Space: k.Space, APIVersion: Group, Kind: WorkerBundle, Name: relName(spec, "bundle")})
+	bundle, err := lookup(tx, store.Key{Tenant: k.Tenant, Space: k.Space, APIVersion: k.APIVersion, Kind: WorkerBundle, Name: relName(spec, "bundle")})
 	if err != nil || bundle == nil {
 		return
 	}
@@ -177,7 +161,7 @@ func (f *Family) Preload(ctx context.Context, tx store.Tx, def *form.Definition,
 	if err != nil {
 		return
 	}
-	lb, err := f.loadBundle(tx, k.Tenant, digest)
+	lb, err := f.loadBundle(tx, k.Tenant, digest, k.APIVersion)
 	if err != nil {
 		return
 	}
@@ -223,7 +207,7 @@ func (f *Family) exportedHandlers(b artifact.LoadBundle) ([]string, error) {
 
 // activeDeployment returns a worker's deployment, nil when it has none.
 func activeDeployment(tx store.Tx, worker *store.Resource) (*store.Resource, error) {
-	ds, err := holders(tx, worker.UID, WorkerDeployment)
+	ds, err := holders(tx, worker, WorkerDeployment)
 	if err != nil || len(ds) == 0 {
 		return nil, err
 	}
@@ -322,7 +306,7 @@ func single(tx store.Tx, res *store.Resource, spec map[string]any, field, target
 	if err != nil || t == nil {
 		return err
 	}
-	others, err := holders(tx, t.UID, kind)
+	others, err := holders(tx, t, kind)
 	if err != nil {
 		return err
 	}
@@ -361,7 +345,7 @@ func checkDeadLetterCycle(tx store.Tx, res *store.Resource, spec map[string]any)
 		if err != nil || q == nil {
 			return err
 		}
-		consumers, err := holders(tx, q.UID, QueueConsumer)
+		consumers, err := holders(tx, q, QueueConsumer)
 		if err != nil {
 			return err
 		}

@@ -14,14 +14,15 @@ import (
 )
 
 // checkDeployment applies the worker aggregate rules (spec/host-api-v1alpha3.md §6.5): one
-// deployment per worker; versions of this worker, each once, Ready and not
-// being deleted; and the reverse gate for live dependents.
+// deployment per worker; versions of this worker, Ready and not being
+// deleted; and the reverse gate for live dependents. Each version once is
+// edge.CheckDeploymentVersionNames, which checkAggregate ran before.
 func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) error {
 	w, err := lookup(tx, key(res, ModuleWorker, relName(spec, "worker")))
 	if err != nil || w == nil {
 		return err
 	}
-	ds, err := holders(tx, w.UID, WorkerDeployment)
+	ds, err := holders(tx, w, WorkerDeployment)
 	if err != nil {
 		return err
 	}
@@ -30,17 +31,12 @@ func checkDeployment(tx store.Tx, res *store.Resource, spec map[string]any) erro
 			return errorf(wire.InvalidArgument, "deployment_exists", "ModuleWorker %q already has WorkerDeployment %q; a worker has one deployment: update it instead", w.Name, d.Name)
 		}
 	}
-	seen := map[string]int{}
 	for i, v := range asList(spec["versions"]) {
 		name := relName(ijson.As[map[string]any](v), "workerVersion")
 		ver, err := lookup(tx, key(res, WorkerVersion, name))
 		if err != nil || ver == nil {
 			return err
 		}
-		if j, dup := seen[ver.UID]; dup {
-			return errorf(wire.InvalidArgument, "deployment_version_duplicate", "versions/%d and versions/%d both name WorkerVersion %q; list each version once", j, i, name)
-		}
-		seen[ver.UID] = i
 		ownerName, err := relTarget(ver, "worker")
 		if err != nil {
 			return err
@@ -179,7 +175,9 @@ func workerReadiness(tx store.Tx, w *store.Resource) (wire.Condition, error) {
 }
 
 // checkHostnameClaim: a canonical hostname is claimed once per tenant,
-// across spaces (spec/host-api-v1alpha3.md §6.5); other tenants' claims are invisible.
+// across spaces (spec/host-api-v1alpha3.md §6.5) and across both Edge
+// groups (one claim name for both, spec/lane-v1beta1.md §2.5 rule 7);
+// other tenants' claims are invisible.
 func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) error {
 	h := ijson.As[string](spec["hostname"])
 	uid, err := tx.ClaimHolder(res.Tenant, hostnameClaim(h))
@@ -193,15 +191,18 @@ func checkHostnameClaim(tx store.Tx, res *store.Resource, spec map[string]any) e
 	if err != nil {
 		return err
 	}
+	if holder.APIVersion != res.APIVersion { // the claim spans both Edge groups (spec/lane-v1beta1.md §2.5 rule 7)
+		return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by %s WorkerCustomDomain %q in space %q of this tenant; one hostname has one holder across both Edge families", h, holder.APIVersion, holder.Name, holder.Space)
+	}
 	return errorf(wire.InvalidArgument, "hostname_claimed", "hostname %q is already claimed by WorkerCustomDomain %q in space %q of this tenant", h, holder.Name, holder.Space)
 }
 
 func hostnameClaim(h string) string { return "hostname:" + h }
 
-// Persist records a custom domain's hostname claim and the manifest a
-// bundle references.
+// Persist records a custom domain's hostname claim and the manifest an
+// artifact-backed revision references.
 func (f *Family) Persist(tx store.Tx, def *form.Definition, res *store.Resource) error {
-	if kindOf(def) == WorkerBundle { // the bundle's manifest stays while the bundle lives (retention sweep)
+	if manifestKind(def) != "" { // the revision's manifest stays while the revision lives (retention sweep)
 		digest, err := specString(res, "manifestDigest")
 		if err != nil {
 			return err

@@ -1,9 +1,15 @@
 // Package edgehost is the host side of the Edge family
-// (edge.forms.takoform.com/v1alpha1): it enforces the worker aggregate,
+// (edge.forms.takoform.com/v1alpha1, and its v1beta1 line
+// edge.forms.takoform.com/v1beta1): it enforces the worker aggregate,
 // attachment gates, bindings, cron, hostnames, endpoints and handler
 // exports (spec/host-api-v1alpha3.md §5.2, §6.4, §6.5, §7.3) by calling the pure rules of
-// forms/edge, and renders ModuleWorker readiness and endpoint outputs.
-// It implements host.Family for any definition version of the group.
+// forms/edge, and renders ModuleWorker readiness and endpoint outputs;
+// on the v1beta1 group also the artifact-backed revisions, the static
+// assets of a WorkerVersion and the SQLite migration ledger
+// (spec/lane-v1beta1.md §3.6, §5.2, §6.4–§6.7; v1beta1.go, ledger.go).
+// It implements host.Family for any definition version of either group;
+// the rules of one group never look at resources of the other (every
+// relation names its own group, spec/lane-v1beta1.md §6.3).
 package edgehost
 
 import (
@@ -59,8 +65,9 @@ func New() *Family {
 	return &Family{EndpointDomain: "workers.takoform.localhost", Artifacts: DefaultArtifactLimits}
 }
 
+// kindOf is def's kind when def is a Form of either Edge group, else "".
 func kindOf(def *form.Definition) string {
-	if def.Ref().APIVersion != Group {
+	if !edge.IsGroup(def.Ref().APIVersion) {
 		return ""
 	}
 	return def.Ref().Kind
@@ -93,8 +100,10 @@ func relTarget(res *store.Resource, field string) (string, error) {
 	return relName(spec, field), err
 }
 
+// key is the address of kind name beside res: same tenant, space and
+// Edge group (relations never cross groups).
 func key(res *store.Resource, kind, name string) store.Key {
-	return store.Key{Tenant: res.Tenant, Space: res.Space, APIVersion: Group, Kind: kind, Name: name}
+	return store.Key{Tenant: res.Tenant, Space: res.Space, APIVersion: res.APIVersion, Kind: kind, Name: name}
 }
 
 // lookup resolves a resource by key, nil when absent.
@@ -106,9 +115,10 @@ func lookup(tx store.Tx, k store.Key) (*store.Resource, error) {
 	return r, err
 }
 
-// holders lists the live resources of kind that pin target.
-func holders(tx store.Tx, targetUID, kind string) ([]*store.Resource, error) {
-	pins, err := tx.PinsTo(targetUID)
+// holders lists the live resources of kind, in target's group, that pin
+// target.
+func holders(tx store.Tx, target *store.Resource, kind string) ([]*store.Resource, error) {
+	pins, err := tx.PinsTo(target.UID)
 	if err != nil {
 		return nil, err
 	}
@@ -126,21 +136,11 @@ func holders(tx store.Tx, targetUID, kind string) ([]*store.Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.APIVersion == Group && (kind == "" || r.Kind == kind) {
+		if r.APIVersion == target.APIVersion && (kind == "" || r.Kind == kind) {
 			out = append(out, r)
 		}
 	}
 	return out, nil
-}
-
-// Limits advertises the bundle size limit on the bundle-shaped Forms
-// (spec/host-api-v1alpha3.md §8.1).
-func (f *Family) Limits(def *form.Definition) map[string]int64 {
-	switch kindOf(def) {
-	case WorkerBundle, WorkerVersion:
-		return map[string]int64{"maximumBundleBytes": f.Artifacts.MaximumBundleBytes}
-	}
-	return nil
 }
 
 // Canonicalize canonicalises a custom domain's hostname at the entry
@@ -185,8 +185,9 @@ func checkAggregate(def *form.Definition, spec map[string]any) error {
 	return nil
 }
 
-// Render renders ModuleWorker readiness (spec/host-api-v1alpha3.md §5.2) and WorkerEndpoint
-// outputs (spec/host-api-v1alpha3.md §6.5).
+// Render renders ModuleWorker readiness (spec/host-api-v1alpha3.md §5.2), WorkerEndpoint
+// outputs (spec/host-api-v1alpha3.md §6.5) and SQLiteMigrationApplication
+// readiness (spec/lane-v1beta1.md §5.2).
 func (f *Family) Render(tx store.Tx, def *form.Definition, res *store.Resource) ([]wire.Condition, map[string]any, error) {
 	switch kindOf(def) {
 	case ModuleWorker:
@@ -195,6 +196,10 @@ func (f *Family) Render(tx store.Tx, def *form.Definition, res *store.Resource) 
 	case WorkerEndpoint:
 		h := f.EndpointHostname(res)
 		return nil, map[string]any{"hostname": h, "url": "https://" + h + "/"}, nil
+	}
+	if v1beta1Kind(def) == SQLiteMigrationApplication {
+		c, err := f.migrationReadiness(tx, res)
+		return []wire.Condition{c}, nil, err
 	}
 	return nil, nil, nil
 }
@@ -209,9 +214,14 @@ func (f *Family) EndpointHostname(res *store.Resource) string {
 	return "ep-" + hex.EncodeToString(sum[:8]) + "." + f.EndpointDomain
 }
 
-// Affected: a deployment's change moves its worker's readiness.
+// Affected: a deployment's change moves its worker's readiness; an
+// application's commit moves its database's ledger, so the readiness of
+// every other application of that database (spec/lane-v1beta1.md §5.2).
 func (f *Family) Affected(tx store.Tx, res *store.Resource) ([]store.Key, error) {
-	if res.APIVersion == Group && res.Kind == WorkerDeployment {
+	if res.APIVersion == GroupV1beta1 && res.Kind == SQLiteMigrationApplication {
+		return applicationsOf(tx, res)
+	}
+	if edge.IsGroup(res.APIVersion) && res.Kind == WorkerDeployment {
 		name, err := relTarget(res, "worker")
 		if err != nil {
 			return nil, err

@@ -303,4 +303,7 @@ type Tx interface {
 	Queue
 	Objects
 	Secrets
+
+	// The durable migration ledgers of SQLite databases (ledger.go).
+	MigrationLedgers
 }

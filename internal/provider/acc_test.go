@@ -14,7 +14,9 @@ import (
 )
 
 // TestMain points terraform-plugin-testing at the repository's OpenTofu
-// (scripts/opentofu.sh builds it) and at a CLI config of our own.
+// (scripts/opentofu.sh builds it) and at a CLI config of our own, and
+// says in one line when no Terraform >= 1.11 is on PATH for the tests
+// that also run under it (clis).
 func TestMain(m *testing.M) {
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		_, file, _, _ := runtime.Caller(0)
@@ -33,6 +35,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	setenv(map[string]string{"TF_CLI_CONFIG_FILE": cfg})
+	if note := terraformNote(); note != "" && os.Getenv("TF_ACC") != "" {
+		fmt.Fprintln(os.Stderr, note)
+	}
 	code := m.Run()
 	if err := os.RemoveAll(dir); err != nil && code == 0 {
 		fmt.Fprintln(os.Stderr, "remove", dir+":", err)

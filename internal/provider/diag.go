@@ -23,6 +23,7 @@ type identity struct {
 	ExpectedRevision, CurrentRevision     string
 	Operation                             string
 	Code                                  Code // set when the error is the provider's own
+	RevisionDelete                        bool // a revision's delete: dependency_in_use renders RevisionDeleteRepair
 }
 
 // Code is one of the provider's own refusal codes: the closed
@@ -107,6 +108,15 @@ var HostReasonRepairs = map[string]string{
 	"deployment_has_dependents":  "Delete the dependents first: give each of them depends_on = [this deployment] so OpenTofu orders the teardown.",
 }
 
+// RevisionDeleteRepair is the repair of a revision's delete
+// (takoform_worker_bundle, takoform_worker_version) refused as
+// dependency_in_use, whatever the host's reason: the common rollout
+// failure. Changed content gives a revision a new derived name; without
+// create_before_destroy OpenTofu deletes the old revision first, while
+// the deployment still weights it (spec/terraform-surface.md "Revision
+// types").
+const RevisionDeleteRepair = "If this delete is the old half of a replacement (changed content gave the revision a new name), add lifecycle { create_before_destroy = true } to the takoform_worker_bundle and takoform_worker_version resources and apply again: OpenTofu then creates the new revision and repoints what names it before it deletes the old one. Otherwise delete or repoint the dependents the message names first."
+
 // renderError is THE renderer: summary, detail prose, Host:/Cause:, the
 // identity block in fixed order, Code and Retryable, then one repair.
 func renderError(summary string, err error, id identity) diag.Diagnostics {
@@ -153,6 +163,9 @@ func renderDetail(err error, id identity) string {
 		repair = info.Repair
 		if r, ok := HostReasonRepairs[we.HostCode]; ok {
 			repair = r
+		}
+		if id.RevisionDelete && we.Code == wire.DependencyInUse {
+			repair = RevisionDeleteRepair
 		}
 		retry = yesNo(info.Retryable)
 		if p, ok := we.Details["pointer"].(string); ok && id.Pointer == "" {

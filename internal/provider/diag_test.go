@@ -162,3 +162,27 @@ func TestHostReasonRefinesTheRepair(t *testing.T) {
 		t.Errorf("an unrefined host reason must keep the code's repair:\n%s", plain)
 	}
 }
+
+// TestRevisionDeleteNamesCreateBeforeDestroy: a revision's delete refused
+// as dependency_in_use (under our host's reason or none) ends in the
+// lifecycle repair; another resource's, or a revision's other refusal,
+// keeps its code's repair.
+func TestRevisionDeleteNamesCreateBeforeDestroy(t *testing.T) {
+	pinned := wire.Errorf(wire.DependencyInUse, "still referenced").WithHostCode("relation_pinned")
+	bare := wire.Errorf(wire.DependencyInUse, "still referenced")
+	for _, err := range []error{pinned, bare, &client.OperationFailedError{Err: pinned}} {
+		detail := renderError("Cannot delete", err, identity{Type: "takoform_worker_version", RevisionDelete: true})[0].Detail()
+		if !strings.HasSuffix(detail, "Code: dependency_in_use (host, HTTP 409)\nRetryable: no\n"+RevisionDeleteRepair) {
+			t.Errorf("a revision's refused delete (%v) does not end in the lifecycle repair:\n%s", err, detail)
+		}
+	}
+	for _, tc := range []struct {
+		err      *wire.Error
+		revision bool
+	}{{pinned, false}, {wire.Errorf(wire.GenerationConflict, "moved"), true}} {
+		detail := renderError("Cannot delete", tc.err, identity{Type: "takoform_x", RevisionDelete: tc.revision})[0].Detail()
+		if !strings.HasSuffix(detail, wire.Taxonomy[tc.err.Code].Repair) || strings.Contains(detail, "create_before_destroy") {
+			t.Errorf("%s (revision %v) lost its code's repair:\n%s", tc.err.Code, tc.revision, detail)
+		}
+	}
+}

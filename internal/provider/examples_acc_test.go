@@ -110,11 +110,24 @@ func exampleDirs(t *testing.T, examples string) []string {
 // resource's identity import example imports it back (plan: only imports;
 // then no changes); then destroy.
 // The provider example is validated (its endpoint is a placeholder). Each
-// resource type and each data source must have an example.
+// resource type and each data source must have an example. It runs under
+// the pinned OpenTofu and, when one is on PATH, Terraform (clis); a
+// Terraform before 1.12 skips the identity imports, saying so.
 func TestAccExamples(t *testing.T) {
-	bin := tofuBinary(t)
-	h := accHost(t, hosttest.Options{})
+	tools := clis(t)
 	env := devOverrides(t)
+	for _, c := range tools {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			t.Logf("running under %s %s", c.path, c.version)
+			examplesUnder(t, c, env)
+		})
+	}
+}
+
+func examplesUnder(t *testing.T, c cliTool, env []string) {
+	bin := c.path
+	h := accHost(t, hosttest.Options{})
 	src := filepath.Join(repoRoot(t), "examples")
 	work := filepath.Join(t.TempDir(), "examples")
 	// copy the examples tree; import blocks only work in a root module, so
@@ -165,7 +178,18 @@ func TestAccExamples(t *testing.T) {
 	tofu(t, bin, work, env, []int{0}, "get", "-no-color") // installs the local modules; the provider is overridden, so no init
 	tofu(t, bin, work, env, []int{0}, "apply", "-auto-approve", "-input=false", "-no-color")
 	tofu(t, bin, work, env, []int{0}, "plan", "-detailed-exitcode", "-input=false", "-no-color") // 2: changes
+	if c.identityImport() {
+		importExamplesByIdentity(t, bin, work, src, env, reg)
+	} else {
+		t.Logf("skipping the identity import examples: Terraform %d.%d has no identity in import blocks (Terraform 1.12 and later)", c.major, c.minor)
+	}
+	tofu(t, bin, work, env, []int{0}, "destroy", "-auto-approve", "-input=false", "-no-color")
+	tofu(t, bin, filepath.Join(work, "provider"), env, []int{0}, "validate", "-no-color")
+}
 
+// importExamplesByIdentity imports every applied example resource back
+// through its example's import-by-identity.tf and plans empty again.
+func importExamplesByIdentity(t *testing.T, bin, work, src string, env []string, reg *provider.Registry) {
 	// The identity import examples: forget each example resource, import it
 	// back through its example's import block (addressed into its module,
 	// in its module's space), and plan empty again. A revision type's
@@ -200,6 +224,4 @@ func TestAccExamples(t *testing.T) {
 	}
 	tofu(t, bin, work, env, []int{0}, "apply", "-input=false", "-no-color", "imports.tfplan")
 	tofu(t, bin, work, env, []int{0}, "plan", "-detailed-exitcode", "-input=false", "-no-color")
-	tofu(t, bin, work, env, []int{0}, "destroy", "-auto-approve", "-input=false", "-no-color")
-	tofu(t, bin, filepath.Join(work, "provider"), env, []int{0}, "validate", "-no-color")
 }

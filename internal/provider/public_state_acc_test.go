@@ -37,12 +37,26 @@ const publicProvider = "registry.terraform.io/tako0614/takoform"
 // From there a refresh plans empty, a rollout and an update apply, every
 // type imports by name under the public FormRef, and destroy removes
 // everything (decision spec/decisions/0016-equivalent-identities.md).
+// It runs under the pinned OpenTofu and, when one is on PATH, Terraform
+// (clis): the switch is the same `state replace-provider` there.
 func TestAccPublicProviderState(t *testing.T) {
 	ref := testref.Dir(t)
 	cat, err := host.LoadFamilies(host.FamilySources([]string{ref}, func(d string) fs.FS { return os.DirFS(d) }))
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, c := range clis(t) {
+		t.Run(c.name, func(t *testing.T) {
+			// terraform-plugin-testing reads the CLI from the environment;
+			// no parallel test runs while a sequential one does
+			t.Setenv("TF_ACC_TERRAFORM_PATH", c.path)
+			t.Logf("running under %s %s", c.path, c.version)
+			publicProviderState(t, ref, cat, c)
+		})
+	}
+}
+
+func publicProviderState(t *testing.T, ref string, cat *form.Catalog, c cliTool) {
 	h := accHost(t, hosttest.Options{Catalog: cat})
 	fixture := readFile(t, "testdata/state/public-provider-v1.tfstate")
 	checkPublicFixture(t, ref, cat, fixture)
@@ -91,13 +105,20 @@ func TestAccPublicProviderState(t *testing.T) {
 			t.Fatalf("want one working directory under %s, found %v", base, dirs)
 		}
 		path := filepath.Join(dirs[0], "terraform.tfstate")
+		var written struct {
+			Version string `json:"terraform_version"`
+		}
+		if err := json.Unmarshal(readFile(t, path), &written); err != nil || !strings.HasPrefix(written.Version, fmt.Sprintf("%d.%d.", c.major, c.minor)) {
+			t.Fatalf("the state was written by %q (%v), not by the %s under test (%s)", written.Version, err, c.name, c.version)
+		}
 		if err := os.WriteFile(path, fillPublicFixture(t, h, fixture, modulesV1), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), "state", "replace-provider", "-auto-approve", publicProvider, "registry.opentofu.org/takoform/takoform")
 		cmd.Dir = dirs[0]
+		cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
 		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("tofu state replace-provider: %v\n%s", err, b)
+			t.Fatalf("%s state replace-provider: %v\n%s", cmd.Path, err, b)
 		}
 		var after struct {
 			Resources []struct {

@@ -15,18 +15,15 @@ import (
 )
 
 // quickstartDir copies examples/quickstart (main.tf and its module
-// sources) into a new working directory and runs tofu init. The provider
+// sources) into a new working directory and runs init with c. The provider
 // is served in-process, so the host (TAKOFORM_* in the example) comes from
 // an OpenTofu override file merged into its empty provider block, and the
 // module paths are made absolute (${abspath(path.module)}): OpenTofu
 // evaluates them, but the in-process provider does not share its working
 // directory.
-func quickstartDir(t *testing.T, h *hosttest.Host, space string) *tofuDir {
+func quickstartDir(t *testing.T, h *hosttest.Host, space string, c cliTool) *tofuDir {
 	t.Helper()
-	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
-		t.Skip("needs OpenTofu: run scripts/opentofu.sh (make test does) or set TF_ACC_TERRAFORM_PATH")
-	}
-	d := &tofuDir{t: t, dir: t.TempDir(), reg: edgeRegistry(t)}
+	d := &tofuDir{t: t, dir: t.TempDir(), reg: edgeRegistry(t), bin: c.path}
 	src := filepath.Join("..", "..", "examples", "quickstart")
 	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -96,12 +93,23 @@ func requireNoOpImports(t *testing.T, p *tfjson.Plan, want []string) {
 // revisions with derived names) applied in one working directory and
 // imported into a fresh one with the same configuration plans only no-op
 // imports; after that apply, the plan is empty
-// (spec/decisions/0007-orphan-recovery.md rule 3).
+// (spec/decisions/0007-orphan-recovery.md rule 3). It runs under the
+// pinned OpenTofu and, when one is on PATH, Terraform (clis).
 func TestAccQuickstartImportPlansEmpty(t *testing.T) {
 	t.Parallel()
+	for _, c := range clis(t) {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			t.Logf("running under %s %s", c.path, c.version)
+			quickstartImportPlansEmpty(t, c)
+		})
+	}
+}
+
+func quickstartImportPlansEmpty(t *testing.T, c cliTool) {
 	const space = "Prod North"
 	h := accHost(t, hosttest.Options{})
-	first := quickstartDir(t, h, space)
+	first := quickstartDir(t, h, space, c)
 	first.must("apply", "-auto-approve", "-input=false", "-no-color")
 	types := map[string]bool{}
 	var blocks strings.Builder
@@ -114,7 +122,7 @@ func TestAccQuickstartImportPlansEmpty(t *testing.T) {
 	if len(types) != 12 {
 		t.Fatalf("examples/quickstart holds %d of the 12 Edge types: %v", len(types), types)
 	}
-	second := quickstartDir(t, h, space)
+	second := quickstartDir(t, h, space, c)
 	if err := os.WriteFile(filepath.Join(second.dir, "imports.tf"), []byte(blocks.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -372,7 +372,9 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	err := r.data.Client.DeleteAndWait(ctx, e.address(), e.precondition())
 	if err != nil && !client.IsNotFound(err) {
-		resp.Diagnostics.Append(r.mutationError("Cannot delete "+r.spec.Name, err, e.fenced(s.id))...)
+		id := e.fenced(s.id)
+		id.RevisionDelete = r.spec.Revision
+		resp.Diagnostics.Append(r.mutationError("Cannot delete "+r.spec.Name, err, id)...)
 	}
 }
 

@@ -31,6 +31,7 @@ type tofuDir struct {
 	dir string
 	reg *provider.Registry
 	env []string // added to every command's environment
+	bin string   // the CLI; "" is the pinned OpenTofu (TF_ACC_TERRAFORM_PATH)
 }
 
 const providerAddr = "registry.opentofu.org/takoform/takoform"
@@ -99,9 +100,13 @@ type command struct {
 func (d *tofuDir) start(args ...string) *command {
 	d.t.Helper()
 	env, stop := d.serve()
-	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
+	bin := d.bin
+	if bin == "" {
+		bin = os.Getenv("TF_ACC_TERRAFORM_PATH")
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = d.dir
-	cmd.Env = append(append(os.Environ(), d.env...), env, "TF_IN_AUTOMATION=1", "TF_LOG=")
+	cmd.Env = append(append(os.Environ(), d.env...), env, "TF_IN_AUTOMATION=1", "TF_LOG=", "CHECKPOINT_DISABLE=1")
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

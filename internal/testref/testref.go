@@ -52,3 +52,19 @@ func Find() (string, bool) {
 		}
 	}
 }
+
+// V1beta1Dir returns the public v1beta1 family's data
+// (../shared/reference/takoform-v1beta1: the 15 Forms of
+// edge.forms.takoform.com/v1beta1 with their Interfaces and Bindings,
+// spec/lane-v1beta1.md §6.3) or skips t when it is absent.
+func V1beta1Dir(t testing.TB) string {
+	t.Helper()
+	dir, ok := Find()
+	if ok {
+		dir = filepath.Join(filepath.Dir(dir), "takoform-v1beta1")
+	}
+	if st, err := os.Stat(dir); !ok || err != nil || !st.IsDir() {
+		t.Skip("reference data ../shared/reference/takoform-v1beta1 is absent beside the repository; skipping the v1beta1 family check")
+	}
+	return dir
+}

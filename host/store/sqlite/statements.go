@@ -85,6 +85,10 @@ const (
 	qDeleteObjectUpload
 	qPutObjectPart
 	qObjectParts
+	qLedgerEntries
+	qLedgerLength
+	qLedgerAppend
+	qLedgerHead
 	numQueries
 )
 
@@ -241,6 +245,12 @@ var queries = [numQueries]string{
 		ON CONFLICT (bucket, upload, number) DO UPDATE SET tenant = excluded.tenant, file = excluded.file,
 		size = excluded.size, etag = excluded.etag`,
 	qObjectParts: `SELECT tenant, number, file, size, etag FROM object_parts WHERE bucket = ? AND upload = ? ORDER BY number`,
+	// migration ledgers (ledger.go).
+	qLedgerEntries: `SELECT path, digest FROM migration_ledger_entries WHERE database = ? ORDER BY position`,
+	qLedgerLength:  `SELECT length FROM migration_ledgers WHERE database = ?`,
+	qLedgerAppend:  `INSERT INTO migration_ledger_entries (database, position, path, digest) VALUES (?, ?, ?, ?)`,
+	qLedgerHead: `INSERT INTO migration_ledgers (database, tenant, length) VALUES (?, ?, ?)
+		ON CONFLICT (database) DO UPDATE SET length = excluded.length`,
 }
 
 const objectCols = `bucket, key, tenant, file, size, etag, content_type, uploaded_at`

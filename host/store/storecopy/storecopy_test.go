@@ -109,6 +109,12 @@ func TestCopyMovesAHost(t *testing.T) {
 			Sealed: kvValue, KeyID: "0123456789abcdef", UpdatedAt: time.UnixMilli(3000)}); err != nil {
 			return err
 		}
+		if _, err := tx.LockMigrationLedger("tenant-a", "uid-database"); err != nil {
+			return err
+		}
+		if err := tx.AppendMigrationLedger("tenant-a", "uid-database", 0, []store.MigrationEntry{{Path: "0001.sql", Digest: "sha256:6bba7147e303c69ca15b2870b7a2c43d2893c1ec76bb50c622e7d35157d2b858"}}); err != nil {
+			return err
+		}
 		return tx.QueueSend([]*store.QueueMessage{{Tenant: "tenant-a", Queue: "uid-queue", ID: "msg_1", Body: kvValue,
 			AcceptedAt: time.UnixMilli(1000), DeliverableAt: time.UnixMilli(2000)}})
 	})
@@ -138,13 +144,14 @@ func TestCopyMovesAHost(t *testing.T) {
 	for _, tb := range tables {
 		rows[tb.Name] = tb.Rows
 	}
-	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1, "kv_entries": 2, "queue_messages": 1, "worker_secrets": 1} {
+	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1, "kv_entries": 2, "queue_messages": 1, "worker_secrets": 1,
+		"migration_ledgers": 1, "migration_ledger_entries": 1} {
 		if rows[table] != want {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
 	}
-	if len(tables) != 19 {
-		t.Errorf("copied %d tables, want all 19", len(tables))
+	if len(tables) != 21 {
+		t.Errorf("copied %d tables, want all 21", len(tables))
 	}
 
 	pg := hosttest.Start(t, hosttest.Options{Data: target})

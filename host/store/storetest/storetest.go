@@ -6,7 +6,8 @@
 // holdings (§3.6), sequences, maintenance (schema version, gauges, usage,
 // artifact references and conditional sweeps, maintenance.go), edge.kv
 // entries (kv.go), edge.queue messages (queue.go), edge.objects metadata
-// (objects.go), sealed sensitive values (secrets.go), and
+// (objects.go), sealed sensitive values (secrets.go), migration ledgers
+// (ledger.go), and
 // transaction isolation (an Update commits all or nothing, concurrent
 // Updates do not affect each other, a View sees committed data only).
 //
@@ -79,6 +80,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	suites = append(suites, queueCases...)
 	suites = append(suites, objectCases...)
 	suites = append(suites, secretCases...)
+	suites = append(suites, ledgerCases...)
 	for _, sc := range suites {
 		t.Run(sc.name, func(t *testing.T) { sc.fn(t, open(t)) })
 	}
