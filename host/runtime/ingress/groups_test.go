@@ -1,11 +1,12 @@
 package ingress_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,12 +14,13 @@ import (
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
-	"github.com/takoform/takoform/host/edgehost"
+	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/host/runtime/gateway"
-	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/runtime/ingress"
 	"github.com/takoform/takoform/internal/hosttest"
+	"github.com/takoform/takoform/wire"
 )
 
 // groupSource answers {answer: label} and, through its KV binding CACHE,
@@ -66,18 +68,20 @@ func groupSource(label string, sql bool) []byte {
 // which refuses a schema change at runtime; tail follows each worker by
 // its group.
 //
-// The v1alpha1 app is created through the Host API on lane v1alpha3.
-// This host does not serve lane v1beta1 over HTTP yet, and one catalog
-// cannot install both families (their Interfaces share name@version), so
-// the v1beta1 app is written into the same store directly: a copy of the
-// v1alpha1 resources under the v1beta1 group and FormRefs (the forms of
-// forms/edge.FamilyV1beta1), with new UIDs, its relations pinned within
-// the group, and a bundle uploaded through the Host API. The data plane
-// reads only the store, so it sees them as the lane would write them.
+// Every resource is created through the Host API (lane v1alpha3). One
+// catalog cannot install both families (their Interfaces share
+// name@version) and this host does not serve lane v1beta1 yet, so the
+// v1alpha1 app is created on a host serving the builtin family, which is
+// then stopped, and the v1beta1 app on a host over the SAME data file
+// serving our v1beta1 family (forms/edge.FamilyV1beta1) alone; its data
+// plane reads the store, so it runs both. The migration's SQL is run by
+// the gateway's ApplyMigrations, which the host's apply does not call yet.
 func TestBothEdgeGroupsRunSideBySide(t *testing.T) {
-	h, front := startHost(t, enginetest.Binary(t))
+	bin := enginetest.Binary(t)
+	h, _ := startHost(t, bin)
 	ctx := context.Background()
-	e, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
+	creds := conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}
+	e, err := conformance.NewEnv(ctx, h.URL, creds, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,27 +92,35 @@ func TestBothEdgeGroupsRunSideBySide(t *testing.T) {
 	worker, alphaHost, _ := deployApp(t, e, e.A1, groupSource("alpha", false), map[string]any{
 		"kvBindings": []any{map[string]any{"name": "CACHE", "resource": conformance.Rel("EdgeKVNamespace", kv.Metadata.Name)}},
 	}, true)
-	betaDigest, err := e.UploadBundle(ctx, e.A1, groupSource("beta", true))
+	h.Stop()
+
+	cat, err := host.LoadFamilies([]host.FamilySource{{Name: "v1beta1", FS: edge.FamilyV1beta1()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	uids := copyIntoV1beta1(t, h, betaDigest)
-	ledger, err := h.Gateway.ApplyMigrations(ctx, uids["SQLiteDatabase"], []gateway.MigrationFile{
+	log := slog.New(slog.NewTextHandler(testLog{t}, nil))
+	h = hosttest.Start(t, hosttest.Options{Path: h.Path, Catalog: cat, Workerd: bin, Logger: log})
+	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log})
+	t.Cleanup(front.Close)
+	eb, err := conformance.NewEnv(ctx, h.URL, creds, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	betaHost, dbUID := deployV1beta1(t, eb, cat, e.Space, worker, groupSource("beta", true))
+	ledger, err := h.Gateway.ApplyMigrations(ctx, dbUID, []gateway.MigrationFile{
 		{Path: "0001_visits.sql", Digest: "sha256:01", SQL: "CREATE TABLE visits (n INTEGER NOT NULL);"},
 	})
 	if err != nil || len(ledger) != 1 {
 		t.Fatalf("migrate: %v %v", ledger, err)
 	}
-	h.Runtime.Notify(store.Key{Tenant: "tenant-a", APIVersion: edge.GroupV1beta1, Kind: "WorkerEndpoint"})
-	betaHost := edgehost.New().EndpointHostname(&store.Resource{Key: store.Key{Tenant: "tenant-a"}, UID: uids["WorkerEndpoint"]})
 
 	waitFor(t, front, alphaHost, "alpha")
 	waitFor(t, front, betaHost, "beta")
-	if a, _ := h.Runtime.WorkerOf(betaHost); a.Group != edge.GroupV1beta1 || a.Name != worker {
-		t.Errorf("the v1beta1 endpoint routes to %+v; want %s of %s", a, worker, edge.GroupV1beta1)
+	if a, _ := h.Runtime.WorkerOf(betaHost); a.Group != edge.GroupV1beta1 || a.Name != worker || a.Space != e.Space {
+		t.Errorf("the v1beta1 endpoint routes to %+v; want %s/%s of %s", a, e.Space, worker, edge.GroupV1beta1)
 	}
-	if a, _ := h.Runtime.WorkerOf(alphaHost); a.Group != edge.GroupV1alpha1 || a.Name != worker {
-		t.Errorf("the v1alpha1 endpoint routes to %+v; want %s of %s", a, worker, edge.GroupV1alpha1)
+	if a, _ := h.Runtime.WorkerOf(alphaHost); a.Group != edge.GroupV1alpha1 || a.Name != worker || a.Space != e.Space {
+		t.Errorf("the v1alpha1 endpoint routes to %+v; want %s/%s of %s", a, e.Space, worker, edge.GroupV1alpha1)
 	}
 
 	if status, body := do(t, front, http.MethodPut, betaHost, "/kv?key=k", []byte("from beta")); status != 200 || body != "stored" {
@@ -160,87 +172,50 @@ func TestBothEdgeGroupsRunSideBySide(t *testing.T) {
 	}
 }
 
-// copyIntoV1beta1 copies every v1alpha1 resource of the (fresh) host into
-// the v1beta1 group under the same names, with new UIDs, the v1beta1
-// family's FormRefs and relations, pinned within the group; the bundle's
-// manifest becomes betaDigest, and the version also binds a new v1beta1
-// SQLiteDatabase as DB. It returns the new UIDs by kind.
-func copyIntoV1beta1(t *testing.T, h *hosttest.Host, betaDigest string) map[string]string {
+// deployV1beta1 creates through e's host, in space, the v1beta1 app: a
+// ModuleWorker named worker, an EdgeKVNamespace bound as CACHE, a
+// SQLiteDatabase bound as DB, the bundle of source, a version serving
+// fetch, a deployment and an endpoint. It returns the endpoint's hostname
+// and the database's UID.
+func deployV1beta1(t *testing.T, e *conformance.Env, cat *form.Catalog, space, worker string, source []byte) (hostname, dbUID string) {
 	t.Helper()
-	fam, findings := form.LoadFamily(edge.FamilyV1beta1())
-	if len(findings) > 0 {
-		t.Fatalf("the v1beta1 family: %v", findings)
-	}
+	ctx := context.Background()
 	refs := map[string]form.FormRef{}
-	for _, f := range fam.Forms {
-		refs[f.Definition.Ref().Kind] = f.Definition.Ref()
+	for _, in := range cat.Forms() {
+		if r := in.Definition.Ref(); r.APIVersion == edge.GroupV1beta1 {
+			refs[r.Kind] = r
+		}
 	}
-	alpha, beta := []byte(edge.GroupV1alpha1), []byte(edge.GroupV1beta1)
-	newUIDs := map[string]string{} // old UID → new
-	byKind := map[string]string{}
-	err := h.Store.Update(context.Background(), func(tx store.Tx) error {
-		var olds []*store.Resource
-		for _, kind := range []string{"EdgeKVNamespace", "ModuleWorker", "WorkerBundle", "WorkerVersion", "WorkerDeployment", "WorkerEndpoint"} {
-			rs, err := tx.ResourcesOfKind(edge.GroupV1alpha1, kind)
-			if err != nil {
-				return err
-			}
-			if len(rs) != 1 {
-				return fmt.Errorf("%d %s resources; want 1", len(rs), kind)
-			}
-			olds = append(olds, rs[0])
-			newUIDs[rs[0].UID] = rs[0].UID + "-v1beta1"
-			byKind[kind] = newUIDs[rs[0].UID]
+	rel := func(kind, name string) map[string]any {
+		return map[string]any{"apiVersion": edge.GroupV1beta1, "kind": kind, "name": name}
+	}
+	create := func(kind, name string, spec map[string]any) *wire.Resource {
+		t.Helper()
+		r, err := e.Apply(ctx, e.A1, e.RequestIn(space, refs[kind], name, spec), nil)
+		if err != nil {
+			t.Fatalf("create the v1beta1 %s: %v", kind, err)
 		}
-		db := *olds[0]
-		db.Kind, db.Name, db.UID, db.Spec = "SQLiteDatabase", "notes", "sqlite-notes-v1beta1", []byte(`{}`)
-		db.APIVersion, db.FormRef = edge.GroupV1beta1, refs["SQLiteDatabase"]
-		if err := tx.CreateResource(&db); err != nil {
-			return err
-		}
-		byKind["SQLiteDatabase"] = db.UID
-		for _, old := range olds {
-			r := *old
-			r.APIVersion, r.FormRef, r.UID = edge.GroupV1beta1, refs[old.Kind], newUIDs[old.UID]
-			r.Spec = bytes.ReplaceAll(old.Spec, alpha, beta)
-			var spec map[string]any
-			if err := json.Unmarshal(r.Spec, &spec); err != nil {
-				return err
-			}
-			switch old.Kind {
-			case "WorkerBundle":
-				spec["manifestDigest"] = betaDigest
-			case "WorkerVersion":
-				spec["sqliteBindings"] = []any{map[string]any{"name": "DB", "resource": map[string]any{"apiVersion": edge.GroupV1beta1, "kind": "SQLiteDatabase", "name": db.Name}}}
-			}
-			var err error
-			if r.Spec, err = json.Marshal(spec); err != nil {
-				return err
-			}
-			if err := tx.CreateResource(&r); err != nil {
-				return fmt.Errorf("create the v1beta1 %s: %w", r.Kind, err)
-			}
-			pins, err := tx.Pins(old.UID)
-			if err != nil {
-				return err
-			}
-			for i := range pins {
-				p := &pins[i]
-				p.SourceUID, p.TargetUID, p.TargetAPIVersion = r.UID, newUIDs[p.TargetUID], edge.GroupV1beta1
-				p.TargetFormRef = refs[p.TargetKind]
-			}
-			if old.Kind == "WorkerVersion" {
-				pins = append(pins, store.Pin{SourceUID: r.UID, Pointer: "/sqliteBindings/0/resource", RelationPointer: "/sqliteBindings/*/resource",
-					TargetAPIVersion: edge.GroupV1beta1, TargetKind: "SQLiteDatabase", TargetName: db.Name, TargetUID: db.UID, TargetFormRef: refs["SQLiteDatabase"]})
-			}
-			if err := tx.ReplacePins(r.UID, pins); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+		return r
+	}
+	create("ModuleWorker", worker, map[string]any{})
+	kv := create("EdgeKVNamespace", e.Name("kv"), map[string]any{})
+	db := create("SQLiteDatabase", e.Name("db"), map[string]any{})
+	digest, err := e.UploadBundle(ctx, e.A1, source)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return byKind
+	bundle := create("WorkerBundle", e.Name("bundle"), map[string]any{"manifestDigest": digest})
+	version := create("WorkerVersion", e.Name("version"), map[string]any{
+		"worker": rel("ModuleWorker", worker), "bundle": rel("WorkerBundle", bundle.Metadata.Name), "handlers": []any{"fetch"},
+		"kvBindings":     []any{map[string]any{"name": "CACHE", "resource": rel("EdgeKVNamespace", kv.Metadata.Name)}},
+		"sqliteBindings": []any{map[string]any{"name": "DB", "resource": rel("SQLiteDatabase", db.Metadata.Name)}},
+	})
+	create("WorkerDeployment", e.Name("deploy"), map[string]any{"worker": rel("ModuleWorker", worker),
+		"versions": []any{map[string]any{"weight": 10000, "workerVersion": rel("WorkerVersion", version.Metadata.Name)}}})
+	ep := create("WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": rel("ModuleWorker", worker)})
+	var out struct{ Hostname string }
+	if err := json.Unmarshal(ep.Status.Outputs, &out); err != nil || out.Hostname == "" {
+		t.Fatalf("the v1beta1 endpoint's outputs %s: %v", ep.Status.Outputs, err)
+	}
+	return out.Hostname, db.Metadata.UID
 }
