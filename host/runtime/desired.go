@@ -318,6 +318,11 @@ func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []
 	if v.manifest == "" {
 		v.unrunnable = "its bundle is gone"
 	}
+	if spec["assets"] != nil && v.unrunnable == "" {
+		// spec/runtime-v1.md §9.2: serving without them would answer the
+		// worker's 404 where an asset belongs.
+		v.unrunnable = "its static assets (assets) are not served by this host's data plane yet"
+	}
 	vars := ijson.As[map[string]any](spec["vars"])
 	for _, k := range sortedKeys(vars) {
 		raw, err := ijson.CanonicalValue(vars[k])

@@ -86,7 +86,8 @@ func (f *desiredFixture) app(group, w, bindings string, pins ...string) {
 // TestDesiredReadsBothGroupsEachWithinItself: endpoints of both Edge
 // groups route; a v1beta1 version's sqliteBindings get the v1beta1
 // edge.sql projection; a binding naming a resource of the other group
-// makes the version not runnable (the families never relate).
+// makes the version not runnable (the families never relate), and so
+// do static assets, which are not served yet.
 func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 	f := newDesiredFixture(t)
 	f.add(edge.GroupV1alpha1, "SQLiteDatabase", "db-alpha", `{}`)
@@ -94,6 +95,7 @@ func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 	f.app(edge.GroupV1alpha1, "alpha", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-alpha")
 	f.app(edge.GroupV1beta1, "beta", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-beta")
 	f.app(edge.GroupV1beta1, "mixed", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-alpha")
+	f.app(edge.GroupV1beta1, "assets", `,"assets":{"bundle":{}},"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-beta")
 	d := f.read()
 	for w, want := range map[string]struct {
 		group string
@@ -103,6 +105,7 @@ func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 		"alpha": {edge.GroupV1alpha1, engine.KindSQL, ""},
 		"beta":  {edge.GroupV1beta1, engine.KindSQLV1beta1, ""},
 		"mixed": {edge.GroupV1beta1, engine.KindSQLV1beta1, "binding DB names a resource of " + edge.GroupV1alpha1},
+		"assets": {edge.GroupV1beta1, engine.KindSQLV1beta1, "its static assets"},
 	} {
 		r := d.hosts["ep-"+w+"-e.localhost"]
 		if r == nil || r.who.Group != want.group || len(r.versions) != 1 {
