@@ -102,9 +102,9 @@ func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 		kind  engine.Kind
 		why   string
 	}{
-		"alpha": {edge.GroupV1alpha1, engine.KindSQL, ""},
-		"beta":  {edge.GroupV1beta1, engine.KindSQLV1beta1, ""},
-		"mixed": {edge.GroupV1beta1, engine.KindSQLV1beta1, "binding DB names a resource of " + edge.GroupV1alpha1},
+		"alpha":  {edge.GroupV1alpha1, engine.KindSQL, ""},
+		"beta":   {edge.GroupV1beta1, engine.KindSQLV1beta1, ""},
+		"mixed":  {edge.GroupV1beta1, engine.KindSQLV1beta1, "binding DB names a resource of " + edge.GroupV1alpha1},
 		"assets": {edge.GroupV1beta1, engine.KindSQLV1beta1, "its static assets"},
 	} {
 		r := d.hosts["ep-"+w+"-e.localhost"]
