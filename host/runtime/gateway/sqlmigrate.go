@@ -61,10 +61,13 @@ func (g *Gateway) Ledger(ctx context.Context, uid string) ([]LedgerEntry, error)
 // in order, runs in ONE SQLite transaction with the append of its ledger
 // row: a failing file leaves neither its effects nor its entry, the files
 // before it stay applied, and the next call resumes at that file. It
-// returns the entries this call appended; on a failing file, those
-// before it and a *wire.Error invalid_argument with host code
-// migration_failed naming the file's path and SQLite's message (a fault
-// of the host's storage is an *Error, backend_unavailable or busy).
+// returns the in-file ledger as it stands after the call (what committed,
+// also when a file failed), so the caller can make the host store's copy
+// equal to it (after a crash between the two commits the in-file ledger
+// wins, spec/runtime-v1.md §9.3). A failing file is a *wire.Error
+// invalid_argument with host code migration_failed naming the file's
+// path and SQLite's message; a fault of the host's storage is an *Error
+// (backend_unavailable or busy).
 //
 // A file's statements run under the worker policy less the v1beta1
 // schema rule: schema changes are what it is for, while transaction
@@ -77,15 +80,15 @@ func (g *Gateway) Ledger(ctx context.Context, uid string) ([]LedgerEntry, error)
 // The database's size limit holds (a file that fills it fails
 // migration_failed); a file has no time limit.
 func (g *Gateway) ApplyMigrations(ctx context.Context, uid string, files []MigrationFile) ([]LedgerEntry, error) {
-	var applied []LedgerEntry
+	var ledger []LedgerEntry
 	var ferr error
 	err := g.sql.with(ctx, uid, func(e *engine, pol *policy) {
-		applied, ferr = g.migrate(e, pol, files)
+		ledger, ferr = g.migrate(e, pol, files)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return applied, ferr
+	return ledger, ferr
 }
 
 func (g *Gateway) migrate(e *engine, pol *policy, files []MigrationFile) ([]LedgerEntry, error) {
@@ -95,22 +98,21 @@ func (g *Gateway) migrate(e *engine, pol *policy, files []MigrationFile) ([]Ledg
 		return nil, unavailable(err)
 	}
 	if len(have) > len(files) {
-		return nil, wire.Errorf(wire.MigrationRequired, "the database's ledger holds %d applied files but the migration set lists %d; a set only grows by appended files: apply a set that extends %s", len(have), len(files), have[len(have)-1].Path)
+		return have, wire.Errorf(wire.MigrationRequired, "the database's ledger holds %d applied files but the migration set lists %d; a set only grows by appended files: apply a set that extends %s", len(have), len(files), have[len(have)-1].Path)
 	}
 	for i, h := range have {
 		if h.Path != files[i].Path || h.Digest != files[i].Digest {
-			return nil, wire.Errorf(wire.MigrationRequired, "migration %d was applied as %s (%s) but the set lists %s (%s) there; applied files never change: append a new file instead", i, h.Path, h.Digest, files[i].Path, files[i].Digest)
+			return have, wire.Errorf(wire.MigrationRequired, "migration %d was applied as %s (%s) but the set lists %s (%s) there; applied files never change: append a new file instead", i, h.Path, h.Digest, files[i].Path, files[i].Digest)
 		}
 	}
-	var applied []LedgerEntry
 	for i := len(have); i < len(files); i++ {
 		entry := LedgerEntry{Path: files[i].Path, Digest: files[i].Digest, AppliedAt: g.now().UTC()}
 		if err := migrateOne(e, pol, i, files[i], entry.AppliedAt); err != nil {
-			return applied, err
+			return have, err
 		}
-		applied = append(applied, entry)
+		have = append(have, entry)
 	}
-	return applied, nil
+	return have, nil
 }
 
 // migrateOne runs one file and appends its ledger row at position in

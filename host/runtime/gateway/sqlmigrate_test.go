@@ -28,7 +28,7 @@ func TestApplyMigrationsFileAndLedgerInOneTransaction(t *testing.T) {
 		t.Fatalf("a failing third file: %v", err)
 	}
 	if len(applied) != 2 || applied[1].Path != "0002.sql" {
-		t.Errorf("applied before the failure: %+v", applied)
+		t.Errorf("the ledger returned after the failure: %+v", applied)
 	}
 	ledger := func() []string {
 		t.Helper()
@@ -50,22 +50,23 @@ func TestApplyMigrationsFileAndLedgerInOneTransaction(t *testing.T) {
 	}
 	fixed := gateway.MigrationFile{Path: "0003.sql", Digest: "sha256:03b", SQL: "CREATE TABLE w (y); INSERT INTO w VALUES (1);"}
 	applied, err = f.gw.ApplyMigrations(ctx, betaDB, []gateway.MigrationFile{one, two, fixed})
-	if err != nil || len(applied) != 1 || applied[0].Digest != "sha256:03b" {
+	if err != nil || len(applied) != 3 || applied[2].Digest != "sha256:03b" {
 		t.Fatalf("the retry: %+v %v", applied, err)
 	}
 	if got := f.betaOK(t, "query", "SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM w) AS w"); got != `{"rows":[{"t":1,"w":1}],"rowsWritten":0}` {
 		t.Errorf("after the retry: %s", got)
 	}
-	if applied, err = f.gw.ApplyMigrations(ctx, betaDB, []gateway.MigrationFile{one, two, fixed}); err != nil || len(applied) != 0 {
-		t.Errorf("a second apply of the same set: %+v %v", applied, err)
+	again, err := f.gw.ApplyMigrations(ctx, betaDB, []gateway.MigrationFile{one, two, fixed})
+	if err != nil || len(again) != 3 || !again[2].AppliedAt.Equal(applied[2].AppliedAt) {
+		t.Errorf("a second apply of the same set runs nothing: %+v %v", again, err)
 	}
 	for name, set := range map[string][]gateway.MigrationFile{
 		"a shorter set":     {one, two},
 		"an edited file":    {one, {Path: "0002.sql", Digest: "sha256:02x", SQL: two.SQL}, fixed},
 		"another file path": {one, {Path: "0002b.sql", Digest: "sha256:02", SQL: two.SQL}, fixed},
 	} {
-		if _, err := f.gw.ApplyMigrations(ctx, betaDB, set); !errors.As(err, &we) || we.Code != wire.MigrationRequired {
-			t.Errorf("%s: %v, want migration_required", name, err)
+		if l, err := f.gw.ApplyMigrations(ctx, betaDB, set); !errors.As(err, &we) || we.Code != wire.MigrationRequired || len(l) != 3 {
+			t.Errorf("%s: %v (ledger %d entries), want migration_required and the 3 entries", name, err, len(l))
 		}
 	}
 	if got := len(ledger()); got != 3 {
