@@ -81,6 +81,9 @@ func TestSQLV1beta1Values(t *testing.T) {
 		{"query", "SELECT ?1 AS v, typeof(?1) AS k", []any{2.0}, `{"rows":[{"k":"integer","v":2}],"rowsWritten":0}`},
 		{"query", "SELECT 1e-7 AS small, 0.1 + 0.2 AS sum, -0.0 AS z, 'é😀' AS u, x'' AS e", nil,
 			`{"rows":[{"e":{"data":"","encoding":"base64"},"small":1e-7,"sum":0.30000000000000004,"u":"é😀","z":0}],"rowsWritten":0}`},
+		// RFC 8785 orders members by UTF-16 code units: U+1F600 (a surrogate
+		// pair) before U+FFFD, unlike UTF-8 byte order
+		{"query", "SELECT 4 AS \"\uFFFD\", 3 AS \"😀\", 2 AS \"é\", 1 AS z", nil, "{\"rows\":[{\"z\":1,\"é\":2,\"😀\":3,\"\uFFFD\":4}],\"rowsWritten\":0}"},
 		{"execute", "INSERT INTO t (n, s) VALUES (?1, ?2)", []any{7, "x"}, `{"rows":[],"rowsWritten":1}`},
 		{"execute", "UPDATE t SET n = n + 1 RETURNING n", nil, `{"rows":[{"n":8}],"rowsWritten":1}`},
 	} {
