@@ -15,7 +15,10 @@ import (
 	"github.com/takoform/takoform/ijson"
 )
 
-// The Edge kinds the data plane reads (spec/host-api-v1alpha3.md §6).
+// The Edge kinds the data plane reads (spec/host-api-v1alpha3.md §6), in
+// both Edge groups (forms/edge.Groups; spec/runtime-v1.md §0.1): a
+// resource's relations are followed within its own group only, as the
+// two families never relate (spec/lane-v1beta1.md §6.3).
 const (
 	kindWorker       = "ModuleWorker"
 	kindVersion      = "WorkerVersion"
@@ -31,12 +34,24 @@ var watchedKinds = map[string]bool{
 }
 
 // gatewayKinds maps the WorkerVersion binding lists the gateway serves to
-// their engine kind (spec/runtime-v1.md §5.1–§5.4).
+// their engine kind (spec/runtime-v1.md §5.1–§5.4); gatewayKind picks the
+// kind of a version's group.
 var gatewayKinds = map[string]engine.Kind{
 	"kvBindings":            engine.KindKV,
 	"bucketBindings":        engine.KindObjects,
 	"sqliteBindings":        engine.KindSQL,
 	"queueProducerBindings": engine.KindQueue,
+}
+
+// gatewayKind is the engine kind of a binding list of a version of group:
+// the v1beta1 family's sqliteBindings get its own edge.sql projection
+// (spec/runtime-v1.md §5.3); every other kind is the same in both.
+func gatewayKind(group, field string) (engine.Kind, bool) {
+	k, ok := gatewayKinds[field]
+	if ok && k == engine.KindSQL && group == edge.GroupV1beta1 {
+		k = engine.KindSQLV1beta1
+	}
+	return k, ok
 }
 
 // desired is what should run, read from the store in one View.
@@ -97,18 +112,24 @@ type readOpts struct {
 // readDesired reads every routable worker (each WorkerEndpoint, and each
 // WorkerCustomDomain whose tenant owns its hostname by domains,
 // spec/runtime-v1.md §10.6), its active deployment and the versions it
-// weights. hostname is the endpoint's host-assigned hostname
-// (status.outputs.hostname). A custom hostname claimed by two tenants is
-// routed for neither: the claim is unique per tenant only.
+// weights, in both Edge groups. hostname is the endpoint's host-assigned
+// hostname (status.outputs.hostname). A custom hostname claimed by two
+// WorkerCustomDomains is routed for neither: the claim is unique per
+// tenant only (and, within a tenant, across both groups:
+// spec/lane-v1beta1.md §2.5 rule 7).
 func readDesired(tx store.Tx, hostname func(*store.Resource) string, o readOpts) (*desired, error) {
 	d := &desired{hosts: map[string]*route{}, tenants: map[string]map[string]*versionSpec{}}
-	eps, err := tx.ResourcesOfKind(edge.Group, kindEndpoint)
-	if err != nil {
-		return nil, err
-	}
-	doms, err := tx.ResourcesOfKind(edge.Group, kindCustomDomain)
-	if err != nil {
-		return nil, err
+	var eps, doms []*store.Resource
+	for _, group := range edge.Groups() {
+		e, err := tx.ResourcesOfKind(group, kindEndpoint)
+		if err != nil {
+			return nil, err
+		}
+		c, err := tx.ResourcesOfKind(group, kindCustomDomain)
+		if err != nil {
+			return nil, err
+		}
+		eps, doms = append(eps, e...), append(doms, c...)
 	}
 	type attach struct {
 		res  *store.Resource
@@ -118,7 +139,7 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, o readOpts)
 	for _, ep := range eps {
 		all = append(all, attach{ep, hostname(ep)})
 	}
-	claims := map[string]map[string]bool{} // custom hostname → tenants claiming it
+	claims := map[string]int{} // custom hostname → WorkerCustomDomains claiming it
 	var custom []attach
 	for _, dom := range doms {
 		spec, err := ijson.DecodeObject(dom.Spec)
@@ -129,14 +150,11 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, o readOpts)
 		if err != nil {
 			continue
 		}
-		if claims[h] == nil {
-			claims[h] = map[string]bool{}
-		}
-		claims[h][dom.Tenant] = true
+		claims[h]++
 		custom = append(custom, attach{dom, h})
 	}
 	for _, a := range custom {
-		if len(claims[a.host]) == 1 && o.domains.Owns(a.res.Tenant, a.host) {
+		if claims[a.host] == 1 && o.domains.Owns(a.res.Tenant, a.host) {
 			all = append(all, a)
 		}
 	}
@@ -163,11 +181,11 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, o readOpts) (*route
 		return nil, err
 	}
 	w, err := present(tx.ResourceByUID(workerUID))
-	if err != nil || w == nil {
+	if err != nil || w == nil || w.APIVersion != att.APIVersion || w.Kind != kindWorker {
 		return nil, err
 	}
 	r := &route{tenant: w.Tenant, worker: w.Space + "/" + w.Name, who: workerOf(w)}
-	r.versions, err = deployed(tx, d, w.UID, o)
+	r.versions, err = deployed(tx, d, w, o)
 	if err != nil {
 		return nil, err
 	}
@@ -175,9 +193,10 @@ func readRoute(tx store.Tx, att *store.Resource, d *desired, o readOpts) (*route
 }
 
 // deployed is the weighted versions of the worker's active deployment,
-// in stored order (none without one), each added to d.
-func deployed(tx store.Tx, d *desired, workerUID string, o readOpts) ([]weighted, error) {
-	dep, err := deploymentOf(tx, workerUID)
+// in stored order (none without one), each added to d. A version of
+// another group than the worker's counts as absent ("" UID).
+func deployed(tx store.Tx, d *desired, w *store.Resource, o readOpts) ([]weighted, error) {
+	dep, err := deploymentOf(tx, w)
 	if err != nil || dep == nil {
 		return nil, err
 	}
@@ -196,21 +215,26 @@ func deployed(tx store.Tx, d *desired, workerUID string, o readOpts) ([]weighted
 		if err != nil {
 			return nil, fmt.Errorf("deployment %s/%s versions/%d: weight: %w", dep.Space, dep.Name, i, err)
 		}
-		out = append(out, weighted{uid: uid, weight: weight})
-		if uid == "" {
+		ver, err := present(tx.ResourceByUID(uid))
+		if err != nil {
+			return nil, err
+		}
+		if ver == nil || ver.APIVersion != w.APIVersion || ver.Kind != kindVersion {
+			out = append(out, weighted{weight: weight})
 			continue
 		}
-		if err := addVersion(tx, d, uid, o); err != nil {
+		out = append(out, weighted{uid: uid, weight: weight})
+		if err := addVersion(tx, d, ver, o); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// deploymentOf is the worker's active deployment (the one deployment
-// whose /worker pins it), nil when none.
-func deploymentOf(tx store.Tx, workerUID string) (*store.Resource, error) {
-	pins, err := tx.PinsTo(workerUID)
+// deploymentOf is the worker's active deployment (the one deployment of
+// its group whose /worker pins it), nil when none.
+func deploymentOf(tx store.Tx, w *store.Resource) (*store.Resource, error) {
+	pins, err := tx.PinsTo(w.UID)
 	if err != nil {
 		return nil, err
 	}
@@ -222,19 +246,16 @@ func deploymentOf(tx store.Tx, workerUID string) (*store.Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		if src != nil && src.APIVersion == edge.Group && src.Kind == kindDeployment {
+		if src != nil && src.APIVersion == w.APIVersion && src.Kind == kindDeployment {
 			return src, nil
 		}
 	}
 	return nil, nil
 }
 
-// addVersion reads version uid into d (once).
-func addVersion(tx store.Tx, d *desired, uid string, o readOpts) error {
-	ver, err := present(tx.ResourceByUID(uid))
-	if err != nil || ver == nil {
-		return err
-	}
+// addVersion reads version ver into d (once).
+func addVersion(tx store.Tx, d *desired, ver *store.Resource, o readOpts) error {
+	uid := ver.UID
 	t := d.tenants[ver.Tenant]
 	if t == nil {
 		t = map[string]*versionSpec{}
@@ -249,7 +270,14 @@ func addVersion(tx store.Tx, d *desired, uid string, o readOpts) error {
 	}
 	t[uid] = v // before its service targets: a binding cycle ends here
 	for i, worker := range targets {
-		ws, err := deployed(tx, d, worker, o)
+		tw, err := present(tx.ResourceByUID(worker))
+		if err != nil {
+			return err
+		}
+		if tw == nil || tw.APIVersion != ver.APIVersion || tw.Kind != kindWorker {
+			continue // no target: the service call answers as for a worker with no deployment
+		}
+		ws, err := deployed(tx, d, tw, o)
 		if err != nil {
 			return err
 		}
@@ -290,6 +318,11 @@ func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []
 	if v.manifest == "" {
 		v.unrunnable = "its bundle is gone"
 	}
+	if spec["assets"] != nil && v.unrunnable == "" {
+		// spec/runtime-v1.md §9.2: serving without them would answer the
+		// worker's 404 where an asset belongs.
+		v.unrunnable = "its static assets (assets) are not served by this host's data plane yet"
+	}
 	vars := ijson.As[map[string]any](spec["vars"])
 	for _, k := range sortedKeys(vars) {
 		raw, err := ijson.CanonicalValue(vars[k])
@@ -309,7 +342,7 @@ func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []
 	}
 	for _, bl := range edge.BindingLists {
 		list := ijson.As[[]any](spec[bl.Field])
-		kind, ok := gatewayKinds[bl.Field]
+		kind, ok := gatewayKind(ver.APIVersion, bl.Field)
 		if bl.Field == "serviceBindings" {
 			continue
 		}
@@ -322,20 +355,37 @@ func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []
 		for i, b := range list {
 			name := ijson.As[string](ijson.As[map[string]any](b)["name"])
 			uid := pointerTarget(pins, fmt.Sprintf("/%s/%d/resource", bl.Field, i))
-			if ok {
-				v.bindings = append(v.bindings, engine.Binding{Name: name, Kind: kind, UID: uid})
+			if !ok {
+				continue
 			}
+			if err := sameGroup(tx, v, ver.APIVersion, name, uid); err != nil {
+				return nil, nil, err
+			}
+			v.bindings = append(v.bindings, engine.Binding{Name: name, Kind: kind, UID: uid})
 		}
 	}
 	return v, targets, nil
 }
 
-// pinTarget is the target UID of source's pin at pointer, "" when none.
+// sameGroup makes v not runnable when its binding name names a resource
+// of another group than group (families never relate; the gateway would
+// serve it under the other family's contract). A target gone meanwhile
+// is left to the gateway, which refuses it per call.
+func sameGroup(tx store.Tx, v *versionSpec, group, name, uid string) error {
+	res, err := present(tx.ResourceByUID(uid))
+	if err != nil || res == nil || res.APIVersion == group || v.unrunnable != "" {
+		return err
+	}
+	v.unrunnable = fmt.Sprintf("binding %s names a resource of %s; a version of %s binds resources of its own group only", name, res.APIVersion, group)
+	return nil
+}
+
 // workerOf is a ModuleWorker resource's identity.
 func workerOf(w *store.Resource) Worker {
 	return Worker{Tenant: w.Tenant, Space: w.Space, Name: w.Name, Group: w.APIVersion, UID: w.UID}
 }
 
+// pinTarget is the target UID of source's pin at pointer, "" when none.
 func pinTarget(tx store.Tx, source, pointer string) (string, error) {
 	pins, err := tx.Pins(source)
 	return pointerTarget(pins, pointer), err

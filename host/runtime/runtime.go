@@ -206,10 +206,10 @@ func removeDir(log *slog.Logger, dir string) {
 }
 
 // Notify asks for a reconcile after a committed mutation of k: cheap and
-// non-blocking; only the Edge kinds desired state is read from count (the
-// zero Key always reconciles).
+// non-blocking; only the Edge kinds desired state is read from, of either
+// Edge group, count (the zero Key always reconciles).
 func (rt *Runtime) Notify(k store.Key) {
-	if k != (store.Key{}) && (k.APIVersion != edge.Group || !watchedKinds[k.Kind]) {
+	if k != (store.Key{}) && (!edge.IsGroup(k.APIVersion) || !watchedKinds[k.Kind]) {
 		return
 	}
 	select {

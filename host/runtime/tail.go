@@ -88,7 +88,8 @@ func (h *tailHub) subscribe(uid string) (*tailSub, func()) {
 var ErrNoWorker = errors.New("no such worker")
 
 // Tail opens the tail of one of tenant's ModuleWorkers, named by space,
-// name and Form group ("" is the Edge family's group): the returned
+// name and Edge group ("" is edge.forms.takoform.com/v1alpha1; a group that is
+// not an Edge group holds no worker): the returned
 // stream hands each console record and uncaught exception of the worker
 // to emit until ctx ends (nil) or emit fails (its error). Records before
 // Tail returns are not seen. A worker the tenant does not hold is
@@ -96,6 +97,9 @@ var ErrNoWorker = errors.New("no such worker")
 func (rt *Runtime) Tail(ctx context.Context, tenant, space, name, group string) (func(emit func(TailRecord) error) error, error) {
 	if group == "" {
 		group = edge.Group
+	}
+	if !edge.IsGroup(group) {
+		return nil, ErrNoWorker
 	}
 	var w *store.Resource
 	err := rt.cfg.Store.View(ctx, func(tx store.Tx) error {

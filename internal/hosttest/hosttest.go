@@ -43,6 +43,9 @@ type Host struct {
 	Store  store.Store
 	// Runtime is the data plane (Options.Workerd), nil without one.
 	Runtime *runtime.Runtime
+	// Gateway is the data plane's binding gateway (a workerd binary in
+	// Options.Workerd), nil without one.
+	Gateway *gateway.Gateway
 	http    *httptest.Server
 }
 
@@ -130,6 +133,7 @@ func Start(t testing.TB, o Options) *Host {
 		o.Configure(&cfg)
 	}
 	var rt *runtime.Runtime
+	var gw *gateway.Gateway
 	if o.Workerd != "" {
 		rc := runtime.Config{Store: st, Binary: o.Workerd, Hostname: edgehost.New().EndpointHostname, Logger: cfg.Logger, ShardUIDBase: runtime.DefaultShardUIDs()}
 		if fam, ok := cfg.Family.(*edgehost.Family); ok {
@@ -138,7 +142,7 @@ func Start(t testing.TB, o Options) *Host {
 		if o.Workerd == NoWorkerd {
 			rc.Binary, rc.NoEngine = "", "no workerd binary (test host)"
 		} else {
-			gw := gateway.New(st, t.TempDir(), cfg.Logger)
+			gw = gateway.New(st, t.TempDir(), cfg.Logger)
 			t.Cleanup(func() { _ = gw.Close() })
 			rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
 			cfg.LoadCheck = runtime.LoadCheck(o.Workerd, cfg.Logger)
@@ -182,7 +186,7 @@ func Start(t testing.TB, o Options) *Host {
 		hs.Listener = o.Listener
 	}
 	hs.Start()
-	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, Runtime: rt, http: hs}
+	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, Runtime: rt, Gateway: gw, http: hs}
 	t.Cleanup(h.Stop)
 	return h
 }

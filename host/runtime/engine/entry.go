@@ -29,6 +29,9 @@ const (
 	KindObjects Kind = "objects" // bucketBindings, edge.objects
 	KindSQL     Kind = "sql"     // sqliteBindings, edge.sql (v1alpha1 family)
 	KindQueue   Kind = "queue"   // queueProducerBindings, edge.queue producer
+	// KindSQLV1beta1 is sqliteBindings of a v1beta1-family version: its
+	// own edge.sql (spec/runtime-v1.md §5.3, right column).
+	KindSQLV1beta1 Kind = "sql-v1beta1"
 )
 
 // Projection is where a kind's JS projection comes from: the module the
@@ -38,10 +41,11 @@ type Projection struct{ Module, Factory string }
 
 // Projections is the one table of projection modules and factories.
 var Projections = map[Kind]Projection{
-	KindKV:      {ReservedPrefix + "kv.js", "makeKV"},
-	KindObjects: {ReservedPrefix + "objects.js", "makeObjects"},
-	KindSQL:     {ReservedPrefix + "sql-v1alpha1.js", "makeSQL"},
-	KindQueue:   {ReservedPrefix + "queue.js", "makeQueue"},
+	KindKV:         {ReservedPrefix + "kv.js", "makeKV"},
+	KindObjects:    {ReservedPrefix + "objects.js", "makeObjects"},
+	KindSQL:        {ReservedPrefix + "sql-v1alpha1.js", "makeSQL"},
+	KindSQLV1beta1: {ReservedPrefix + "sql-v1beta1.js", "makeSQL"},
+	KindQueue:      {ReservedPrefix + "queue.js", "makeQueue"},
 }
 
 // Var is one declared var: its env name and stored JSON value.

@@ -19,7 +19,9 @@
 // (spec/runtime-v1.md §10.4). Nothing else in a request names a resource.
 //
 // The wire between projection and gateway is internal (it changes with
-// both together): routes under /kv/v1/ and /sql/v1/, bytes as raw bodies,
+// both together): routes under /kv/v1/, /queue/v1/, /objects/v1/,
+// /sql/v1/ (the v1alpha1 edge.sql) and /sql/v1beta1/ (the v1beta1 one,
+// repo decision 0056), bytes as raw bodies,
 // failures as {"error":{"code","message"}} where code is the Interface
 // error code the projection names its Error after (spec/runtime-v1.md §5.0).
 // Why it is built so: repo decision 0051.
@@ -48,10 +50,9 @@ const BindingHeader = "Takoform-Binding"
 // The gateway serves the data Forms of both Edge groups (forms/edge.IsGroup;
 // spec/runtime-v1.md §0.2, spec/lane-v1beta1.md §7.1), each under its own
 // family's contract: a binding's limits are those of the group of the
-// resource it names (limitsOf). SQLiteDatabase is served for
-// edge.forms.takoform.com/v1alpha1 only: the v1beta1 edge.sql (untagged
-// values, one statement per call, no schema change at runtime) is not
-// built, so a binding to a v1beta1 database is refused.
+// resource it names (limitsOf), and a SQLiteDatabase's edge.sql is that
+// of its group (tagged values under /sql/v1/, untagged ones, no schema
+// change at runtime and the byte limits of sqlbeta.go under /sql/v1beta1/).
 
 // The limits lane v1beta1 moved (spec/lane-v1beta1.md §7.1); every other
 // binding limit is the same in both groups.
@@ -75,12 +76,6 @@ func limitsOf(group string) groupLimits {
 		return groupLimits{MaxKVKeyBytesV1beta1, MaxObjectKeyBytesV1beta1, MaxQueueMessageBytesV1beta1}
 	}
 	return groupLimits{MaxKVKeyBytes, MaxObjectKeyBytes, MaxQueueMessageBytes}
-}
-
-// servesKind reports whether the gateway serves kind for a resource of
-// group: every data kind of both Edge groups but the v1beta1 SQLiteDatabase.
-func servesKind(group, kind string) bool {
-	return edge.IsGroup(group) && (kind != KindSQL || group == edge.GroupV1alpha1)
 }
 
 // limitsFor is the limits of the group of the resource uid names, read
@@ -252,6 +247,7 @@ func (g *Gateway) ForTenant(tenant string) http.Handler {
 	mux.HandleFunc("DELETE /objects/v1/upload", ob.abort)
 	sq := &sqlHandler{g: g, tenant: tenant}
 	mux.HandleFunc("POST /sql/v1/{op}", sq.serve)
+	mux.HandleFunc("POST /sql/v1beta1/{op}", sq.serve)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		g.writeError(w, &Error{Status: http.StatusNotFound, Code: "backend_unavailable", Message: "no gateway route " + r.Method + " " + r.URL.Path})
 	})
@@ -304,12 +300,6 @@ func (g *Gateway) delivered(err error) {
 // resource it may reach; the reason goes to the host's log only.
 var errBindingRefused = errorf(http.StatusForbidden, "backend_unavailable", "this binding names no live resource of its kind in this tenant")
 
-// errContractNotServed refuses a binding to a v1beta1 SQLiteDatabase
-// (servesKind).
-var errContractNotServed = errorf(http.StatusNotImplemented, "backend_unavailable",
-	"this host's data plane does not serve the edge.sql contract of %s yet (untagged values, one statement per call); bind a SQLiteDatabase of %s, or run this worker on a host that serves it",
-	edge.GroupV1beta1, edge.GroupV1alpha1)
-
 // bindingUID returns the one UID workerd injected, or a refusal.
 func (g *Gateway) bindingUID(r *http.Request, tenant, kind string) (string, *Error) {
 	vals := r.Header.Values(BindingHeader)
@@ -337,11 +327,7 @@ func (g *Gateway) resolve(tx store.Tx, tenant, kind, uid string) (*store.Resourc
 		return nil, errBindingRefused
 	case err != nil:
 		return nil, unavailable(err)
-	case res.Tenant == tenant && res.Kind == kind && edge.IsGroup(res.APIVersion) && !servesKind(res.APIVersion, kind):
-		g.log.Warn("gateway: request refused: the binding's contract is not served by this data plane",
-			"tenant", tenant, "kind", kind, "uid", uid, "resourceGroup", res.APIVersion)
-		return nil, errContractNotServed
-	case res.Tenant != tenant || res.Kind != kind || !servesKind(res.APIVersion, kind):
+	case res.Tenant != tenant || res.Kind != kind || !edge.IsGroup(res.APIVersion):
 		g.log.Warn("gateway: request refused: binding names a resource of another tenant or kind",
 			"tenant", tenant, "kind", kind, "uid", uid, "resourceTenant", res.Tenant, "resourceKind", res.Kind, "resourceGroup", res.APIVersion)
 		return nil, errBindingRefused

@@ -33,10 +33,27 @@ type policy struct {
 	denied string // why the last refused action was refused
 	dml    bool
 	insert bool
+	// fixedSchema refuses every schema change to worker SQL: the v1beta1
+	// edge.sql, whose schema changes through migrations only
+	// (spec/runtime-v1.md §5.3, §9.3). It outlives reset.
+	fixedSchema bool
 }
 
 // reset prepares p for compiling one statement under mode.
-func (p *policy) reset(mode authMode) { *p = policy{mode: mode} }
+func (p *policy) reset(mode authMode) { *p = policy{mode: mode, fixedSchema: p.fixedSchema} }
+
+// schemaActions are the authorizer actions that change a schema (main or
+// temp): refused under fixedSchema. ANALYZE is among them, as it creates
+// the sqlite_stat tables when they are missing.
+var schemaActions = map[sqlitedrv.AuthorizerActionCode]bool{
+	sqlitedrv.AuthCreateIndex: true, sqlitedrv.AuthCreateTable: true, sqlitedrv.AuthCreateTempIndex: true,
+	sqlitedrv.AuthCreateTempTable: true, sqlitedrv.AuthCreateTempTrigger: true, sqlitedrv.AuthCreateTempView: true,
+	sqlitedrv.AuthCreateTrigger: true, sqlitedrv.AuthCreateView: true, sqlitedrv.AuthCreateVTable: true,
+	sqlitedrv.AuthDropIndex: true, sqlitedrv.AuthDropTable: true, sqlitedrv.AuthDropTempIndex: true,
+	sqlitedrv.AuthDropTempTable: true, sqlitedrv.AuthDropTempTrigger: true, sqlitedrv.AuthDropTempView: true,
+	sqlitedrv.AuthDropTrigger: true, sqlitedrv.AuthDropView: true, sqlitedrv.AuthDropVTable: true,
+	sqlitedrv.AuthAlterTable: true, sqlitedrv.AuthAnalyze: true,
+}
 
 // Reading PRAGMAs: allowed with no value, or with the table, index or
 // limit they read. Any other PRAGMA (every writing one among them, and
@@ -90,6 +107,9 @@ func (p *policy) authorize(action sqlitedrv.AuthorizerActionCode, arg1, arg2, _,
 			return p.deny("load_extension is refused: a binding loads no code into the host")
 		}
 		return sqlitedrv.AuthorizerOK
+	}
+	if p.fixedSchema && schemaActions[action] {
+		return p.deny("schema changes (CREATE, DROP, ALTER, ANALYZE) are refused at runtime in %s: a database's schema changes only through a SQLiteMigrationApplication", groupBeta)
 	}
 	table := arg1
 	switch action {

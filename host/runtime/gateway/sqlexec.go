@@ -34,13 +34,18 @@ type result struct {
 	LastInsertRowID string `json:"lastInsertRowId,omitempty"`
 }
 
-// row is one result row: its columns in order, written as one object.
+// row is one result row: its columns in order, written as one object
+// (v1alpha1), or its canonical JSON (v1beta1, rowV1beta1).
 type row struct {
 	names []string
 	vals  []out
+	canon []byte
 }
 
 func (r row) MarshalJSON() ([]byte, error) {
+	if r.canon != nil {
+		return r.canon, nil
+	}
 	b := []byte{'{'}
 	for i, n := range r.names {
 		if i > 0 {
@@ -59,10 +64,23 @@ func (r row) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// call runs stmts as one transaction on e under mode (authExecute for
-// execute and transaction, authQuery for query): every statement or
-// none takes effect, and a query's transaction always rolls back.
-func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []statement) ([]result, *Error) {
+// sqlCall is one call: its statements, the operation's mode (authExecute
+// for execute and transaction, authQuery for query), whether it is a
+// transaction, and whether the database is of the v1beta1 family
+// (spec/runtime-v1.md §5.3, right column).
+type sqlCall struct {
+	mode        authMode
+	transaction bool
+	beta        bool
+	stmts       []statement
+}
+
+// call runs c's statements as one transaction on e: every statement or
+// none takes effect, and a query's transaction always rolls back. Under
+// v1beta1 the whole output is checked against MaxSQLResultBytesV1beta1
+// before the commit.
+func call(ctx context.Context, e *engine, pol *policy, c sqlCall) ([]result, *Error) {
+	mode, stmts := c.mode, c.stmts
 	ctx, cancel := context.WithTimeout(ctx, MaxSQLCallDuration)
 	defer cancel()
 	var mu sync.Mutex
@@ -103,7 +121,10 @@ func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []st
 	results := make([]result, 0, len(stmts))
 	size := 0
 	for i, st := range stmts {
-		r, ferr := runStatement(e, pol, mode, st, &size)
+		r, ferr := runStatement(e, pol, c, st, &size)
+		if ferr == nil && c.beta && i == len(stmts)-1 && outputBytes(append(results, r), c.transaction) > MaxSQLResultBytesV1beta1 {
+			ferr = sqlErrorf("the call's output is %d bytes of canonical JSON; at most %d: read less per call", outputBytes(append(results, r), c.transaction), MaxSQLResultBytesV1beta1)
+		}
 		if ferr != nil {
 			if err := rollback(); err != nil {
 				return nil, unavailable(fmt.Errorf("roll back after %s: %w", ferr.Message, err))
@@ -136,21 +157,33 @@ func call(ctx context.Context, e *engine, pol *policy, mode authMode, stmts []st
 
 // runStatement prepares, checks, binds and steps one statement inside the
 // call's transaction; *size adds up the call's result for
-// MaxSQLResultBytes.
-func runStatement(e *engine, pol *policy, mode authMode, st statement, size *int) (result, *Error) {
+// MaxSQLResultBytes (v1alpha1) or MaxSQLResultBytesV1beta1.
+func runStatement(e *engine, pol *policy, c sqlCall, st statement, size *int) (result, *Error) {
+	mode := c.mode
 	if strings.IndexByte(st.SQL, 0) >= 0 {
 		return result{}, sqlErrorf("the SQL text holds a NUL character")
 	}
-	if n := utf8.RuneCountInString(st.SQL); n > MaxSQLStatementChars || n == 0 {
+	if c.beta {
+		if n := len(st.SQL); n > MaxSQLStatementBytesV1beta1 || n == 0 {
+			return result{}, sqlErrorf("a statement is 1 to %d UTF-8 bytes; this one has %d", MaxSQLStatementBytesV1beta1, n)
+		}
+	} else if n := utf8.RuneCountInString(st.SQL); n > MaxSQLStatementChars || n == 0 {
 		return result{}, sqlErrorf("a statement is 1 to %d characters; this one has %d", MaxSQLStatementChars, n)
 	}
 	if len(st.Params) > MaxSQLParams {
 		return result{}, sqlErrorf("a statement takes at most %d params; this one has %d", MaxSQLParams, len(st.Params))
 	}
+	decode := decodeParam
+	if c.beta {
+		decode = decodeParamV1beta1
+		// query runs any statement and rolls it back: the authorizer
+		// allows writes, the rollback undoes them.
+		mode = authExecute
+	}
 	params := make([]bound, len(st.Params))
 	for i, raw := range st.Params {
 		var ferr *Error
-		if params[i], ferr = decodeParam(raw, i); ferr != nil {
+		if params[i], ferr = decode(raw, i); ferr != nil {
 			return result{}, ferr
 		}
 	}
@@ -198,15 +231,21 @@ func runStatement(e *engine, pol *policy, mode authMode, st statement, size *int
 		}
 	}
 	cols := e.columnCount(stmt)
-	if cols > MaxSQLColumns {
-		return result{}, sqlErrorf("a row holds at most %d columns; this statement returns %d", MaxSQLColumns, cols)
+	maxCols, maxName, unit := MaxSQLColumns, MaxSQLColumnNameChars, "characters"
+	nameLen := utf8.RuneCountInString
+	if c.beta {
+		maxCols, maxName, unit = MaxSQLColumnsV1beta1, MaxSQLColumnNameBytesV1beta1, "UTF-8 bytes"
+		nameLen = func(s string) int { return len(s) }
+	}
+	if cols > maxCols {
+		return result{}, sqlErrorf("a row holds at most %d columns; this statement returns %d", maxCols, cols)
 	}
 	names := make([]string, cols)
 	seen := make(map[string]bool, cols)
 	for i := range names {
 		names[i] = e.columnName(stmt, i)
-		if n := utf8.RuneCountInString(names[i]); n > MaxSQLColumnNameChars {
-			return result{}, sqlErrorf("a column name is at most %d characters; %.40q… has %d: name it with AS", MaxSQLColumnNameChars, names[i], n)
+		if n := nameLen(names[i]); n > maxName {
+			return result{}, sqlErrorf("a column name is at most %d %s; %.40q… has %d: name it with AS", maxName, unit, names[i], n)
 		}
 		if seen[names[i]] {
 			return result{}, sqlErrorf("two result columns are named %q; a row is an object, so name them apart with AS", names[i])
@@ -225,6 +264,17 @@ func runStatement(e *engine, pol *policy, mode authMode, st statement, size *int
 		if len(res.Rows) == MaxSQLRows {
 			return result{}, sqlErrorf("a statement returns at most %d rows; page it with LIMIT and OFFSET or a key range", MaxSQLRows)
 		}
+		if c.beta {
+			r, ferr := readRowV1beta1(e, stmt, names)
+			if ferr != nil {
+				return result{}, ferr
+			}
+			if *size += len(r.canon) + 1; *size > MaxSQLResultBytesV1beta1 {
+				return result{}, sqlErrorf("the call's output passes %d bytes of canonical JSON; read less per call", MaxSQLResultBytesV1beta1)
+			}
+			res.Rows = append(res.Rows, r)
+			continue
+		}
 		r := row{names: names, vals: make([]out, cols)}
 		for i := range cols {
 			v, ferr := column(e, stmt, i, names[i])
@@ -242,13 +292,26 @@ func runStatement(e *engine, pol *policy, mode authMode, st statement, size *int
 	if e.autocommit() {
 		return result{}, sqlErrorf("the statement ended the call's transaction")
 	}
-	if pol.dml {
+	if pol.dml && !(c.beta && c.mode == authQuery) {
 		res.RowsWritten = e.changes()
-		if pol.insert && res.RowsWritten > 0 {
+		if pol.insert && res.RowsWritten > 0 && !c.beta {
 			res.LastInsertRowID = strconv.FormatInt(e.lastInsertRowID(), 10)
 		}
 	}
 	return res, nil
+}
+
+// readRowV1beta1 reads the current row as its canonical JSON.
+func readRowV1beta1(e *engine, stmt uintptr, names []string) (row, *Error) {
+	vals := make([]any, len(names))
+	for i := range names {
+		v, ferr := columnV1beta1(e, stmt, i, names[i])
+		if ferr != nil {
+			return row{}, ferr
+		}
+		vals[i] = v
+	}
+	return rowV1beta1(names, vals)
 }
 
 // column reads column i of the current row as its tagged value.

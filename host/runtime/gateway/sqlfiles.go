@@ -93,27 +93,50 @@ func (f *sqlFiles) open(uid string) (*sqlDB, error) {
 }
 
 // run runs one call on uid's database.
-func (f *sqlFiles) run(ctx context.Context, uid string, mode authMode, stmts []statement) ([]result, *Error) {
+func (f *sqlFiles) run(ctx context.Context, uid string, c sqlCall) ([]result, *Error) {
+	var results []result
+	var ferr *Error
+	err := f.with(ctx, uid, func(e *engine, pol *policy) {
+		pol.fixedSchema = c.beta
+		results, ferr = call(ctx, e, pol, c)
+		if ferr != nil && ferr.full {
+			f.g.log.Warn("gateway: a SQLite database is full", "uid", uid, "err", ferr.cause)
+			ferr = sqlErrorf("the database is full: it reached the host's limit of %d bytes per SQLite database (or the host's disk is full); delete rows or ask the host's operator to raise the limit; nothing of this call was applied",
+				f.limitBytes())
+		}
+	})
+	if err != nil {
+		return nil, asError(err)
+	}
+	return results, ferr
+}
+
+// limitBytes is the size limit of one database file, in bytes.
+func (f *sqlFiles) limitBytes() int64 { return max(f.g.sqlLimit/sqlPageSize, 16) * sqlPageSize }
+
+// with runs fn on uid's database, holding it for the call, with the
+// policy registered as the connection's authorizer and ATTACH disabled.
+// A database removed meanwhile is errBindingRefused; a driver or
+// connection fault is backend_unavailable.
+func (f *sqlFiles) with(ctx context.Context, uid string, fn func(*engine, *policy)) error {
 	d, err := f.open(uid)
 	if err != nil {
-		return nil, unavailable(err)
+		return unavailable(err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.db == nil { // removed meanwhile
-		return nil, errBindingRefused
+		return errBindingRefused
 	}
 	conn, err := d.db.Conn(ctx)
 	if err != nil {
-		return nil, unavailable(err)
+		return unavailable(err)
 	}
 	defer func() {
 		if err := conn.Close(); err != nil {
 			f.g.log.Warn("gateway: closing a SQLite connection failed", "uid", uid, "err", err)
 		}
 	}()
-	var results []result
-	var ferr *Error
 	err = conn.Raw(func(dc any) error {
 		reg, ok := dc.(sqlitedrv.AuthorizerRegisterer)
 		if !ok {
@@ -127,18 +150,13 @@ func (f *sqlFiles) run(ctx context.Context, uid string, mode authMode, stmts []s
 			return err
 		}
 		e.noAttach()
-		results, ferr = call(ctx, e, &d.pol, mode, stmts)
-		if ferr != nil && ferr.full {
-			f.g.log.Warn("gateway: a SQLite database is full", "uid", uid, "err", ferr.cause)
-			ferr = sqlErrorf("the database is full: it reached the host's limit of %d bytes per SQLite database (or the host's disk is full); delete rows or ask the host's operator to raise the limit; nothing of this call was applied",
-				max(f.g.sqlLimit/sqlPageSize, 16)*sqlPageSize)
-		}
+		fn(e, &d.pol)
 		return nil
 	})
 	if err != nil {
-		return nil, unavailable(err)
+		return unavailable(err)
 	}
-	return results, ferr
+	return nil
 }
 
 // remove closes uid's database and deletes its files.
@@ -223,11 +241,15 @@ type sqlHandler struct {
 	tenant string
 }
 
-// serve answers POST /sql/v1/{execute,query,transaction}: a body
-// {sql, params?} or {statements: [{sql, params?}]}, an answer that is a
-// statement result or {results: [...]}.
+// serve answers POST /sql/v1/{execute,query,transaction} for databases
+// of the v1alpha1 family and POST /sql/v1beta1/{…} for those of the
+// v1beta1 family (the projection of each family speaks its own route; a
+// database of the other family is refused): a body {sql, params?} or
+// {statements: [{sql, params?}]}, an answer that is a statement result or
+// {results: [...]}.
 func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 	op := r.PathValue("op")
+	beta := strings.HasPrefix(r.URL.Path, "/sql/v1beta1/")
 	mode := authExecute
 	switch op {
 	case "execute", "transaction":
@@ -257,8 +279,14 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err = h.g.store.View(r.Context(), func(tx store.Tx) error {
-		if e := h.g.checkBinding(tx, h.tenant, KindSQL, uid); e != nil {
+		res, e := h.g.resolve(tx, h.tenant, KindSQL, uid)
+		if e != nil {
 			return e
+		}
+		if (res.APIVersion == groupBeta) != beta {
+			h.g.log.Warn("gateway: request refused: the projection speaks the other family's edge.sql",
+				"tenant", h.tenant, "uid", uid, "resourceGroup", res.APIVersion, "path", r.URL.Path)
+			return errBindingRefused
 		}
 		return nil
 	})
@@ -266,7 +294,7 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 		h.g.fail(w, r, h.tenant, err)
 		return
 	}
-	results, ferr := h.g.sql.run(r.Context(), uid, mode, stmts)
+	results, ferr := h.g.sql.run(r.Context(), uid, sqlCall{mode: mode, transaction: op == "transaction", beta: beta, stmts: stmts})
 	if ferr != nil {
 		h.g.fail(w, r, h.tenant, ferr)
 		return

@@ -77,6 +77,7 @@ func repoRoot() (string, error) {
 const testWorker = `
 import { makeKV } from "__takoform/kv.js";
 import { makeSQL } from "__takoform/sql-v1alpha1.js";
+import { makeSQL as makeSQLV1beta1 } from "__takoform/sql-v1beta1.js";
 import { makeQueue } from "__takoform/queue.js";
 import { makeObjects } from "__takoform/objects.js";
 
@@ -91,7 +92,7 @@ async function settle(fn) {
 export default {
   async fetch(request, hostEnv) {
     const env = { CACHE: makeKV(hostEnv.KV_GW), DB: makeSQL(hostEnv.SQL_GW), THEIRS: makeKV(hostEnv.THEIRS_GW),
-      EVENTS: makeQueue(hostEnv.QUEUE_GW), MEDIA: makeObjects(hostEnv.BUCKET_GW) };
+      EVENTS: makeQueue(hostEnv.QUEUE_GW), MEDIA: makeObjects(hostEnv.BUCKET_GW), NOTES: makeSQLV1beta1(hostEnv.SQL_BETA_GW) };
     const url = new URL(request.url);
     const key = url.searchParams.get("key");
     switch (url.pathname) {
@@ -145,6 +146,20 @@ export default {
       case "/sql": {
         const { op, args } = await request.json();
         return Response.json(await settle(() => env.DB[op](...args)));
+      }
+      case "/sql-v1beta1": {
+        const { op, args } = await request.json();
+        return Response.json(await settle(() => env.NOTES[op](...args)));
+      }
+      case "/sql-v1beta1/js": {
+        const q = (p) => settle(() => env.NOTES.query("SELECT ?1 AS v", [p]));
+        return Response.json({
+          nan: await q(NaN), infinity: await q(-Infinity), unsafe: await q(2 ** 53), safe: await q(-(2 ** 53 - 1)),
+          bigint: await q(10n), boolean: await q(true), undef: await q(undefined), bytes: await q(new Uint8Array([1])),
+          tagged: await q({ type: "integer", value: "1" }), loneSurrogate: await q("\uD800"),
+          blob: await settle(async () => (await env.NOTES.query("SELECT ?1 AS v", [{ encoding: "base64", data: "AAECg/8=" }])).rows[0].v),
+          big: await settle(async () => typeof (await env.NOTES.query("SELECT 9007199254740991 AS v")).rows[0].v),
+        });
       }
       case "/queue": {
         const sent = new Uint8Array(await request.arrayBuffer());
@@ -208,6 +223,7 @@ export default {
 type engine struct {
 	base string
 	st   *sqlite.Store
+	gw   *gateway.Gateway
 }
 
 func startEngine(t *testing.T) *engine {
@@ -226,11 +242,17 @@ func startEngine(t *testing.T) *engine {
 	err = st.Update(context.Background(), func(tx store.Tx) error {
 		for _, r := range []struct{ tenant, kind, uid string }{
 			{"acme", gateway.KindKV, "uid-kv"}, {"acme", gateway.KindSQL, "uid-sql"}, {"globex", gateway.KindKV, "uid-kv-globex"},
-			{"acme", gateway.KindQueue, "uid-q"}, {"acme", gateway.KindBucket, "uid-b"},
+			{"acme", gateway.KindQueue, "uid-q"}, {"acme", gateway.KindBucket, "uid-b"}, {"acme", gateway.KindSQL, "uid-sql-beta"},
 		} {
+			group := edge.GroupV1alpha1
+			if strings.HasSuffix(r.uid, "-beta") {
+				group = edge.GroupV1beta1
+			}
+			fr := ref(r.kind)
+			fr.APIVersion = group
 			if err := tx.CreateResource(&store.Resource{
-				Key: store.Key{Tenant: r.tenant, Space: "prod", APIVersion: edge.GroupV1alpha1, Kind: r.kind, Name: r.uid},
-				UID: r.uid, FormRef: ref(r.kind), Generation: 1, Revision: 1, Spec: []byte(`{}`), Status: []byte(`{}`),
+				Key: store.Key{Tenant: r.tenant, Space: "prod", APIVersion: group, Kind: r.kind, Name: r.uid},
+				UID: r.uid, FormRef: fr, Generation: 1, Revision: 1, Spec: []byte(`{}`), Status: []byte(`{}`),
 				SpecDigest: "sha256:2222222222222222222222222222222222222222222222222222222222222222",
 				CreatedAt:  time.Unix(1, 0), UpdatedAt: time.Unix(1, 0),
 			}); err != nil {
@@ -277,7 +299,7 @@ func startEngine(t *testing.T) *engine {
 		`  services = [`,
 		`    (name = "main", worker = .worker),`,
 		gwService("gw-kv", "uid-kv"), gwService("gw-sql", "uid-sql"), gwService("gw-theirs", "uid-kv-globex"),
-		gwService("gw-queue", "uid-q"), gwService("gw-bucket", "uid-b"),
+		gwService("gw-queue", "uid-q"), gwService("gw-bucket", "uid-b"), gwService("gw-sql-beta", "uid-sql-beta"),
 		`  ],`,
 		`  sockets = [(name = "http", http = (), service = "main")],`,
 		`);`,
@@ -287,7 +309,7 @@ func startEngine(t *testing.T) *engine {
 		strings.Join(modLines, "\n"),
 		`  ],`,
 		`  bindings = [(name = "KV_GW", service = "gw-kv"), (name = "SQL_GW", service = "gw-sql"), (name = "THEIRS_GW", service = "gw-theirs"), (name = "QUEUE_GW", service = "gw-queue"),` +
-			` (name = "BUCKET_GW", service = "gw-bucket")],`,
+			` (name = "BUCKET_GW", service = "gw-bucket"), (name = "SQL_BETA_GW", service = "gw-sql-beta")],`,
 		`  compatibilityDate = "2026-11-17",`,
 		`);`,
 	}, "\n")
@@ -331,7 +353,7 @@ func startEngine(t *testing.T) *engine {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return &engine{base: base, st: st}
+	return &engine{base: base, st: st, gw: gw}
 }
 
 func (e *engine) do(t *testing.T, method, path string, body []byte) (int, http.Header, []byte) {

@@ -185,8 +185,8 @@ func (s *Service) ready(w store.Key) error {
 		}
 		return wire.Errorf(wire.UnsupportedCapability, "this host keeps no sensitive values: %s; ask its operator to configure one", why).WithHostCode("no_secrets_key")
 	}
-	if w.APIVersion != edge.Group {
-		return wire.Errorf(wire.InvalidArgument, "workers of group %q do not run on this host's data plane; give --group %s", w.APIVersion, edge.Group).WithHostCode("secret_group")
+	if !edge.IsGroup(w.APIVersion) {
+		return wire.Errorf(wire.InvalidArgument, "workers of group %q do not run on this host's data plane; give --group %s or %s", w.APIVersion, edge.GroupV1alpha1, edge.GroupV1beta1).WithHostCode("secret_group")
 	}
 	return nil
 }
@@ -248,7 +248,7 @@ func requiredBy(tx store.Tx, workerUID string) (map[string][]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if v.APIVersion != edge.Group || v.Kind != kindVersion {
+		if !edge.IsGroup(v.APIVersion) || v.Kind != kindVersion {
 			continue
 		}
 		spec, err := ijson.DecodeObject(v.Spec)
