@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
@@ -68,13 +69,12 @@ func groupSource(label string, sql bool) []byte {
 // which refuses a schema change at runtime; tail follows each worker by
 // its group.
 //
-// Every resource is created through the Host API (lane v1alpha3). One
-// catalog cannot install both families (their Interfaces share
-// name@version) and this host does not serve lane v1beta1 yet, so the
-// v1alpha1 app is created on a host serving the builtin family, which is
-// then stopped, and the v1beta1 app on a host over the SAME data file
-// serving our v1beta1 family (forms/edge.FamilyV1beta1) alone; its data
-// plane reads the store, so it runs both. The migration's SQL is run by
+// Every resource is created through the Host API, each app on its own
+// lane. The v1alpha1 app is created on a host serving the builtin family,
+// which is then stopped, and the v1beta1 app (lane v1beta1) on a host
+// over the SAME data file serving our v1beta1 family
+// (forms/edge.FamilyV1beta1) alone: its data plane reads the store, so it
+// runs both, including the app no lane of it installs. The migration's SQL is run by
 // the gateway's ApplyMigrations, which the host's apply does not call yet.
 func TestBothEdgeGroupsRunSideBySide(t *testing.T) {
 	bin := enginetest.Binary(t)
@@ -94,7 +94,7 @@ func TestBothEdgeGroupsRunSideBySide(t *testing.T) {
 	}, true)
 	h.Stop()
 
-	cat, err := host.LoadFamilies([]host.FamilySource{{Name: "v1beta1", FS: edge.FamilyV1beta1()}})
+	cat, _, err := host.LoadFamilies([]host.FamilySource{{Name: "v1beta1", FS: edge.FamilyV1beta1()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestBothEdgeGroupsRunSideBySide(t *testing.T) {
 	h = hosttest.Start(t, hosttest.Options{Path: h.Path, Catalog: cat, Workerd: bin, Logger: log})
 	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log})
 	t.Cleanup(front.Close)
-	eb, err := conformance.NewEnv(ctx, h.URL, creds, false)
+	eb, err := conformance.NewEnvOptions(ctx, h.URL, creds, false, client.Options{Lane: wire.V1beta1})
 	if err != nil {
 		t.Fatal(err)
 	}
