@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -422,12 +423,63 @@ func supportProfilesPresent(ctx context.Context, e *Env) error {
 	if len(e.refs) == 0 {
 		return fmt.Errorf("no profile names a %s Form", e.Group)
 	}
+	if e.Lane == wire.V1beta1 {
+		if err := bundleLimitsAdvertised(r.Body, e.Group); err != nil {
+			return err
+		}
+	}
 	ref, err := e.Ref("ModuleWorker")
 	if err != nil {
 		return err
 	}
 	r, err = e.Do(ctx, e.Creds.A1, http.MethodGet, "/support/forms/"+ref.APIVersion+"/"+ref.Kind+"/999.0.0-conformance", nil, nil)
 	return lcExpect(r, err, wire.FormUnknown, "support-form of an unknown definition version")
+}
+
+// bundleLimits are the limits lane v1beta1's artifact-backed Forms
+// advertise, as the integer text of their JSON (spec/lane-v1beta1.md §8.1,
+// §14 "support-profiles-present").
+var bundleLimits = map[string]map[string]string{
+	"WorkerBundle":       {"maximumBundleBytes": "10485760", "maximumBundleFiles": "4096"},
+	"StaticAssetBundle":  {"maximumBundleBytes": "10485760", "maximumBundleFiles": "16384"},
+	"SQLiteMigrationSet": {"maximumBundleBytes": "10485760", "maximumBundleFiles": "16384"},
+}
+
+// bundleLimitsAdvertised checks that the support/forms answer body lists,
+// for each artifact-backed Form of group, a profile whose limits are
+// exactly bundleLimits' integers, compared as JSON text.
+func bundleLimitsAdvertised(body []byte, group string) error {
+	var raw struct {
+		Profiles []struct {
+			FormRef *form.FormRef              `json:"formRef"`
+			Limits  map[string]json.RawMessage `json:"limits"`
+		} `json:"profiles"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return fmt.Errorf("support/forms: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, p := range raw.Profiles {
+		if p.FormRef == nil || p.FormRef.APIVersion != group {
+			continue
+		}
+		want, ok := bundleLimits[p.FormRef.Kind]
+		if !ok {
+			continue
+		}
+		seen[p.FormRef.Kind] = true
+		for k, v := range want {
+			if got := string(p.Limits[k]); got != v {
+				return fmt.Errorf("profile %s: limits.%s is %q, want the integer %s (spec/lane-v1beta1.md §8.1)", p.FormRef, k, got, v)
+			}
+		}
+	}
+	for _, kind := range slices.Sorted(maps.Keys(bundleLimits)) {
+		if !seen[kind] {
+			return fmt.Errorf("support/forms lists no %s %s profile; lane v1beta1 advertises the bundle limits of each artifact-backed Form (spec/lane-v1beta1.md §8.1)", group, kind)
+		}
+	}
+	return nil
 }
 
 func spaceIDGrammar(ctx context.Context, e *Env) error {
