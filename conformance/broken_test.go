@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
@@ -22,15 +23,21 @@ import (
 // now holds: our host, deliberately broken by a handler or family wrapper
 // in the test, and passes where the page relaxed a rule.
 
-// runCheck runs one check by ID against h with the probe.
+// runCheck runs one check of lane v1alpha3 by ID against h with the probe.
 func runCheck(t *testing.T, h *hosttest.Host, id string) error {
 	t.Helper()
+	return runLaneCheck(t, h, wire.V1alpha3, id)
+}
+
+// runLaneCheck runs one check of lane by ID against h with the probe.
+func runLaneCheck(t *testing.T, h *hosttest.Host, lane wire.Lane, id string) error {
+	t.Helper()
 	ctx := context.Background()
-	env, err := conformance.NewEnv(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, true)
+	env, err := conformance.NewEnvOptions(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, true, client.Options{Lane: lane})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range conformance.Checks() {
+	for _, c := range conformance.ChecksFor(lane) {
 		if c.ID == id {
 			r := conformance.RunCheck(ctx, env, c)
 			if r.Skipped {
@@ -39,7 +46,7 @@ func runCheck(t *testing.T, h *hosttest.Host, id string) error {
 			return r.Err
 		}
 	}
-	t.Fatalf("no check %s", id)
+	t.Fatalf("no check %s on lane %s", id, lane.Name)
 	return nil
 }
 

@@ -1,15 +1,12 @@
 package conformance_test
 
 import (
-	"context"
 	"io/fs"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/takoform/takoform/client"
-	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/store"
@@ -35,27 +32,6 @@ func startV1beta1(t *testing.T, family func(host.Family) host.Family, wrap func(
 		o.Family = family(host.DefaultFamily(cat))
 	}
 	return hosttest.Start(t, o)
-}
-
-// runV1beta1Check runs one check of lane v1beta1 against h.
-func runV1beta1Check(t *testing.T, h *hosttest.Host, id string) error {
-	t.Helper()
-	ctx := context.Background()
-	env, err := conformance.NewEnvOptions(ctx, h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, true, client.Options{Lane: wire.V1beta1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range conformance.ChecksFor(wire.V1beta1) {
-		if c.ID == id {
-			r := conformance.RunCheck(ctx, env, c)
-			if r.Skipped {
-				t.Fatalf("%s skipped: %v", id, r.Err)
-			}
-			return r.Err
-		}
-	}
-	t.Fatalf("no check %s on lane v1beta1", id)
-	return nil
 }
 
 // assetsRefused is a host that does not take WorkerVersion.assets.
@@ -88,15 +64,15 @@ func TestV1beta1ChecksFailOnABrokenHost(t *testing.T) {
 		func(b []byte) []byte {
 			return []byte(strings.ReplaceAll(string(b), `"maximumBundleFiles":16384`, `"maximumBundleFiles":4096`))
 		}))
-	if err := runV1beta1Check(t, wrongLimits, "support-profiles-present"); err == nil || !strings.Contains(err.Error(), "maximumBundleFiles") {
+	if err := runLaneCheck(t, wrongLimits, wire.V1beta1, "support-profiles-present"); err == nil || !strings.Contains(err.Error(), "maximumBundleFiles") {
 		t.Errorf("support-profiles-present on a host advertising 4096 files for every artifact-backed Form: %v", err)
 	}
 	noAssets := startV1beta1(t, func(f host.Family) host.Family { return assetsRefused{f} }, nil)
-	if err := runV1beta1Check(t, noAssets, "static-asset-spa-paths"); err == nil || !strings.Contains(err.Error(), "assets are not served here") {
+	if err := runLaneCheck(t, noAssets, wire.V1beta1, "static-asset-spa-paths"); err == nil || !strings.Contains(err.Error(), "assets are not served here") {
 		t.Errorf("static-asset-spa-paths on a host refusing assets: %v", err)
 	}
 	ready := startV1beta1(t, func(f host.Family) host.Family { return ledgerAlwaysReady{f} }, nil)
-	if err := runV1beta1Check(t, ready, "sqlite-migration-ledger-readiness"); err == nil || !strings.Contains(err.Error(), "Reconciling") {
+	if err := runLaneCheck(t, ready, wire.V1beta1, "sqlite-migration-ledger-readiness"); err == nil || !strings.Contains(err.Error(), "Reconciling") {
 		t.Errorf("sqlite-migration-ledger-readiness on a host rendering every application Ready: %v", err)
 	}
 }
