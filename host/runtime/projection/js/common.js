@@ -95,3 +95,35 @@ export async function send(fetcher, method, path, init = {}, okStatuses = []) {
   if (code === "invalid_argument") throw new TypeError(message);
   throw named(code, message);
 }
+
+// sqlBinding is an edge.sql binding's methods (spec/runtime-v1.md §5.3),
+// the same in both families: post(op, body) sends one call to the
+// gateway and resolves to its answer; statementOf(method, sql, params)
+// checks one statement's argument shapes the family's way and returns
+// {sql, params?}.
+export function sqlBinding(post, statementOf) {
+  return Object.freeze({
+    async execute(...args) {
+      arity("execute", args, 2);
+      return post("execute", statementOf("execute", args[0], args[1]));
+    },
+    async query(...args) {
+      arity("query", args, 2);
+      return post("query", statementOf("query", args[0], args[1]));
+    },
+    async transaction(...args) {
+      arity("transaction", args, 1);
+      const [statements] = args;
+      if (!Array.isArray(statements) || statements.length === 0) {
+        throw new TypeError("transaction takes a non-empty array of {sql, params?}");
+      }
+      const list = statements.map((s, i) => {
+        if (s === undefined) throw new TypeError(`transaction statements[${i}] is {sql, params?}`);
+        const o = options(`transaction statements[${i}]`, s, ["sql", "params"]);
+        return statementOf(`transaction statements[${i}]`, o.sql, o.params);
+      });
+      const { results } = await post("transaction", { statements: list });
+      return results;
+    },
+  });
+}

@@ -7,7 +7,7 @@
 // JSON would carry wrongly (a number that is not finite or not safe, a
 // string with a lone surrogate, bigint, undefined) and the value shapes;
 // the gateway checks statements, values again and every limit.
-import { arity, named, options, send } from "./common.js";
+import { named, send, sqlBinding } from "./common.js";
 
 const MAX = 9007199254740991;
 
@@ -57,28 +57,5 @@ async function post(fetcher, op, body) {
 }
 
 export function makeSQL(fetcher) {
-  return Object.freeze({
-    async execute(...args) {
-      arity("execute", args, 2);
-      return post(fetcher, "execute", statementOf("execute", args[0], args[1]));
-    },
-    async query(...args) {
-      arity("query", args, 2);
-      return post(fetcher, "query", statementOf("query", args[0], args[1]));
-    },
-    async transaction(...args) {
-      arity("transaction", args, 1);
-      const [statements] = args;
-      if (!Array.isArray(statements) || statements.length === 0) {
-        throw new TypeError("transaction takes a non-empty array of {sql, params?}");
-      }
-      const list = statements.map((s, i) => {
-        if (s === undefined) throw new TypeError(`transaction statements[${i}] is {sql, params?}`);
-        const o = options(`transaction statements[${i}]`, s, ["sql", "params"]);
-        return statementOf(`transaction statements[${i}]`, o.sql, o.params);
-      });
-      const { results } = await post(fetcher, "transaction", { statements: list });
-      return results;
-    },
-  });
+  return sqlBinding((op, body) => post(fetcher, op, body), statementOf);
 }
