@@ -141,7 +141,7 @@ func TestHostCopyReportsLeftRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := run("host", "copy", "--from", path, "--to", dbURL)
-	if code != 0 || !strings.Contains(out, `left behind: idempotency row tenant="acme" principal="p" space="prod" key="caf\xe9": its key holds bytes that are not UTF-8`) ||
+	if code != 0 || !strings.Contains(out, `left behind: idempotency row lane="forms.takoform.com/v1alpha3" tenant="acme" principal="p" space="prod" key="caf\xe9": its key holds bytes that are not UTF-8`) ||
 		!strings.Contains(out, "replay record no request can reach") || !strings.HasSuffix(out, "counts and digests match; 1 rows left behind, listed above\n") {
 		t.Fatalf("host copy: exit %d\n%s%s", code, out, errOut)
 	}

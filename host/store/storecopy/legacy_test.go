@@ -70,10 +70,10 @@ func TestCopyLeavesUncarriableReplayRecords(t *testing.T) {
 		t.Errorf("copied %d idempotency records and %d resources, want 1 and 1", idem.Rows, byName["resources"].Rows)
 	}
 	want := []storecopy.LeftRow{
-		{Key: `tenant="acme" principal="p" space="prod" key="a\x00"`, Column: "key", Reason: "a NUL (U+0000)"},
-		{Key: `tenant="acme" principal="p" space="prod" key="caf\xe9"`, Column: "key", Reason: "bytes that are not UTF-8"},
-		{Key: `tenant="acme" principal="p" space="prod" key="\xff\xfe"`, Column: "key", Reason: "bytes that are not UTF-8"},
-		{Key: `tenant="acme" principal="p" space="\xe9" key="k"`, Column: "space", Reason: "bytes that are not UTF-8"},
+		{Key: `lane="forms.takoform.com/v1alpha3" tenant="acme" principal="p" space="prod" key="a\x00"`, Column: "key", Reason: "a NUL (U+0000)"},
+		{Key: `lane="forms.takoform.com/v1alpha3" tenant="acme" principal="p" space="prod" key="caf\xe9"`, Column: "key", Reason: "bytes that are not UTF-8"},
+		{Key: `lane="forms.takoform.com/v1alpha3" tenant="acme" principal="p" space="prod" key="\xff\xfe"`, Column: "key", Reason: "bytes that are not UTF-8"},
+		{Key: `lane="forms.takoform.com/v1alpha3" tenant="acme" principal="p" space="\xe9" key="k"`, Column: "space", Reason: "bytes that are not UTF-8"},
 	}
 	if !reflect.DeepEqual(idem.Left, want) {
 		t.Errorf("left behind:\n got  %+v\n want %+v", idem.Left, want)
