@@ -4,7 +4,6 @@ import (
 	"io/fs"
 
 	"github.com/takoform/takoform/form"
-	"github.com/takoform/takoform/forms/edge"
 )
 
 // LoadCatalog installs every definition under fsys (Forms, Interfaces and
@@ -15,9 +14,17 @@ func LoadCatalog(fsys fs.FS) (*form.Catalog, error) {
 	return c, err
 }
 
-// BuiltinCatalog is the Edge family this binary ships (group
-// edge.forms.takoform.com/v1alpha1, so lane v1alpha3 only).
+// BuiltinCatalog is the Edge family this binary ships, both editions:
+// edge.forms.takoform.com/v1alpha1 (lane v1alpha3) and
+// edge.forms.takoform.com/v1beta1 (lane v1beta1). A Config with it and
+// no Lanes places each edition on its lane (SplitLanes).
 func BuiltinCatalog() (*form.Catalog, error) {
-	c, _, err := LoadFamilies([]FamilySource{{Name: BuiltinFamily, FS: edge.Family()}})
+	c, _, err := BuiltinFamilies()
 	return c, err
+}
+
+// BuiltinFamilies is LoadFamilies of --forms builtin: the host-wide
+// catalog of both editions and each lane's installed set.
+func BuiltinFamilies() (*form.Catalog, LaneSets, error) {
+	return LoadFamilies(FamilySources([]string{BuiltinFamily}, nil))
 }

@@ -100,6 +100,13 @@ type Config struct {
 	// and 202 commit, never at validate or prepare (spec/runtime-v1.md
 	// §1.3, §1.4); nil leaves the static check.
 	LoadCheck artifact.LoadCheck
+	// Migrations, when set, is the data plane's migration executor
+	// (host/runtime/gateway's Gateway.ApplyMigrations): with the Edge
+	// family, committing a v1beta1 SQLiteMigrationApplication runs the
+	// set's unapplied files on the database's own file, then the store
+	// ledger follows (spec/runtime-v1.md §9.3; repo decision 0057). Nil
+	// keeps the control-plane ledger only (spec/lane-v1beta1.md §6.7).
+	Migrations Migrations
 	// Secrets, when set, serves the secret route (wire.SecretsBase,
 	// spec/runtime-v1.md §3.2); without it the route refuses with
 	// unsupported_capability.
@@ -144,9 +151,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Family == nil {
 		cfg.Family = NoFamily{}
 	}
-	if f, ok := cfg.Family.(*edgehost.Family); ok && cfg.LoadCheck != nil {
+	if f, ok := cfg.Family.(*edgehost.Family); ok && (cfg.LoadCheck != nil || cfg.Migrations != nil) {
 		withEngine := *f // the caller's family stays as it was
-		withEngine.LoadCheck = cfg.LoadCheck
+		if cfg.LoadCheck != nil {
+			withEngine.LoadCheck = cfg.LoadCheck
+		}
+		if cfg.Migrations != nil {
+			withEngine.Migrate = migrator(cfg.Migrations)
+		}
 		cfg.Family = &withEngine
 	}
 	if cfg.Lanes == nil {

@@ -50,7 +50,7 @@ type Host struct {
 }
 
 // Options adjust the host; zero values take host defaults and the
-// built-in Edge family.
+// built-in Edge family (both editions, host.BuiltinFamilies).
 type Options struct {
 	Catalog *form.Catalog
 	// Lanes, when set, is each lane's installed set (host.LoadFamilies);
@@ -96,11 +96,15 @@ const NoWorkerd = "none"
 func Start(t testing.TB, o Options) *Host {
 	t.Helper()
 	if o.Catalog == nil {
-		cat, err := host.BuiltinCatalog()
+		// The built-in family, both editions, each on its lane.
+		cat, lanes, err := host.BuiltinFamilies()
 		if err != nil {
 			t.Fatal(err)
 		}
 		o.Catalog = cat
+		if o.Lanes == nil {
+			o.Lanes = lanes
+		}
 	}
 	if o.Family == nil {
 		o.Family = host.DefaultFamily(o.Catalog)
@@ -144,7 +148,7 @@ func Start(t testing.TB, o Options) *Host {
 		} else {
 			gw = gateway.New(st, t.TempDir(), cfg.Logger)
 			t.Cleanup(func() { _ = gw.Close() })
-			rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
+			rc.Gateway, rc.Projections, cfg.DataSweep, cfg.Migrations = gw, projection.Modules(), gw.Sweep, gw.ApplyMigrations
 			cfg.LoadCheck = runtime.LoadCheck(o.Workerd, cfg.Logger)
 		}
 		if o.Workerd != NoWorkerd {
