@@ -78,7 +78,8 @@ type Options struct {
 	// conformance check fails on a host breaking its rule breaks ours here.
 	Wrap func(http.Handler) http.Handler
 	// Workerd, when set, runs the data plane beside the host (wired as
-	// `host serve` wires it, the engine load check included): a workerd
+	// `host serve` wires it, the engine load check and, with a binary, the
+	// migrations of SQLiteMigrationApplication commits included): a workerd
 	// binary path (enginetest.Binary), or NoWorkerd for a data plane
 	// without an engine (the static check decides). Host.Runtime is then
 	// set.
