@@ -49,8 +49,10 @@ type sqlFile struct{ path, sql string }
 //     corrected set resumes there;
 //   - a set whose fourth file applies and fifth fails leaves the fourth
 //     applied in the database file (the refusal says so) while the store
-//     ledger keeps 3; the corrected set catches the store ledger up
-//     without running the fourth again;
+//     ledger keeps 3; a set rewriting that fourth file passes the store's
+//     prefix check but not the file's (migration_required, nothing runs);
+//     the corrected set catches the store ledger up without running the
+//     fourth again;
 //   - after a simulated crash between a file's commit and the store's
 //     (the data plane ran the sixth file, the store never recorded it),
 //     the retry runs nothing again and the store ledger catches up.
@@ -185,6 +187,16 @@ func TestMigrationsRunOnTheDataPlane(t *testing.T) {
 		t.Errorf("the refusal does not say the fourth file stays applied: %s", we.Message)
 	}
 	wantLedgers("after the failing fifth file", 3, 4)
+	// The store ledger (3) is a prefix of a set that rewrites the fourth
+	// file, but the database file's is not: migration_required, nothing
+	// runs.
+	other4 := sqlFile{"0004_fourth.sql", "INSERT INTO notes (name) VALUES ('other');\n"}
+	_, err = apply("diverging", f1, f2, f3, other4)
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.MigrationRequired || !strings.Contains(we.Message, "0004_fourth.sql") {
+		t.Fatalf("a set rewriting a file only the database file's ledger holds: %v, want migration_required naming it", err)
+	}
+	wantLedgers("after the diverging set", 3, 4)
 	f5 := sqlFile{"0005_fifth.sql", "INSERT INTO notes (name) VALUES ('fifth');\n"}
 	res, err = apply("resumed", f1, f2, f3, f4, f5)
 	wantReadyApp("the set resuming after the fourth file", res, err)
