@@ -151,6 +151,7 @@ func TestMigrationsRunOnTheDataPlane(t *testing.T) {
 			!strings.Contains(we.Message, file) || !strings.Contains(we.Message, sqliteMsg) {
 			t.Fatalf("%s: %v; want invalid_argument migration_failed naming %s and %q", what, err, file, sqliteMsg)
 		}
+		t.Logf("%s: %s", what, we.Message)
 		return we
 	}
 	wantNames := func(what, want string) {
@@ -196,6 +197,7 @@ func TestMigrationsRunOnTheDataPlane(t *testing.T) {
 	if !errors.As(err, &we) || we.Code != wire.MigrationRequired || !strings.Contains(we.Message, "0004_fourth.sql") {
 		t.Fatalf("a set rewriting a file only the database file's ledger holds: %v, want migration_required naming it", err)
 	}
+	t.Logf("a diverging set: %s", we.Message)
 	wantLedgers("after the diverging set", 3, 4)
 	f5 := sqlFile{"0005_fifth.sql", "INSERT INTO notes (name) VALUES ('fifth');\n"}
 	res, err = apply("resumed", f1, f2, f3, f4, f5)
