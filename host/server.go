@@ -34,7 +34,8 @@ type Config struct {
 	// Catalog is every installed Form, Interface and Binding, keyed by
 	// exact ref host-wide; Lanes is what each lane answers of it
 	// (LoadFamilies returns both; spec/lane-v1beta1.md §2.5). Without
-	// Lanes, Catalog is one family and SplitLanes places it.
+	// Lanes, SplitLanes places Catalog: one family on its lane, or a
+	// catalog of both Edge groups (BuiltinCatalog) split by group.
 	Catalog *form.Catalog
 	Lanes   LaneSets
 	Tokens  []Token
