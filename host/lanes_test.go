@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -545,5 +546,29 @@ func TestSplitLanesOfTheBuiltinCatalog(t *testing.T) {
 				t.Errorf("lane %s: split lacks binding %s", l.Name, d.Ref())
 			}
 		}
+	}
+}
+
+// TestSplitLanesRefusesTwoDocumentsOfOneVersion: an Interface no Edge Form
+// names goes to every lane, so a second edge.kv@1.0.0 beside the built-in
+// catalog would give each lane two documents of one name@version; SplitLanes
+// refuses naming both digests and LoadFamilies as the way to install it.
+func TestSplitLanesRefusesTwoDocumentsOfOneVersion(t *testing.T) {
+	cat, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := fs.ReadFile(edge.Family(), "interfaces/edge.kv/definition.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := form.ParseInterface(bytes.Replace(data, []byte(`"title": "`), []byte(`"title": "Another `), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = host.SplitLanes(cat.AddInterface(other))
+	if err == nil || !strings.Contains(err.Error(), "interface edge.kv@1.0.0 twice") || !strings.Contains(err.Error(), other.Ref().SchemaDigest) ||
+		!strings.Contains(err.Error(), "host.LoadFamilies") {
+		t.Fatalf("a second edge.kv@1.0.0 no Form names: %v", err)
 	}
 }
