@@ -83,7 +83,7 @@ func TestRegisteredChecksAreRequiredIDs(t *testing.T) {
 // testdata/forms and testdata/forms-v1beta1: a second definition version
 // of two Edge kinds in each Edge group, and a kind of another group.
 func testCatalog(t *testing.T) *form.Catalog {
-	cat, err := host.BuiltinCatalog()
+	cat, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}

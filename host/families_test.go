@@ -66,7 +66,7 @@ func TestBuiltinBesideAnotherGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builtin, err := host.BuiltinCatalog()
+	builtin, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}

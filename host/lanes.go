@@ -56,7 +56,7 @@ func lanesOf(forms []*form.Definition, paths []string) ([]wire.Lane, *form.Findi
 // Config without Lanes). A catalog holding Forms of at most one Edge
 // group is one family: lanesOf its Forms decides the lanes, and each gets
 // the whole catalog. A catalog holding both Edge groups (the built-in
-// family, BuiltinCatalog, with or without more Forms) is split the way
+// family's, BuiltinFamilies, with or without more Forms) is split the way
 // LoadFamilies places two families: each Edge Form goes to its group's
 // lane, any other Form to every lane; an Interface or Binding goes to
 // every lane one of whose Edge Forms names its exact digest (or whose

@@ -153,7 +153,7 @@ func TestResourceRoutesAnswerTheLaneSet(t *testing.T) {
 
 func builtinRef(t *testing.T, group, kind string) (form.FormRef, bool) {
 	t.Helper()
-	cat, err := host.BuiltinCatalog()
+	cat, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,14 +513,23 @@ func TestEveryRouteOnEveryLane(t *testing.T) {
 	}
 }
 
-// TestSplitLanesOfTheBuiltinCatalog: a Config given the built-in catalog
-// without lane sets serves what `host serve` serves: SplitLanes places
+// TestSplitLanesOfTheBuiltinCatalog: a Config given the built-in
+// family's catalog (BuiltinFamilies) without lane sets serves what `host
+// serve` serves: SplitLanes places
 // every Form, Interface and Binding as LoadFamilies does for --forms
 // builtin, each edition's contracts on its own lane only.
 func TestSplitLanesOfTheBuiltinCatalog(t *testing.T) {
 	cat, want, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// BuiltinCatalog is the v1alpha1 edition alone: lane v1alpha3 only.
+	alpha, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sets, err := host.SplitLanes(alpha); err != nil || len(sets) != 1 || sets[wire.V1alpha3.Name].Len() != 12 {
+		t.Fatalf("BuiltinCatalog's lanes: %v, %v; want its 12 Forms on lane v1alpha3 only", sets, err)
 	}
 	got, err := host.SplitLanes(cat)
 	if err != nil {
@@ -554,7 +563,7 @@ func TestSplitLanesOfTheBuiltinCatalog(t *testing.T) {
 // catalog would give each lane two documents of one name@version; SplitLanes
 // refuses naming both digests and LoadFamilies as the way to install it.
 func TestSplitLanesRefusesTwoDocumentsOfOneVersion(t *testing.T) {
-	cat, err := host.BuiltinCatalog()
+	cat, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}

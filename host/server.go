@@ -35,7 +35,7 @@ type Config struct {
 	// exact ref host-wide; Lanes is what each lane answers of it
 	// (LoadFamilies returns both; spec/lane-v1beta1.md §2.5). Without
 	// Lanes, SplitLanes places Catalog: one family on its lane, or a
-	// catalog of both Edge groups (BuiltinCatalog) split by group.
+	// catalog of both Edge groups (BuiltinFamilies') split by group.
 	Catalog *form.Catalog
 	Lanes   LaneSets
 	Tokens  []Token

@@ -65,7 +65,7 @@ func TestMigrationsRunOnTheDataPlane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := host.BuiltinCatalog()
+	cat, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}
