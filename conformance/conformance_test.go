@@ -79,20 +79,23 @@ func TestRegisteredChecksAreRequiredIDs(t *testing.T) {
 	}
 }
 
-// testCatalog is the built-in Edge family plus testdata/forms: a second
-// definition version of one Edge kind and the same kind in another group.
+// testCatalog is the built-in Edge family (both editions) plus
+// testdata/forms and testdata/forms-v1beta1: a second definition version
+// of two Edge kinds in each Edge group, and a kind of another group.
 func testCatalog(t *testing.T) *form.Catalog {
-	cat, err := host.BuiltinCatalog()
+	cat, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra, err := host.LoadCatalog(os.DirFS("testdata/forms"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range extra.Forms() {
-		if cat, err = cat.AddForm(in.Definition, ""); err != nil {
+	for _, dir := range []string{"testdata/forms", "testdata/forms-v1beta1"} {
+		extra, err := host.LoadCatalog(os.DirFS(dir))
+		if err != nil {
 			t.Fatal(err)
+		}
+		for _, in := range extra.Forms() {
+			if cat, err = cat.AddForm(in.Definition, ""); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return cat

@@ -4,7 +4,6 @@ import (
 	"io/fs"
 
 	"github.com/takoform/takoform/form"
-	"github.com/takoform/takoform/forms/edge"
 )
 
 // LoadCatalog installs every definition under fsys (Forms, Interfaces and
@@ -15,9 +14,22 @@ func LoadCatalog(fsys fs.FS) (*form.Catalog, error) {
 	return c, err
 }
 
-// BuiltinCatalog is the Edge family this binary ships (group
-// edge.forms.takoform.com/v1alpha1, so lane v1alpha3 only).
+// BuiltinCatalog is the v1alpha1 edition of the Edge family this binary
+// ships (--forms builtin/v1alpha1: group edge.forms.takoform.com/v1alpha1,
+// lane v1alpha3 only), one Form per kind, for callers that want exactly
+// that edition. The whole built-in family, as a host without --forms
+// installs it, is BuiltinFamilies.
 func BuiltinCatalog() (*form.Catalog, error) {
-	c, _, err := LoadFamilies([]FamilySource{{Name: BuiltinFamily, FS: edge.Family()}})
+	c, _, err := LoadFamilies(FamilySources([]string{BuiltinV1alpha1}, nil))
 	return c, err
+}
+
+// BuiltinFamilies is LoadFamilies of --forms builtin, what a host without
+// --forms installs: the host-wide catalog of both editions
+// (edge.forms.takoform.com/v1alpha1 on lane v1alpha3,
+// edge.forms.takoform.com/v1beta1 on lane v1beta1) and each lane's
+// installed set. A Config given that catalog without Lanes places each
+// edition on its lane the same way (SplitLanes).
+func BuiltinFamilies() (*form.Catalog, LaneSets, error) {
+	return LoadFamilies(FamilySources([]string{BuiltinFamily}, nil))
 }

@@ -16,8 +16,28 @@ import (
 )
 
 // BuiltinFamily is the --forms value that names the Edge family this
-// binary ships, so it can be installed beside another family.
+// binary ships, both editions (BuiltinV1alpha1 on lane v1alpha3,
+// BuiltinV1beta1 on lane v1beta1), so it can be installed beside another
+// family; it is also what a host without --forms installs.
 const BuiltinFamily = "builtin"
+
+// BuiltinV1alpha1 and BuiltinV1beta1 name one edition of the built-in
+// family (edge.forms.takoform.com/v1alpha1, edge.forms.takoform.com/v1beta1),
+// as a --forms value and as the source name findings start with: to serve
+// the shipped edition of one Edge group beside another family of the
+// other (spec/lane-v1beta1.md §2.5).
+const (
+	BuiltinV1alpha1 = BuiltinFamily + "/v1alpha1"
+	BuiltinV1beta1  = BuiltinFamily + "/v1beta1"
+)
+
+// builtinEditions maps each --forms value naming built-in documents to
+// its sources.
+var builtinEditions = map[string][]FamilySource{
+	BuiltinFamily:   {{Name: BuiltinV1alpha1, FS: edge.Family()}, {Name: BuiltinV1beta1, FS: edge.FamilyV1beta1()}},
+	BuiltinV1alpha1: {{Name: BuiltinV1alpha1, FS: edge.Family()}},
+	BuiltinV1beta1:  {{Name: BuiltinV1beta1, FS: edge.FamilyV1beta1()}},
+}
 
 // FamilySource is one family to install: Name is how findings name its
 // files (a directory path, or BuiltinFamily) and FS holds its documents.
@@ -155,7 +175,11 @@ func laneFindings(l wire.Lane, u *form.Family) []form.Finding {
 	docs := map[string]string{}  // interface/binding name@version → file
 	claim := func(seen map[string]string, key, file, what string) {
 		if first, dup := seen[key]; dup && first != file {
-			findings = append(findings, form.Finding{File: file, Message: fmt.Sprintf("%s is also defined by %s; lane %s installs one document per identity line and version: drop one of the two --forms families", what, first, l.Name)})
+			repair := "drop one of the two --forms families"
+			if isBuiltin(first) || isBuiltin(file) {
+				repair += " (--forms " + BuiltinFamily + " installs both shipped editions; --forms " + BuiltinV1alpha1 + " or --forms " + BuiltinV1beta1 + " installs only that one)"
+			}
+			findings = append(findings, form.Finding{File: file, Message: fmt.Sprintf("%s is also defined by %s; lane %s installs one document per identity line and version: %s", what, first, l.Name, repair)})
 			return
 		}
 		seen[key] = file
@@ -179,13 +203,20 @@ func laneFindings(l wire.Lane, u *form.Family) []form.Finding {
 	return findings
 }
 
+// isBuiltin says file was read from a built-in edition.
+func isBuiltin(file string) bool {
+	return strings.HasPrefix(file, BuiltinV1alpha1+"/") || strings.HasPrefix(file, BuiltinV1beta1+"/")
+}
+
 // FamilySources turns --forms values into sources: BuiltinFamily is the
-// shipped Edge family, anything else a directory opened with open.
+// shipped Edge family (two sources, one per edition), BuiltinV1alpha1 and
+// BuiltinV1beta1 one edition of it, anything else a directory opened with
+// open.
 func FamilySources(values []string, open func(dir string) fs.FS) []FamilySource {
-	out := make([]FamilySource, 0, len(values))
+	out := make([]FamilySource, 0, len(values)+1)
 	for _, v := range values {
-		if v == BuiltinFamily {
-			out = append(out, FamilySource{Name: BuiltinFamily, FS: edge.Family()})
+		if b, ok := builtinEditions[v]; ok {
+			out = append(out, b...)
 			continue
 		}
 		out = append(out, FamilySource{Name: v, FS: open(v)})

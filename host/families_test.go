@@ -21,7 +21,8 @@ func dirFS(dir string) fs.FS { return os.DirFS(dir) }
 
 // TestFamiliesCollideByIdentityLine: the built-in family and the public
 // family define the same group, kinds and definition versions; installing
-// both is refused naming both files of a colliding pair.
+// both is refused naming both files of a colliding pair, and the repair
+// it names (one built-in edition) installs.
 func TestFamiliesCollideByIdentityLine(t *testing.T) {
 	ref := testref.Dir(t)
 	_, _, err := host.LoadFamilies(host.FamilySources([]string{host.BuiltinFamily, ref}, dirFS))
@@ -31,6 +32,19 @@ func TestFamiliesCollideByIdentityLine(t *testing.T) {
 	want := filepath.Join(ref, "forms/candidates/edge/v1alpha1/sqlite-database/definition.json") + ": form edge.forms.takoform.com/v1alpha1 SQLiteDatabase 0.1.0 is also defined by builtin/"
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("the refusal does not name both files (%q):\n%v", want, err)
+	}
+	// The repair it states is true: one built-in edition installs beside
+	// the public family of the other group.
+	repair := "(--forms builtin installs both shipped editions; --forms builtin/v1alpha1 or --forms builtin/v1beta1 installs only that one)"
+	if !strings.Contains(err.Error(), repair) {
+		t.Fatalf("the refusal does not say how to keep the other edition (%q):\n%v", repair, err)
+	}
+	cat, lanes, err := host.LoadFamilies(host.FamilySources([]string{host.BuiltinV1beta1, ref}, dirFS))
+	if err != nil {
+		t.Fatalf("the repair: %v", err)
+	}
+	if lanes[wire.V1alpha3.Name].Len() != 12 || lanes[wire.V1beta1.Name].Len() != 15 || cat.Len() != 27 {
+		t.Fatalf("builtin/v1beta1 beside the public v1alpha1 family: %d forms, lanes %d and %d", cat.Len(), lanes[wire.V1alpha3.Name].Len(), lanes[wire.V1beta1.Name].Len())
 	}
 	// The same document twice is refused too: one document per line and version.
 	dup := fstest.MapFS{"a/definition.json": {Data: []byte(kvDoc)}, "b/definition.json": {Data: []byte(kvDoc)}}
@@ -48,11 +62,11 @@ const kvDoc = `{"apiVersion":"forms.example.com/v1alpha1","kind":"EdgeKVNamespac
 // family of another group.
 func TestBuiltinBesideAnotherGroup(t *testing.T) {
 	other := fstest.MapFS{"kv/definition.json": {Data: []byte(kvDoc)}}
-	cat, _, err := host.LoadFamilies([]host.FamilySource{host.FamilySources([]string{host.BuiltinFamily}, dirFS)[0], {Name: "other", FS: other}})
+	cat, _, err := host.LoadFamilies(append(host.FamilySources([]string{host.BuiltinFamily}, dirFS), host.FamilySource{Name: "other", FS: other}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	builtin, err := host.BuiltinCatalog()
+	builtin, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,16 +52,32 @@ func lanesOf(forms []*form.Definition, paths []string) ([]wire.Lane, *form.Findi
 	return []wire.Lane{bound}, nil
 }
 
-// SplitLanes is the lane sets of a catalog installed as one family (a
-// Config without Lanes): lanesOf its Forms decides the lanes, and each
-// gets the whole catalog. A catalog mixing both Edge groups is refused.
+// SplitLanes is the lane sets of a catalog installed without lane sets (a
+// Config without Lanes). A catalog holding Forms of at most one Edge
+// group is one family: lanesOf its Forms decides the lanes, and each gets
+// the whole catalog. A catalog holding both Edge groups (the built-in
+// family's, BuiltinFamilies, with or without more Forms) is split the way
+// LoadFamilies places two families: each Edge Form goes to its group's
+// lane, any other Form to every lane; an Interface or Binding goes to
+// every lane one of whose Edge Forms names its exact digest (or whose
+// Bindings target it), and one no Edge Form names to every lane
+// (spec/lane-v1beta1.md §2.5 rules 1–2). A lane left with two documents
+// of one name@version is refused: install such families with
+// LoadFamilies, which names the files.
 func SplitLanes(cat *form.Catalog) (LaneSets, error) {
 	var defs []*form.Definition
 	var paths []string
+	groups := map[string]bool{}
 	for _, in := range cat.Forms() {
 		defs = append(defs, in.Definition)
 		r := in.Definition.Ref()
 		paths = append(paths, r.APIVersion+" "+r.Kind+" "+r.DefinitionVersion)
+		if _, edge := laneOfGroup[r.APIVersion]; edge {
+			groups[r.APIVersion] = true
+		}
+	}
+	if len(groups) > 1 {
+		return splitEdgeGroups(cat)
 	}
 	lanes, bad := lanesOf(defs, paths)
 	if bad != nil {
@@ -73,6 +89,88 @@ func SplitLanes(cat *form.Catalog) (LaneSets, error) {
 	}
 	return out, nil
 }
+
+// splitEdgeGroups is SplitLanes of a catalog holding both Edge groups.
+func splitEdgeGroups(cat *form.Catalog) (LaneSets, error) {
+	// named[lane] holds the interface and binding refs (as strings) the
+	// lane's Edge Forms name; edgeNamed is their union.
+	named := map[string]map[string]bool{}
+	edgeNamed := map[string]bool{}
+	for _, in := range cat.Forms() {
+		l, ok := laneOfGroup[in.Definition.Ref().APIVersion]
+		if !ok {
+			continue
+		}
+		if named[l.Name] == nil {
+			named[l.Name] = map[string]bool{}
+		}
+		for _, r := range in.Definition.ProvidedInterfaces() {
+			named[l.Name][ifaceKey(r)], edgeNamed[ifaceKey(r)] = true, true
+		}
+		for _, r := range in.Definition.AcceptedBindings() {
+			named[l.Name][bindingKey(r)], edgeNamed[bindingKey(r)] = true, true
+		}
+		for _, rel := range in.Definition.Relations() {
+			if ri := rel.RequiredInterface; ri != nil {
+				named[l.Name][ifaceKey(*ri)], edgeNamed[ifaceKey(*ri)] = true, true
+			}
+		}
+	}
+	// A Binding a lane installs brings the Interface it targets.
+	for _, b := range cat.Bindings() {
+		t := ifaceKey(b.TargetInterface())
+		for _, set := range named {
+			if set[bindingKey(b.Ref())] {
+				set[t], edgeNamed[t] = true, true
+			}
+		}
+	}
+	onLane := func(l wire.Lane, ref string) bool { return !edgeNamed[ref] || named[l.Name][ref] }
+	out := LaneSets{}
+	for _, l := range wire.Lanes {
+		var c *form.Catalog
+		var err error
+		for _, in := range cat.Forms() {
+			if el, edge := laneOfGroup[in.Definition.Ref().APIVersion]; edge && el != l {
+				continue
+			}
+			if c, err = c.AddForm(in.Definition, in.PackageDigest); err != nil {
+				return nil, fmt.Errorf("host: lane %s: %w", l.Name, err)
+			}
+		}
+		seen := map[string]string{}
+		twice := func(what, name, version, digest string) error {
+			k := what + " " + name + "@" + version
+			if d, dup := seen[k]; dup && d != digest {
+				return fmt.Errorf("host: lane %s would install %s twice (%s and %s): a lane installs one document per name@version; install the families with host.LoadFamilies (takoform host serve --forms), which places each on its lane", l.Name, k, d, digest)
+			}
+			seen[k] = digest
+			return nil
+		}
+		for _, d := range cat.Interfaces() {
+			if r := d.Ref(); onLane(l, ifaceKey(r)) {
+				if err := twice("interface", r.Name, r.Version, r.SchemaDigest); err != nil {
+					return nil, err
+				}
+				c = c.AddInterface(d)
+			}
+		}
+		for _, d := range cat.Bindings() {
+			if r := d.Ref(); onLane(l, bindingKey(r)) {
+				if err := twice("binding", r.Name, r.Version, r.SchemaDigest); err != nil {
+					return nil, err
+				}
+				c = c.AddBinding(d)
+			}
+		}
+		out[l.Name] = c
+	}
+	return out, nil
+}
+
+// ifaceKey and bindingKey key an exact Interface or Binding reference.
+func ifaceKey(r form.InterfaceRef) string { return "interface " + r.String() }
+func bindingKey(r form.BindingRef) string { return "binding " + r.String() }
 
 // laneView is one lane as the server answers it: the wire lane and its
 // installed set.

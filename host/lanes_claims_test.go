@@ -22,7 +22,7 @@ import (
 func TestHostnameClaimSpansEdgeGroups(t *testing.T) {
 	beta := testref.V1beta1Dir(t)
 	stores(t, func(t *testing.T, data string) {
-		cat, lanes, err := host.LoadFamilies(host.FamilySources([]string{host.BuiltinFamily, beta}, dirFS))
+		cat, lanes, err := host.LoadFamilies(host.FamilySources([]string{host.BuiltinV1alpha1, beta}, dirFS))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -89,51 +90,75 @@ func TestDiscoveryPerLane(t *testing.T) {
 	}
 }
 
-// TestResourceRoutesAnswerTheLaneSet: the built-in family is of group
-// edge.forms.takoform.com/v1alpha1, so lane v1alpha3 answers it and lane
-// v1beta1 refuses it form_unknown naming where it is installed, on every
-// route that names a FormRef (spec/lane-v1beta1.md §2.5 rules 1, 3);
-// lane v1beta1's support routes list nothing of it.
+// TestResourceRoutesAnswerTheLaneSet: the built-in family installs both
+// editions, edge.forms.takoform.com/v1alpha1 on lane v1alpha3 and
+// edge.forms.takoform.com/v1beta1 on lane v1beta1; each lane answers its
+// own edition and refuses the other's FormRef form_unknown naming where it
+// is installed, on every route that names a FormRef (spec/lane-v1beta1.md
+// §2.5 rules 1, 3); each lane's support routes list exactly its edition,
+// and edge.kv@1.0.0 answers each lane with its own edition's digest.
 func TestResourceRoutesAnswerTheLaneSet(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})
 	ctx := context.Background()
-	ref, ok := builtinRef(t, "EdgeKVNamespace")
-	if !ok {
-		t.Skip("the built-in family has no EdgeKVNamespace")
+	clients := map[wire.Lane]*client.Client{}
+	for _, l := range wire.Lanes {
+		clients[l] = laneClient(t, h, l)
 	}
-	alpha, beta := laneClient(t, h, wire.V1alpha3), laneClient(t, h, wire.V1beta1)
-	if _, err := alpha.Forms(ctx, "lanes", ref); err != nil {
-		t.Fatalf("lane v1alpha3: %v", err)
+	kvDigest := map[wire.Lane]string{}
+	for _, l := range wire.Lanes {
+		other := wire.V1beta1
+		if l == wire.V1beta1 {
+			other = wire.V1alpha3
+		}
+		ref, ok := builtinRef(t, l.EdgeGroup, "EdgeKVNamespace")
+		if !ok {
+			t.Fatalf("the built-in family has no EdgeKVNamespace of group %s", l.EdgeGroup)
+		}
+		if _, err := clients[l].Forms(ctx, "lanes", ref); err != nil {
+			t.Fatalf("lane %s: %v", l.Name, err)
+		}
+		_, err := clients[other].Forms(ctx, "lanes", ref)
+		mustCode(t, "forms on lane "+other.Name, err, wire.FormUnknown)
+		if !strings.Contains(err.Error(), "installed on "+l.APIBase) {
+			t.Errorf("the refusal does not say where the form is answered: %v", err)
+		}
+		_, err = clients[other].Read(ctx, client.Address{Space: "lanes", Ref: ref, Name: "cache"})
+		mustCode(t, "read on lane "+other.Name, err, wire.FormUnknown)
+		req := wire.ResourceRequest{APIVersion: ref.APIVersion, Kind: ref.Kind, Form: wire.FormReference{FormRef: ref}, Metadata: wire.Metadata{Name: "cache", Space: "lanes"}, Spec: json.RawMessage(`{}`)}
+		_, err = clients[other].Prepare(ctx, req, "")
+		mustCode(t, "prepare on lane "+other.Name, err, wire.FormUnknown)
+		profiles, err := clients[l].SupportForms(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[wire.Lane]int{wire.V1alpha3: 12, wire.V1beta1: 15}[l]
+		if len(profiles.Profiles) != want {
+			t.Errorf("lane %s lists %d support profiles, want the %d Forms of %s", l.Name, len(profiles.Profiles), want, l.EdgeGroup)
+		}
+		for _, p := range profiles.Profiles {
+			if p.FormRef == nil || p.FormRef.APIVersion != l.EdgeGroup {
+				t.Errorf("lane %s lists a profile of another group: %+v", l.Name, p.FormRef)
+			}
+		}
+		kv, err := clients[l].SupportInterface(ctx, "edge.kv", "1.0.0")
+		if err != nil || kv.InterfaceRef == nil {
+			t.Fatalf("lane %s: edge.kv@1.0.0: %+v, %v", l.Name, kv, err)
+		}
+		kvDigest[l] = kv.InterfaceRef.SchemaDigest
 	}
-	_, err := beta.Forms(ctx, "lanes", ref)
-	mustCode(t, "forms on lane v1beta1", err, wire.FormUnknown)
-	if !strings.Contains(err.Error(), "installed on "+wire.V1alpha3.APIBase) {
-		t.Errorf("the refusal does not say where the form is answered: %v", err)
-	}
-	_, err = beta.Read(ctx, client.Address{Space: "lanes", Ref: ref, Name: "cache"})
-	mustCode(t, "read on lane v1beta1", err, wire.FormUnknown)
-	req := wire.ResourceRequest{APIVersion: ref.APIVersion, Kind: ref.Kind, Form: wire.FormReference{FormRef: ref}, Metadata: wire.Metadata{Name: "cache", Space: "lanes"}, Spec: json.RawMessage(`{}`)}
-	_, err = beta.Prepare(ctx, req, "")
-	mustCode(t, "prepare on lane v1beta1", err, wire.FormUnknown)
-	profiles, err := beta.SupportForms(ctx)
-	if err != nil || len(profiles.Profiles) != 0 {
-		t.Fatalf("lane v1beta1 support profiles of the built-in host: %+v, %v", profiles, err)
-	}
-	_, err = beta.SupportInterface(ctx, "edge.kv", "1.0.0")
-	mustCode(t, "support interface on lane v1beta1", err, wire.ResourceNotFound)
-	if _, err := alpha.SupportInterface(ctx, "edge.kv", "1.0.0"); err != nil {
-		t.Fatalf("lane v1alpha3: %v", err)
+	if kvDigest[wire.V1alpha3] == kvDigest[wire.V1beta1] {
+		t.Errorf("both lanes answer edge.kv@1.0.0 with %s; each edition has its own (spec/lane-v1beta1.md §7.3)", kvDigest[wire.V1alpha3])
 	}
 }
 
-func builtinRef(t *testing.T, kind string) (form.FormRef, bool) {
+func builtinRef(t *testing.T, group, kind string) (form.FormRef, bool) {
 	t.Helper()
-	cat, err := host.BuiltinCatalog()
+	cat, _, err := host.BuiltinFamilies()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, in := range cat.Forms() {
-		if r := in.Definition.Ref(); r.Kind == kind {
+		if r := in.Definition.Ref(); r.Kind == kind && r.APIVersion == group {
 			return r, true
 		}
 	}
@@ -190,7 +215,9 @@ func kvDocOf(group string) []byte {
 
 // TestFamilyMixingEdgeGroupsRefused: a directory holding Forms of both
 // Edge groups is refused at start naming one file of each
-// (spec/lane-v1beta1.md §2.5 rule 1), by LoadFamilies and by host.New.
+// (spec/lane-v1beta1.md §2.5 rule 1); two directories, one per group,
+// install each on its lane, and SplitLanes places a catalog of both
+// groups the same way.
 func TestFamilyMixingEdgeGroupsRefused(t *testing.T) {
 	mixed := fstest.MapFS{"a/definition.json": {Data: kvDocOf(wire.V1alpha3.EdgeGroup)}, "b/definition.json": {Data: kvDocOf(wire.V1beta1.EdgeGroup)}}
 	_, _, err := host.LoadFamilies([]host.FamilySource{{Name: "mixed", FS: mixed}})
@@ -209,8 +236,16 @@ func TestFamilyMixingEdgeGroupsRefused(t *testing.T) {
 	if cat.Len() != 3 || lanes[wire.V1alpha3.Name].Len() != 2 || lanes[wire.V1beta1.Name].Len() != 2 {
 		t.Fatalf("host-wide %d forms, lanes %d and %d; want 3, 2 and 2", cat.Len(), lanes[wire.V1alpha3.Name].Len(), lanes[wire.V1beta1.Name].Len())
 	}
-	if _, err := host.SplitLanes(cat); err == nil || !strings.Contains(err.Error(), "one family serves one lane") {
-		t.Fatalf("a Config without Lanes whose catalog holds both Edge groups: %v", err)
+	// A Config without Lanes whose catalog holds both Edge groups is split
+	// the same way: each Edge Form on its lane, the third group on both.
+	split, err := host.SplitLanes(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range wire.Lanes {
+		if split[l.Name].Len() != 2 || len(split[l.Name].Versions(l.EdgeGroup, "EdgeKVNamespace")) != 1 || len(split[l.Name].Versions("forms.example.com/v1alpha1", "EdgeKVNamespace")) != 1 {
+			t.Errorf("SplitLanes placed %d forms on lane %s, want its Edge group's and the third group's", split[l.Name].Len(), l.Name)
+		}
 	}
 }
 
@@ -402,7 +437,7 @@ func TestHandlesReplayAndReviewAreLaneBound(t *testing.T) {
 
 // TestConfigLanesChecked: host.New refuses lane sets that name no lane it
 // serves, or that install what the host-wide catalog lacks (execution
-// reads that catalog), and a catalog of both Edge groups without lane sets.
+// reads that catalog).
 func TestConfigLanesChecked(t *testing.T) {
 	h := hosttest.Start(t, hosttest.Options{})
 	builtin, err := host.BuiltinCatalog()
@@ -475,5 +510,74 @@ func TestEveryRouteOnEveryLane(t *testing.T) {
 				t.Errorf("lane %s: %s %s is no route: %d %s", l.Version(), op.Method, op.Path, st, body)
 			}
 		}
+	}
+}
+
+// TestSplitLanesOfTheBuiltinCatalog: a Config given the built-in
+// family's catalog (BuiltinFamilies) without lane sets serves what `host
+// serve` serves: SplitLanes places
+// every Form, Interface and Binding as LoadFamilies does for --forms
+// builtin, each edition's contracts on its own lane only.
+func TestSplitLanesOfTheBuiltinCatalog(t *testing.T) {
+	cat, want, err := host.BuiltinFamilies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// BuiltinCatalog is the v1alpha1 edition alone: lane v1alpha3 only.
+	alpha, err := host.BuiltinCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sets, err := host.SplitLanes(alpha); err != nil || len(sets) != 1 || sets[wire.V1alpha3.Name].Len() != 12 {
+		t.Fatalf("BuiltinCatalog's lanes: %v, %v; want its 12 Forms on lane v1alpha3 only", sets, err)
+	}
+	got, err := host.SplitLanes(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range wire.Lanes {
+		g, w := got[l.Name], want[l.Name]
+		if g.Len() != w.Len() || len(g.Interfaces()) != len(w.Interfaces()) || len(g.Bindings()) != len(w.Bindings()) {
+			t.Fatalf("lane %s: split %d/%d/%d, installed %d/%d/%d (forms/interfaces/bindings)", l.Name, g.Len(), len(g.Interfaces()), len(g.Bindings()), w.Len(), len(w.Interfaces()), len(w.Bindings()))
+		}
+		for _, in := range w.Forms() {
+			if _, ok := g.Form(in.Definition.Ref()); !ok {
+				t.Errorf("lane %s: split lacks %s", l.Name, in.Definition.Ref())
+			}
+		}
+		for _, d := range w.Interfaces() {
+			if _, ok := g.Interface(d.Ref()); !ok {
+				t.Errorf("lane %s: split lacks interface %s", l.Name, d.Ref())
+			}
+		}
+		for _, d := range w.Bindings() {
+			if _, ok := g.Binding(d.Ref()); !ok {
+				t.Errorf("lane %s: split lacks binding %s", l.Name, d.Ref())
+			}
+		}
+	}
+}
+
+// TestSplitLanesRefusesTwoDocumentsOfOneVersion: an Interface no Edge Form
+// names goes to every lane, so a second edge.kv@1.0.0 beside the built-in
+// catalog would give each lane two documents of one name@version; SplitLanes
+// refuses naming both digests and LoadFamilies as the way to install it.
+func TestSplitLanesRefusesTwoDocumentsOfOneVersion(t *testing.T) {
+	cat, _, err := host.BuiltinFamilies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := fs.ReadFile(edge.Family(), "interfaces/edge.kv/definition.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := form.ParseInterface(bytes.Replace(data, []byte(`"title": "`), []byte(`"title": "Another `), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = host.SplitLanes(cat.AddInterface(other))
+	if err == nil || !strings.Contains(err.Error(), "interface edge.kv@1.0.0 twice") || !strings.Contains(err.Error(), other.Ref().SchemaDigest) ||
+		!strings.Contains(err.Error(), "host.LoadFamilies") {
+		t.Fatalf("a second edge.kv@1.0.0 no Form names: %v", err)
 	}
 }

@@ -34,7 +34,8 @@ type Config struct {
 	// Catalog is every installed Form, Interface and Binding, keyed by
 	// exact ref host-wide; Lanes is what each lane answers of it
 	// (LoadFamilies returns both; spec/lane-v1beta1.md §2.5). Without
-	// Lanes, Catalog is one family and SplitLanes places it.
+	// Lanes, SplitLanes places Catalog: one family on its lane, or a
+	// catalog of both Edge groups (BuiltinFamilies') split by group.
 	Catalog *form.Catalog
 	Lanes   LaneSets
 	Tokens  []Token
@@ -100,6 +101,13 @@ type Config struct {
 	// and 202 commit, never at validate or prepare (spec/runtime-v1.md
 	// §1.3, §1.4); nil leaves the static check.
 	LoadCheck artifact.LoadCheck
+	// Migrations, when set, is the data plane's migration executor
+	// (host/runtime/gateway's Gateway.ApplyMigrations): with the Edge
+	// family, committing a v1beta1 SQLiteMigrationApplication runs the
+	// set's unapplied files on the database's own file, then the store
+	// ledger follows (spec/runtime-v1.md §9.3; repo decision 0057). Nil
+	// keeps the control-plane ledger only (spec/lane-v1beta1.md §6.7).
+	Migrations Migrations
 	// Secrets, when set, serves the secret route (wire.SecretsBase,
 	// spec/runtime-v1.md §3.2); without it the route refuses with
 	// unsupported_capability.
@@ -144,9 +152,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Family == nil {
 		cfg.Family = NoFamily{}
 	}
-	if f, ok := cfg.Family.(*edgehost.Family); ok && cfg.LoadCheck != nil {
+	if f, ok := cfg.Family.(*edgehost.Family); ok && (cfg.LoadCheck != nil || cfg.Migrations != nil) {
 		withEngine := *f // the caller's family stays as it was
-		withEngine.LoadCheck = cfg.LoadCheck
+		if cfg.LoadCheck != nil {
+			withEngine.LoadCheck = cfg.LoadCheck
+		}
+		if cfg.Migrations != nil {
+			withEngine.Migrate = migrator(cfg.Migrations)
+		}
 		cfg.Family = &withEngine
 	}
 	if cfg.Lanes == nil {

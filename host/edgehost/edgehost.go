@@ -67,6 +67,12 @@ type Family struct {
 	// an engine that could not decide, leaves the static check
 	// (artifact.ModuleSyntax, artifact.ExportedHandlers) to decide.
 	LoadCheck artifact.LoadCheck
+	// Migrate, when set, is the data plane's migration executor: the
+	// commit of a SQLiteMigrationApplication runs the set's unapplied
+	// files on the database's own file before the store ledger follows
+	// (migrate.go, spec/runtime-v1.md §9.3). Nil keeps the control-plane
+	// ledger only (spec/lane-v1beta1.md §6.7 rule 2).
+	Migrate Migrator
 }
 
 // DefaultArtifactLimits are the host's default artifact limits: bundles

@@ -13,15 +13,18 @@ import (
 // The durable migration ledger of a SQLiteDatabase and the
 // SQLiteMigrationApplication that advances it (spec/lane-v1beta1.md §6.7,
 // §5.2; repo decision 0055). The ledger lives in the store, per database
-// UID (store.MigrationLedgers); this host has no edge SQL data plane, so
+// UID (store.MigrationLedgers). Without a data plane (no Family.Migrate)
 // applying a set appends its unapplied suffix to the ledger in the
-// transaction that commits the application and executes no SQL.
+// transaction that commits the application and executes no SQL; with
+// one, the files run on the database's own file first and the store
+// ledger follows its in-file ledger (migrate.go, repo decision 0057).
 
 // plan is what an application's commit decides on: the database it
 // advances, the ledger as read under the ledger's lock, and the set's
 // ordered (path, digest) list.
 type plan struct {
 	db     *store.Resource
+	set    *store.Resource
 	ledger []store.MigrationEntry
 	list   []store.MigrationEntry
 }
@@ -75,7 +78,7 @@ func (f *Family) migrationPlan(tx store.Tx, res *store.Resource, spec map[string
 		return nil, wire.Errorf(wire.MigrationRequired, "SQLiteMigrationSet %q does not extend the migration ledger of SQLiteDatabase %q (uid %s): %s. Applied migrations are never rewritten; create a new SQLiteMigrationSet that lists every applied migration unchanged, in order, then the new ones, and apply that",
 			set.Name, db.Name, db.UID, what).WithHostCode("migration_ledger_prefix").WithDetail("database", db.UID)
 	}
-	return &plan{db: db, ledger: ledger, list: list}, nil
+	return &plan{db: db, set: set, ledger: ledger, list: list}, nil
 }
 
 // divergence is the first position where ledger is not a prefix of list
@@ -95,7 +98,9 @@ func divergence(ledger, list []store.MigrationEntry) int {
 // commits it, after CheckCommit and before the application is rendered,
 // so it renders Ready at once. The plan is decided again under the same
 // lock the check took: an Update runs in one transaction, so it finds the
-// ledger CheckCommit read.
+// ledger CheckCommit read. With a data plane (Migrate) the suffix is
+// what the database file's own ledger holds beyond the store's after the
+// files ran there (migrate.go); a failed file refuses the commit.
 func (f *Family) Record(tx store.Tx, def *form.Definition, res *store.Resource) error {
 	if v1beta1Kind(def) != SQLiteMigrationApplication {
 		return nil
@@ -105,10 +110,19 @@ func (f *Family) Record(tx store.Tx, def *form.Definition, res *store.Resource) 
 		return err
 	}
 	p, err := f.migrationPlan(tx, res, spec)
-	if err != nil || p == nil || len(p.ledger) == len(p.list) {
+	if err != nil || p == nil {
 		return err
 	}
-	return tx.AppendMigrationLedger(res.Tenant, p.db.UID, len(p.ledger), p.list[len(p.ledger):])
+	suffix := p.list[len(p.ledger):]
+	if f.Migrate != nil {
+		if suffix, err = f.migrate(tx, res, p); err != nil {
+			return err
+		}
+	}
+	if len(suffix) == 0 {
+		return nil
+	}
+	return tx.AppendMigrationLedger(res.Tenant, p.db.UID, len(p.ledger), suffix)
 }
 
 // migrationReadiness renders an application's Ready condition (rules 2–4

@@ -29,6 +29,17 @@ func TestServeRefusesCollidingFamilies(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatalf("it started serving: %s", out.String())
 	}
+	// The built-in v1beta1 edition beside the public v1beta1 family is
+	// refused the same way, and the refusal names the edition to keep.
+	beta := testref.V1beta1Dir(t)
+	out.Reset()
+	errOut.Reset()
+	code = Main([]string{"host", "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "h.db"), "--dev-token", "t",
+		"--forms", "builtin", "--forms", beta}, &out, &errOut)
+	msg = errOut.String()
+	if code == 0 || !strings.Contains(msg, "is also defined by builtin/v1beta1/forms/") || !strings.Contains(msg, "--forms builtin/v1alpha1 or --forms builtin/v1beta1 installs only that one") {
+		t.Fatalf("builtin beside the public v1beta1 family: exit %d, stderr:\n%s", code, msg)
+	}
 }
 
 // TestServeThePublicRunnersSetup: `host serve --forms <public family>

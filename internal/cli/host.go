@@ -98,7 +98,7 @@ func newHostServeCommand() *cobra.Command {
 	fl.StringVar(&f.data, "data", "", "where state lives: a SQLite file path (or sqlite:///PATH), or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by replicas (default: the SQLite file "+sqlite.DefaultPath()+")")
 	fl.StringVar(&f.tokens, "tokens", "", "tokens file (JSON) mapping token hashes to tenant and principal; re-read on SIGHUP")
 	fl.StringVar(&f.devToken, "dev-token", "", "accept this bearer token as tenant \"dev\", principal \"dev\" (development only)")
-	fl.StringArrayVar(&f.forms, "forms", nil, "install the Form family in this directory instead of the built-in Edge family; repeat to install several families that do not collide (\""+host.BuiltinFamily+"\" names the built-in one)")
+	fl.StringArrayVar(&f.forms, "forms", nil, "install the Form family in this directory instead of the built-in Edge family; repeat to install several families that do not collide (\""+host.BuiltinFamily+"\" names the built-in one, both editions: \""+host.BuiltinV1alpha1+"\" on lane v1alpha3 and \""+host.BuiltinV1beta1+"\" on lane v1beta1; name one edition to install only it)")
 	fl.DurationVar(&f.syncBudget, "sync-budget", 10*time.Second, "longest a mutation may take before it answers 202 with an operation")
 	fl.DurationVar(&f.delay, "provisioning-delay", 0, "artificial delay before a mutation commits (above --sync-budget every mutation is asynchronous)")
 	fl.DurationVar(&f.idemTTL, "idempotency-ttl", 24*time.Hour, "age after which idempotency records expire")
@@ -148,7 +148,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if len(f.forms) > 0 {
 		cat, lanes, err = host.LoadFamilies(host.FamilySources(f.forms, func(dir string) fs.FS { return os.DirFS(dir) }))
 	} else {
-		cat, err = host.BuiltinCatalog()
+		cat, lanes, err = host.BuiltinFamilies()
 	}
 	if err != nil {
 		return err

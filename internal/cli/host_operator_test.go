@@ -53,7 +53,8 @@ func scrape(t *testing.T, url string) (int, string) {
 
 // TestServeLogsMetricsAndDrains runs `host serve` as a process with JSON
 // logs and a separate metrics listener: it logs a start line (version,
-// listen, store, families), serves /metrics only on --metrics-listen, and
+// listen, store, families: the built-in family's two editions, one per
+// lane), serves /metrics only on --metrics-listen, and
 // on SIGTERM lets the in-flight create finish within --shutdown-grace,
 // saying so in the log, before it exits 0.
 func TestServeLogsMetricsAndDrains(t *testing.T) {
@@ -90,7 +91,8 @@ func TestServeLogsMetricsAndDrains(t *testing.T) {
 	addr, _ := start[0]["listen"].(string)
 	metricsAddr, _ := metrics[0]["listen"].(string)
 	c := connect(t, addr)
-	if len(start) != 1 || start[0]["version"] == "" || !strings.HasPrefix(start[0]["store"].(string), "sqlite:") || start[0]["families"] != "edge.forms.takoform.com/v1alpha1" {
+	if len(start) != 1 || start[0]["version"] == "" || !strings.HasPrefix(start[0]["store"].(string), "sqlite:") || start[0]["families"] != "edge.forms.takoform.com/v1alpha1,edge.forms.takoform.com/v1beta1" ||
+		start[0]["forms"] != float64(27) || start[0]["lanes"] != "v1alpha3=12,v1beta1=15" {
 		t.Fatalf("start line: %v\n%s", start, stderr.String())
 	}
 	if code, _ := scrape(t, "http://"+addr+"/metrics"); code != 404 {

@@ -105,7 +105,8 @@ func (f *runtimeFlags) workerDataDir(data string) string {
 // reconcile hook, /readyz's detail, the engine load check of WorkerVersion
 // apply, import and 202 commit (spec/runtime-v1.md §1.4) when there is an
 // engine, and — with a worker data directory —
-// the binding gateway (spec/runtime-v1.md §5) and its sweep. Without workerd it still starts
+// the binding gateway (spec/runtime-v1.md §5), its sweep and the
+// migrations of SQLiteMigrationApplication commits (§9.3). Without workerd it still starts
 // (every ingress answer then says workers do not run) and returns the
 // notice to print at start.
 func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Config, strict bool, log *slog.Logger) (*runtime.Runtime, func(), string, error) {
@@ -147,6 +148,9 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 	if dir := f.workerDataDir(data); dir != "" {
 		gw := gateway.New(st, dir, log)
 		rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
+		// SQLiteMigrationApplication commits run their files on the
+		// database's own file (spec/runtime-v1.md §9.3).
+		cfg.Migrations = gw.ApplyMigrations
 		closeGateway = func() {
 			if err := gw.Close(); err != nil {
 				log.Warn("closing the binding gateway", "err", err)

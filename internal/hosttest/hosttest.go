@@ -50,7 +50,7 @@ type Host struct {
 }
 
 // Options adjust the host; zero values take host defaults and the
-// built-in Edge family.
+// built-in Edge family (both editions, host.BuiltinFamilies).
 type Options struct {
 	Catalog *form.Catalog
 	// Lanes, when set, is each lane's installed set (host.LoadFamilies);
@@ -78,7 +78,8 @@ type Options struct {
 	// conformance check fails on a host breaking its rule breaks ours here.
 	Wrap func(http.Handler) http.Handler
 	// Workerd, when set, runs the data plane beside the host (wired as
-	// `host serve` wires it, the engine load check included): a workerd
+	// `host serve` wires it, the engine load check and, with a binary, the
+	// migrations of SQLiteMigrationApplication commits included): a workerd
 	// binary path (enginetest.Binary), or NoWorkerd for a data plane
 	// without an engine (the static check decides). Host.Runtime is then
 	// set.
@@ -96,11 +97,15 @@ const NoWorkerd = "none"
 func Start(t testing.TB, o Options) *Host {
 	t.Helper()
 	if o.Catalog == nil {
-		cat, err := host.BuiltinCatalog()
+		// The built-in family, both editions, each on its lane.
+		cat, lanes, err := host.BuiltinFamilies()
 		if err != nil {
 			t.Fatal(err)
 		}
 		o.Catalog = cat
+		if o.Lanes == nil {
+			o.Lanes = lanes
+		}
 	}
 	if o.Family == nil {
 		o.Family = host.DefaultFamily(o.Catalog)
@@ -144,7 +149,7 @@ func Start(t testing.TB, o Options) *Host {
 		} else {
 			gw = gateway.New(st, t.TempDir(), cfg.Logger)
 			t.Cleanup(func() { _ = gw.Close() })
-			rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
+			rc.Gateway, rc.Projections, cfg.DataSweep, cfg.Migrations = gw, projection.Modules(), gw.Sweep, gw.ApplyMigrations
 			cfg.LoadCheck = runtime.LoadCheck(o.Workerd, cfg.Logger)
 		}
 		if o.Workerd != NoWorkerd {

@@ -72,8 +72,9 @@ func (g *Gateway) Ledger(ctx context.Context, uid string) ([]LedgerEntry, error)
 // A file's statements run under the worker policy less the v1beta1
 // schema rule: schema changes are what it is for, while transaction
 // control, ATTACH, writing PRAGMAs, load_extension and the ledger table
-// are refused. The control plane calls it (the host's mutation path
-// does not yet) for a SQLiteDatabase of edge.forms.takoform.com/v1beta1,
+// are refused. The control plane calls it (host.Config.Migrations: the
+// commit of a SQLiteMigrationApplication, repo decision 0057) for a
+// SQLiteDatabase of edge.forms.takoform.com/v1beta1,
 // the only family with migrations: it reads no store, so the caller
 // vouches for uid, and may call it inside its own store transaction. It
 // is safe beside serving: calls on one database run one after another.

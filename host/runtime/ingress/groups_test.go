@@ -75,7 +75,8 @@ func groupSource(label string, sql bool) []byte {
 // over the SAME data file serving our v1beta1 family
 // (forms/edge.FamilyV1beta1) alone: its data plane reads the store, so it
 // runs both, including the app no lane of it installs. The migration's SQL is run by
-// the gateway's ApplyMigrations, which the host's apply does not call yet.
+// the gateway's ApplyMigrations directly (through the Host API's
+// SQLiteMigrationApplication: migrations_test.go).
 func TestBothEdgeGroupsRunSideBySide(t *testing.T) {
 	bin := enginetest.Binary(t)
 	h, _ := startHost(t, bin)
