@@ -106,6 +106,9 @@ type laneUnavailableError struct {
 }
 
 func (e *laneUnavailableError) Error() string {
+	if e.ref == (form.FormRef{}) {
+		return fmt.Sprintf("lane %s could not be negotiated with this provider configuration: %v", e.lane.Name, e.err)
+	}
 	return fmt.Sprintf("%s is spoken on lane %s, which this provider configuration could not negotiate: %v", e.ref, e.lane.Name, e.err)
 }
 
