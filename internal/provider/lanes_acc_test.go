@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -178,6 +179,52 @@ resource "takoform_worker_cron_trigger" "nightly" {
 			},
 		})
 	})
+	t.Run("import", func(t *testing.T) {
+		t.Parallel()
+		alpha := edgeRef(t, "EdgeKVNamespace")
+		importBlock := func(addr, name, id string) string {
+			return fmt.Sprintf("\nimport {\n  to = %s\n  id = %s\n}\n\nresource %q %q {\n  name = %q\n}\n",
+				addr, id, strings.Split(addr, ".")[0], strings.Split(addr, ".")[1], name)
+		}
+		jsonID := func(api, digest, name string) string {
+			return fmt.Sprintf("jsonencode({ apiVersion = %q, kind = %q, definitionVersion = %q, schemaDigest = %q, name = %q })",
+				api, alpha.Kind, alpha.DefinitionVersion, digest, name)
+		}
+		setup := func() {
+			if _, err := applyKV(hostClient(t, h), alpha, "imp", "x"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := applyKV(hostClient(t, h), alpha, "imp", "z"); err != nil {
+				t.Fatal(err)
+			}
+			betaKV(t, h, "imp", "y")
+		}
+		cfg := laneProvider(h.URL, "imp", "") +
+			importBlock("takoform_edge_kv_namespace.y", "y", `"imp/y"`) +
+			importBlock("takoform_edge_kv_namespace.x", "x", jsonID(alpha.APIVersion, alpha.SchemaDigest, "x"))
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: factories(edgeRegistry(t)),
+			Steps: []resource.TestStep{
+				// SPACE/NAME binds to the create ref (v1beta1 here); a JSON
+				// import ID names a ref of the other family
+				{PreConfig: setup, Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(
+					inGroup(edge.GroupV1beta1, "takoform_edge_kv_namespace.y"), inGroup(edge.GroupV1alpha1, "takoform_edge_kv_namespace.x"))},
+				{Config: cfg, PlanOnly: true},
+				// so a v1alpha1 resource is not found by SPACE/NAME
+				{
+					Config:      cfg + importBlock("takoform_edge_kv_namespace.z", "z", `"imp/z"`),
+					ExpectError: diagRE("Cannot import takoform_edge_kv_namespace", "Form: edge.forms.takoform.com/v1beta1 EdgeKVNamespace"),
+				},
+				// a ref without a codec is refused naming the supported ones
+				{
+					Config: cfg + importBlock("takoform_edge_kv_namespace.z", "z", jsonID(edge.GroupV1beta1, "sha256:"+strings.Repeat("0", 64), "z")),
+					ExpectError: diagRE("This provider build has no codec for the FormRef to import",
+						"takoform_edge_kv_namespace supports", edge.GroupV1alpha1+" EdgeKVNamespace", edge.GroupV1beta1+" EdgeKVNamespace",
+						"Code: takoform.provider/unknown-form-ref"),
+				},
+			},
+		})
+	})
 	t.Run("fresh", func(t *testing.T) {
 		t.Parallel()
 		dir := moduleDir(t, "v1")
@@ -195,6 +242,19 @@ resource "takoform_worker_cron_trigger" "nightly" {
 // ref, as a client of lane v1beta1.
 func betaWorker(t *testing.T, h *hosttest.Host, space, name string) {
 	t.Helper()
+	betaResource(t, h, "ModuleWorker", space, name)
+}
+
+// betaKV creates the EdgeKVNamespace name in space under our v1beta1 ref.
+func betaKV(t *testing.T, h *hosttest.Host, space, name string) {
+	t.Helper()
+	betaResource(t, h, "EdgeKVNamespace", space, name)
+}
+
+// betaResource creates a resource of kind with an empty spec under our
+// v1beta1 ref, as a client of lane v1beta1.
+func betaResource(t *testing.T, h *hosttest.Host, kind, space, name string) {
+	t.Helper()
 	c, err := client.New(context.Background(), h.URL, client.Options{Token: hosttest.TokenA1, Lane: wire.V1beta1})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +264,7 @@ func betaWorker(t *testing.T, h *hosttest.Host, space, name string) {
 		t.Fatal(err)
 	}
 	for _, f := range idx.Forms {
-		if f.FormRef.Kind == "ModuleWorker" {
+		if f.FormRef.Kind == kind {
 			r := f.FormRef
 			if _, err := applyKV(c, form.FormRef{APIVersion: r.APIVersion, Kind: r.Kind, DefinitionVersion: r.DefinitionVersion, SchemaDigest: r.SchemaDigest}, space, name); err != nil {
 				t.Fatal(err)
@@ -212,7 +272,7 @@ func betaWorker(t *testing.T, h *hosttest.Host, space, name string) {
 			return
 		}
 	}
-	t.Fatal("our v1beta1 family has no ModuleWorker")
+	t.Fatalf("our v1beta1 family has no %s", kind)
 }
 
 // TestAccLaneUnavailable: behind a front that refuses lane v1beta1's
