@@ -206,8 +206,7 @@ func laneWord(group string) string {
 func (d *Data) targetExists(ctx context.Context, space, group, kind, name string) bool {
 	key := strings.Join([]string{space, group, kind, name}, "\x00")
 	if v, ok := d.targets.Load(key); ok {
-		b, _ := v.(bool)
-		return b
+		return v == true // targets holds only bools
 	}
 	exists := false
 	for _, ref := range d.refsOf(group, kind) {
