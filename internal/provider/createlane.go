@@ -97,7 +97,16 @@ func (r *Resource) knownTargets(c *Codec, plan map[string]any) []target {
 // plan is nil for an import; space is the resource's space.
 func (r *Resource) createCodec(ctx context.Context, plan map[string]any, space string) (*Codec, *createRefusal) {
 	fams := r.spec.families()
-	if r.data == nil || len(fams) == 1 {
+	if r.data == nil {
+		return fams[0].ours, nil
+	}
+	if len(fams) == 1 {
+		// a type of one family: create_lane can only name another lane
+		// when that family is an Edge group bound to a lane
+		if l, ok := edgeLane(fams[0].group); ok && r.data.CreateLane != "" && l.Version() != r.data.CreateLane {
+			return fams[0].ours, &createRefusal{CodeHostDoesNotSupportForm, fmt.Errorf("%s exists only in %s, on lane %s; create_lane is %q: unset it or set it to %q",
+				r.spec.Name, fams[0].group, l.Name, r.data.CreateLane, l.Version())}
+		}
 		return r.pickCodec(ctx, fams[0]), nil
 	}
 	targets := r.knownTargets(fams[0].ours, plan)
