@@ -115,8 +115,11 @@ func inGroup(group string, addrs ...string) resource.TestCheckFunc {
 // spaces at once: a configuration written in the v1alpha3 era keeps its
 // state and rolls out in v1alpha1 with no edit, refuses a create_lane that
 // would split the aggregate, and meets the ambiguity of a name both
-// families hold; a new configuration creates under v1beta1.
+// families hold; a new configuration creates under v1beta1; imports bind
+// as §13.7 says; a lane the host does not answer fails only its own
+// resources.
 func TestAccLanes(t *testing.T) {
+	t.Parallel()
 	h := dualHost(t)
 	t.Run("era", func(t *testing.T) {
 		t.Parallel()
@@ -225,14 +228,26 @@ resource "takoform_worker_cron_trigger" "nightly" {
 			},
 		})
 	})
+	t.Run("unavailable", func(t *testing.T) {
+		t.Parallel()
+		laneUnavailable(t, h)
+	})
 	t.Run("fresh", func(t *testing.T) {
 		t.Parallel()
-		dir := moduleDir(t, "v1")
+		dir, v2 := moduleDir(t, "v1"), moduleDir(t, "v2")
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: factories(edgeRegistry(t)),
 			Steps: []resource.TestStep{
 				{Config: laneProvider(h.URL, "fresh", "") + appStack(dir), Check: inGroup(edge.GroupV1beta1, appAddresses...)},
 				{Config: laneProvider(h.URL, "fresh", "") + appStack(dir), PlanOnly: true},
+				// a rollout on lane v1beta1: the deployment is updated there
+				{
+					Config: laneProvider(h.URL, "fresh", "") + appStack(v2),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("takoform_worker_deployment.app", plancheck.ResourceActionUpdate),
+					}},
+					Check: inGroup(edge.GroupV1beta1, appAddresses...),
+				},
 			},
 		})
 	})
@@ -275,11 +290,11 @@ func betaResource(t *testing.T, h *hosttest.Host, kind, space, name string) {
 	t.Fatalf("our v1beta1 family has no %s", kind)
 }
 
-// TestAccLaneUnavailable: behind a front that refuses lane v1beta1's
-// discovery, the resource recorded under a v1beta1 ref reports
-// lane-unavailable while the provider still configures on lane v1alpha3.
-func TestAccLaneUnavailable(t *testing.T) {
-	h := dualHost(t)
+// laneUnavailable: behind a front that refuses lane v1beta1's discovery,
+// the resource recorded under a v1beta1 ref reports lane-unavailable
+// while the provider still configures on lane v1alpha3 and refreshes the
+// v1alpha1 one.
+func laneUnavailable(t *testing.T, h *hosttest.Host) {
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == wire.V1beta1.DiscoveryPath {
 			http.NotFound(w, r)
