@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"context"
+	"strings"
+
 	"testing"
 
 	"github.com/takoform/takoform/forms/edge"
@@ -69,6 +72,29 @@ func TestLaneOfHandBuiltData(t *testing.T) {
 	for _, ok := range []string{"", "v1alpha3", "v1beta1"} {
 		if err := validCreateLane(ok); err != nil {
 			t.Errorf("create_lane %q: %v", ok, err)
+		}
+	}
+}
+
+// TestCreateLaneOneFamily: a type of the v1beta1 family alone refuses a
+// create_lane of v1alpha3 at plan, naming its lane, and creates under its
+// own ref otherwise (spec/lane-v1beta1.md §13.6 rule 1).
+func TestCreateLaneOneFamily(t *testing.T) {
+	reg, err := EdgeRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty := *reg.Types["takoform_edge_kv_namespace"]
+	ty.Families = []createFamily{ty.Families[1]}
+	ctx := context.Background()
+	_, refusal := (&Resource{spec: &ty, data: &Data{CreateLane: "v1alpha3"}}).createCodec(ctx, nil, "s")
+	if refusal == nil || refusal.code != CodeHostDoesNotSupportForm || !strings.Contains(refusal.err.Error(), wire.V1beta1.Name) {
+		t.Errorf("create_lane v1alpha3 for a v1beta1-only type: %+v", refusal)
+	}
+	for _, lane := range []string{"", "v1beta1"} {
+		c, refusal := (&Resource{spec: &ty, data: &Data{CreateLane: lane}}).createCodec(ctx, nil, "s")
+		if refusal != nil || c != ty.Families[0].ours {
+			t.Errorf("create_lane %q: %v, %+v", lane, c.Ref, refusal)
 		}
 	}
 }
