@@ -257,12 +257,14 @@ func (d *DataSource) createFamilyFirst(ctx context.Context, refs []form.FormRef,
 // configuration): a host answers form_unknown under a FormRef it does not
 // serve, so it can hold nothing there (decision
 // spec/decisions/0016-equivalent-identities.md). When the profiles cannot
-// be read, every ref is tried.
+// be read, every ref is tried; a ref of a lane not negotiated is dropped.
 func (d *DataSource) served(ctx context.Context, refs []form.FormRef) []form.FormRef {
 	var out []form.FormRef
 	for _, r := range refs {
-		if _, ok, err := d.data.profileOf(ctx, r); ok || err != nil {
-			out = append(out, r) // served, or its lane's profiles unreadable: tried
+		_, ok, err := d.data.profileOf(ctx, r)
+		var lu *laneUnavailableError
+		if ok || (err != nil && !errors.As(err, &lu)) {
+			out = append(out, r) // served, or its lane's profiles unreadable: tried; a lane not negotiated holds nothing to read
 		}
 	}
 	if len(out) == 0 {
