@@ -130,7 +130,7 @@ func (r *Resource) createCodec(ctx context.Context, plan map[string]any, space s
 	} else {
 		for i, t := range targets {
 			if !t.hint && found[i][0] && found[i][1] {
-				return fams[0].ours, &createRefusal{CodeRelationTargetOtherFamily, fmt.Errorf(
+				return fams[0].ours, &createRefusal{CodeTargetOtherFamily, fmt.Errorf(
 					"the relation target %s %q exists in both %s and %s, so the family to create %s in is ambiguous; set the provider's create_lane (or TAKOFORM_CREATE_LANE) to %q or %q",
 					t.kind, t.name, fams[0].group, fams[1].group, r.spec.Name, laneWord(fams[1].group), laneWord(fams[0].group))}
 			}
@@ -152,7 +152,7 @@ func (r *Resource) createCodec(ctx context.Context, plan map[string]any, space s
 		}
 		for f := range fams {
 			if f != chosen && found[i][f] {
-				return fams[chosen].ours, &createRefusal{CodeRelationTargetOtherFamily, fmt.Errorf(
+				return fams[chosen].ours, &createRefusal{CodeTargetOtherFamily, fmt.Errorf(
 					"%s would be created in %s, but its relation target %s %q exists only in %s, and the two families cannot relate to each other; "+
 						"set the provider's create_lane (or TAKOFORM_CREATE_LANE) to %q, or move the aggregate (create the target in %s too, or replace the resources of %s explicitly)",
 					r.spec.Name, fams[chosen].group, t.kind, t.name, fams[f].group, laneWord(fams[f].group), fams[chosen].group, fams[f].group)}
