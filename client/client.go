@@ -215,6 +215,10 @@ func newTransport(perHost int) *http.Transport {
 	return t
 }
 
+// Lane returns the lane the client speaks (Options.Lane, or
+// wire.DefaultLane).
+func (c *Client) Lane() wire.Lane { return c.lane }
+
 // Endpoint returns the negotiated origin, scheme://host[:port].
 func (c *Client) Endpoint() string { return c.origin.String() }
 

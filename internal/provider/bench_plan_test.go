@@ -26,11 +26,12 @@ func BenchmarkModifyPlanKV(b *testing.B) {
 	}
 	data := &Data{Space: "bench"}
 	ref := spec.Create.Ref
-	data.support.once.Do(func() { // as read once from a host serving the Edge family
-		data.support.profiles = map[string]wire.SupportProfile{ref.String(): {FormRef: &ref, Operations: []string{"create", "read", "update", "delete"}}}
+	lc := data.laneConnOf(wire.V1alpha3)
+	lc.support.once.Do(func() { // as read once from a host serving the Edge family
+		lc.support.profiles = map[string]wire.SupportProfile{ref.String(): {FormRef: &ref, Operations: []string{"create", "read", "update", "delete"}}}
 	})
 	for _, i := range spec.Create.Def.ProvidedInterfaces() { // and the contracts it implements
-		data.support.contracts.Store("interface "+i.Name+"@"+i.Version, contractAnswer{digest: spec.Create.contractDigest(i.SchemaDigest)})
+		lc.support.contracts.Store("interface "+i.Name+"@"+i.Version, contractAnswer{digest: spec.Create.contractDigest(i.SchemaDigest)})
 	}
 	r := &Resource{spec: spec, data: data}
 	ctx := context.Background()

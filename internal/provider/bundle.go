@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/takoform/takoform/form"
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -101,7 +102,7 @@ func (r *Resource) planBundle(plan, config, state map[string]any, id identity) d
 
 // uploadBundle uploads local module files through the artifact routes
 // and checks the committed digest is the one planned.
-func (r *Resource) uploadBundle(ctx context.Context, plan map[string]any, id identity) diag.Diagnostics {
+func (r *Resource) uploadBundle(ctx context.Context, ref form.FormRef, plan map[string]any, id identity) diag.Diagnostics {
 	if plan["modules"] == nil || importedModules(plan["modules"]) {
 		return nil // committed already (manifest_digest, or the imported manifest)
 	}
@@ -109,7 +110,11 @@ func (r *Resource) uploadBundle(ctx context.Context, plan map[string]any, id ide
 	if err != nil {
 		return bundleFilesError(err, id)
 	}
-	dg, err := r.data.Client.UploadArtifact(ctx, *m, blobs)
+	hc, err := r.data.clientFor(ctx, ref)
+	if err != nil {
+		return renderError("Cannot upload the bundle", err, id)
+	}
+	dg, err := hc.UploadArtifact(ctx, *m, blobs)
 	if err != nil {
 		return renderError("Cannot upload the bundle", err, id)
 	}

@@ -42,14 +42,14 @@ func TestCreateUnderWhatTheHostServes(t *testing.T) {
 	}
 	ours, pub, neither := hosttest.Start(t, hosttest.Options{Catalog: builtin}), hosttest.Start(t, hosttest.Options{Catalog: public}), hosttest.Start(t, hosttest.Options{Catalog: other})
 	for name, ty := range reg.Types {
-		if got := resourceOn(ty, ours).createCodec(context.Background()); got != ty.Create {
+		if got, _ := resourceOn(ty, ours).createCodec(context.Background(), nil, ""); got != ty.Create {
 			t.Errorf("%s on a host serving our family creates under %s", name, got.Ref)
 		}
-		if got := resourceOn(ty, pub).createCodec(context.Background()); got != ty.CreateEquivalent {
+		if got, _ := resourceOn(ty, pub).createCodec(context.Background(), nil, ""); got != ty.CreateEquivalent {
 			t.Errorf("%s on a host serving the public family creates under %s", name, got.Ref)
 		}
 		r := resourceOn(ty, neither)
-		c := r.createCodec(context.Background())
+		c, _ := r.createCodec(context.Background(), nil, "")
 		msg := r.servedNeither(c).Error()
 		if c != ty.Create || !strings.Contains(msg, ty.Create.Ref.String()) || !strings.Contains(msg, ty.CreateEquivalent.Ref.String()) {
 			t.Errorf("%s on a host serving neither: %s", name, msg)

@@ -13,6 +13,7 @@ import (
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/spaceid"
+	"github.com/takoform/takoform/wire"
 )
 
 // DataSource is THE generic Form data source: it reads one existing
@@ -126,7 +127,9 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 }
 
 // Read reads the resource under the configured FormRef, or under each
-// FormRef the type supports (default create first) until one answers. Only
+// FormRef the type supports, the create family's first (createFamilyFirst);
+// when refs of two families answer it refuses (data-source-ambiguous,
+// spec/lane-v1beta1.md §13.9). Only
 // resource_not_found moves on to the next ref; every other error is
 // reported as it is. Errors: a name outside ^[a-z][a-z0-9-]{0,62}$
 // (spec/host-api-v1alpha3.md §1.2) or an incomplete or unsupported
@@ -169,22 +172,48 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		return
 	}
 	if len(refs) > 1 {
-		refs = d.served(ctx, refs)
+		refs = d.served(ctx, d.createFamilyFirst(ctx, refs, space))
 	}
+	// the first answer of each family; two families answering is ambiguous
+	// (spec/lane-v1beta1.md §13.9)
+	var hit *wire.Resource
+	var hitRef form.FormRef
 	for _, ref := range refs {
-		res, err := d.data.Client.Read(ctx, client.Address{Space: space, Ref: ref, Name: name})
-		if client.IsNotFound(err) {
+		if hit != nil && ref.APIVersion == hitRef.APIVersion {
 			continue
 		}
 		ref := ref
-		id.Form = &ref
+		hc, err := d.data.clientFor(ctx, ref)
+		if err != nil && hit != nil {
+			continue // the other family's lane is unavailable: no second answer there
+		}
+		var res *wire.Resource
+		if err == nil {
+			res, err = hc.Read(ctx, client.Address{Space: space, Ref: ref, Name: name})
+		}
+		if client.IsNotFound(err) {
+			continue
+		}
 		if err != nil {
+			id.Form = &ref
 			resp.Diagnostics.Append(renderError("Cannot read "+d.spec.Name, err, id)...)
 			return
 		}
+		if hit != nil {
+			id.Code = CodeDataSourceAmbiguous
+			resp.Diagnostics.Append(renderError(fmt.Sprintf("%s %q exists in two families", d.spec.Name, name),
+				fmt.Errorf("space %q holds %s %q under %s and under %s; set form_api_version, form_kind, form_definition_version and form_schema_digest to the one to read",
+					space, ref.Kind, name, hitRef, ref), id)...)
+			return
+		}
+		hit, hitRef = res, ref
+	}
+	if hit != nil {
+		ref := hitRef
+		id.Form = &ref
 		c := d.spec.Codecs[ref]
 		attrs := copyAttrs(cfg)
-		if err := c.Decode(res, attrs, nil); err != nil {
+		if err := c.Decode(hit, attrs, nil); err != nil {
 			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))...)
 			return
 		}
@@ -204,20 +233,38 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		withCode(id, CodeDataSourceNotFound))...)
 }
 
+// createFamilyFirst orders refs so that the create family's (createCodec
+// with no targets: create_lane's, else the default) come first, its
+// create ref leading, then the other family's (spec/lane-v1beta1.md §13.9).
+func (d *DataSource) createFamilyFirst(ctx context.Context, refs []form.FormRef, space string) []form.FormRef {
+	r := &Resource{spec: d.spec, data: d.data}
+	c, refusal := r.createCodec(ctx, nil, space)
+	if refusal != nil {
+		return refs
+	}
+	out := []form.FormRef{c.Ref}
+	for _, same := range []bool{true, false} {
+		for _, ref := range refs {
+			if ref != c.Ref && (ref.APIVersion == c.Ref.APIVersion) == same {
+				out = append(out, ref)
+			}
+		}
+	}
+	return out
+}
+
 // served keeps the refs the host has a support profile for (read once per
 // configuration): a host answers form_unknown under a FormRef it does not
 // serve, so it can hold nothing there (decision
 // spec/decisions/0016-equivalent-identities.md). When the profiles cannot
-// be read, every ref is tried.
+// be read, every ref is tried; a ref of a lane not negotiated is dropped.
 func (d *DataSource) served(ctx context.Context, refs []form.FormRef) []form.FormRef {
-	profiles, err := d.data.profiles(ctx)
-	if err != nil {
-		return refs
-	}
 	var out []form.FormRef
 	for _, r := range refs {
-		if _, ok := profiles[r.String()]; ok {
-			out = append(out, r)
+		_, ok, err := d.data.profileOf(ctx, r)
+		var lu *laneUnavailableError
+		if ok || (err != nil && !errors.As(err, &lu)) {
+			out = append(out, r) // served, or its lane's profiles unreadable: tried; a lane not negotiated holds nothing to read
 		}
 	}
 	if len(out) == 0 {

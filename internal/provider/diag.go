@@ -35,6 +35,7 @@ type Code string
 const (
 	CodeAlreadyExists           Code = "takoform.provider/already-exists"
 	CodeBundleFiles             Code = "takoform.provider/bundle-files"
+	CodeDataSourceAmbiguous     Code = "takoform.provider/data-source-ambiguous"
 	CodeDataSourceNotFound      Code = "takoform.provider/data-source-not-found"
 	CodeDuplicateAddress        Code = "takoform.provider/duplicate-address"
 	CodeEndpointMissing         Code = "takoform.provider/endpoint-missing"
@@ -59,6 +60,7 @@ const (
 	CodeRevisionReplacedInPlace Code = "takoform.provider/revision-replaced-in-place"
 	CodeSpaceMissing            Code = "takoform.provider/space-missing"
 	CodeStateUpgrade            Code = "takoform.provider/state-upgrade"
+	CodeTargetOtherFamily       Code = "takoform.provider/relation-target-other-family"
 	CodeTLSUntrusted            Code = "takoform.provider/tls-untrusted"
 	CodeUIDMismatch             Code = "takoform.provider/uid-mismatch"
 	CodeUnknownFormRef          Code = "takoform.provider/unknown-form-ref"
@@ -67,7 +69,9 @@ const (
 // ProviderRepairs are the repair sentences of the provider's own refusal
 // codes.
 var ProviderRepairs = map[Code]string{
-	CodeLaneUnavailable:         "Check the endpoint and token, and that the host serves forms.takoform.com/v1alpha3 discovery.",
+	CodeLaneUnavailable:         "Check the endpoint and token, and that the host serves the discovery document of the lane the message names; resources of the other lane are unaffected.",
+	CodeTargetOtherFamily:       "Set the provider's create_lane (or TAKOFORM_CREATE_LANE) to the family the message names, or move the aggregate into one family.",
+	CodeDataSourceAmbiguous:     "Set the four form_* attributes of the data source to the exact FormRef to read under.",
 	CodeInvalidSpace:            "Use a SpaceID of 1-255 code points with no control characters or '/', and no leading or trailing whitespace.",
 	CodeInvalidConfig:           "Correct the attribute the message names.",
 	CodeTLSUntrusted:            "Set ca_certificate or ca_certificate_file (or TAKOFORM_CA_CERTIFICATE, TAKOFORM_CA_CERTIFICATE_FILE) to the CA that issued the host's certificate, or give the host a certificate valid for the endpoint's host name.",
@@ -155,7 +159,13 @@ func renderDetail(err error, id identity) string {
 	}
 	code, repair, retry := string(id.Code), ProviderRepairs[id.Code], ""
 	own := func(c Code) { code, repair = string(c), ProviderRepairs[c] }
+	var lu *laneUnavailableError
 	switch {
+	case errors.As(err, &lu):
+		// a lane this resource is spoken on was not negotiated (lanes.go)
+		line("Cause", err.Error())
+		own(CodeLaneUnavailable)
+		retry = "yes"
 	case we != nil:
 		line("Host", we.Message)
 		info, ok := wire.Taxonomy[we.Code]

@@ -33,7 +33,11 @@ func (r *Resource) importSeeds(ctx context.Context, c *Codec, res *wire.Resource
 	if err := r.decode(c, res, decoded, nil); err != nil {
 		return nil, renderError("The host's answer cannot be recorded", err, identity{Type: r.spec.Name, Space: res.Metadata.Space, Name: res.Metadata.Name, Code: CodeHostResponseInvalid})
 	}
-	m, err := r.data.Client.Manifest(ctx, str(decoded, "manifest_digest"))
+	hc, err := r.data.clientFor(ctx, c.Ref)
+	if err != nil {
+		return nil, renderError("Cannot read the imported bundle's manifest", err, identity{Type: r.spec.Name, Space: res.Metadata.Space, Name: res.Metadata.Name, Form: &c.Ref})
+	}
+	m, err := hc.Manifest(ctx, str(decoded, "manifest_digest"))
 	if err != nil {
 		return nil, renderError("Cannot read the imported bundle's manifest", err, identity{Type: r.spec.Name, Space: res.Metadata.Space, Name: res.Metadata.Name, Form: &c.Ref})
 	}

@@ -119,20 +119,30 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	if !r.configured(&resp.Diagnostics) {
 		return
 	}
-	if id.Ref == nil {
-		c = r.createCodec(ctx)
-		ref = c.Ref
-	}
 	space := id.Space
 	if space == "" {
 		space = r.data.Space
+	}
+	if id.Ref == nil {
+		// NAME and SPACE/NAME bind to the create ref (spec/lane-v1beta1.md §13.7)
+		var refusal *createRefusal
+		if c, refusal = r.createCodec(ctx, nil, space); refusal != nil {
+			resp.Diagnostics.Append(renderError("Cannot choose the family to import "+r.spec.Name+" from", refusal.err, identity{Type: r.spec.Name, Space: space, Name: id.Name, Code: refusal.code})...)
+			return
+		}
+		ref = c.Ref
 	}
 	ident := identity{Type: r.spec.Name, Space: space, Name: id.Name, Form: &ref}
 	if space == "" {
 		resp.Diagnostics.Append(renderError("No space to import from", errors.New("the import ID names no space and the provider has none"), withCode(ident, CodeImportID))...)
 		return
 	}
-	res, err := r.data.Client.Read(ctx, client.Address{Space: space, Ref: ref, Name: id.Name})
+	hc, err := r.data.clientFor(ctx, ref)
+	if d := laneDiag(err, withCode(ident, CodeLaneUnavailable)); d != nil {
+		resp.Diagnostics.Append(d...)
+		return
+	}
+	res, err := hc.Read(ctx, client.Address{Space: space, Ref: ref, Name: id.Name})
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot import "+r.spec.Name, err, ident)...)
 		return

@@ -71,12 +71,16 @@ func nullUnknown(v any) any {
 func (r *Resource) current(ctx context.Context, e envelope, wait bool) (res *wire.Resource, running bool, err error) {
 	addr := e.address()
 	failed := false
+	hc, err := r.data.clientFor(ctx, e.Ref)
+	if err != nil {
+		return nil, false, err
+	}
 	if id := e.PendingOperation; id != "" {
 		var op *wire.Operation
 		if wait {
-			op, err = r.data.Client.WaitOperation(ctx, id)
+			op, err = hc.WaitOperation(ctx, id)
 		} else {
-			op, err = r.data.Client.Operation(ctx, id)
+			op, err = hc.Operation(ctx, id)
 		}
 		var of *client.OperationFailedError
 		var we *wire.Error
@@ -94,7 +98,7 @@ func (r *Resource) current(ctx context.Context, e envelope, wait bool) (res *wir
 			return res, false, err
 		}
 	}
-	res, err = r.data.Client.Read(ctx, addr)
+	res, err = hc.Read(ctx, addr)
 	if err == nil && failed && e.UID == "" {
 		return nil, false, &strangerError{uid: res.Metadata.UID}
 	}

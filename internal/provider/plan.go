@@ -34,7 +34,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	var state map[string]any
 	var es envelope
-	c := r.createCodec(ctx)
+	var c *Codec // the recorded ref's; for a create, createCodec's once the space is settled
 	if !req.State.Raw.IsNull() {
 		if state, err1 = attrsOf(req.State.Raw); err1 != nil {
 			resp.Diagnostics.Append(renderError("Cannot read state", err1, identity{Type: r.spec.Name, Code: CodeInternal})...)
@@ -52,6 +52,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	ep := envelopeOf(plan)
 	d := r.planSpace(&ep, es, plan, config, state, resp)
+	if c == nil {
+		var refusal *createRefusal
+		c, refusal = r.createCodec(ctx, plan, ep.Space)
+		if refusal != nil {
+			resp.Diagnostics.Append(d...)
+			resp.Diagnostics.Append(renderError("Cannot choose the family to create "+r.spec.Name+" in", refusal.err, withCode(ep.identity(r.spec.Name, nil), refusal.code))...)
+			return
+		}
+	}
 	id := ep.identity(r.spec.Name, &c.Ref) // after the space is settled: the identity block names it
 	if r.spec.LocalModules {
 		d.Append(r.planBundle(plan, config, state, id)...)

@@ -44,6 +44,9 @@ type providerModel struct {
 	// CACertificate, CACertificateFile: a private CA (repo decision 0008).
 	CACertificate     types.String `tfsdk:"ca_certificate"`
 	CACertificateFile types.String `tfsdk:"ca_certificate_file"`
+	// CreateLane: the family new resources are created in
+	// (spec/lane-v1beta1.md §13.6).
+	CreateLane types.String `tfsdk:"create_lane"`
 }
 
 // Metadata names the provider.
@@ -55,7 +58,7 @@ func (p *Provider) Metadata(_ context.Context, _ provider.MetadataRequest, resp 
 // Schema is the provider configuration.
 func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Description: "Manages Takoform resources on a host serving the Host API lane forms.takoform.com/v1alpha3.",
+		Description: "Manages Takoform resources on a host serving the Host API lanes forms.takoform.com/v1alpha3 and forms.takoform.com/v1beta1.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Optional: true, Description: "Host origin, e.g. https://host.example (or TAKOFORM_ENDPOINT). Plain http only for loopback."},
 			"space":    schema.StringAttribute{Optional: true, Description: "Default SpaceID of every resource (or TAKOFORM_SPACE); exact, never trimmed."},
@@ -63,20 +66,32 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 			"ca_certificate": schema.StringAttribute{Optional: true, Description: "PEM CA certificate(s) to trust for an https endpoint instead of the system roots, " +
 				"for a host with a certificate from a private CA (or TAKOFORM_CA_CERTIFICATE). At most one of ca_certificate and ca_certificate_file."},
 			"ca_certificate_file": schema.StringAttribute{Optional: true, Description: "Path of a PEM file of CA certificate(s), as ca_certificate (or TAKOFORM_CA_CERTIFICATE_FILE)."},
+			"create_lane": schema.StringAttribute{Optional: true, Description: "The lane, and so the Edge family, every new resource of this configuration is created in: " +
+				"\"v1beta1\" (edge.forms.takoform.com/v1beta1) or \"v1alpha3\" (edge.forms.takoform.com/v1alpha1) (or TAKOFORM_CREATE_LANE). " +
+				"Unset: the family in which all known relation targets of the new resource exist; with none, v1beta1 when the host serves the type there, else v1alpha3. " +
+				"Existing resources never move."},
 		},
 	}
 	describeProvider(&resp.Schema)
 }
 
 // Data is what every resource of one provider configuration shares: one
-// client (one HTTP connection pool, discovery done once) and support
-// profiles fetched at most once.
+// client per lane (one HTTP connection pool each, discovery done once;
+// lanes.go), support profiles fetched at most once per lane, the create
+// lane (createlane.go) and the relation targets looked up for creates.
 type Data struct {
+	// Client is lane v1alpha3's client (nil when that lane could not be
+	// negotiated); a Data built by hand answers on Client's lane only.
 	Client   *client.Client
 	Space    string
 	Registry *Registry
-	support  supportCache
-	claims   claims // addresses this run creates (mutation.go)
+	// CreateLane is the create_lane setting ("" unset, "v1alpha3" or
+	// "v1beta1"; spec/lane-v1beta1.md §13.6).
+	CreateLane string
+	lanes      map[string]*laneConn // by lane name (lanes.go)
+	lanesOnce  sync.Once
+	targets    sync.Map // relation target lookups (createlane.go)
+	claims     claims   // addresses this run creates (mutation.go)
 }
 
 type supportCache struct {
@@ -100,7 +115,8 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	token := pick(m.Token, "TAKOFORM_TOKEN")
 	caPEM := pick(m.CACertificate, "TAKOFORM_CA_CERTIFICATE")
 	caFile := pick(m.CACertificateFile, "TAKOFORM_CA_CERTIFICATE_FILE")
-	if m.Endpoint.IsUnknown() || m.Space.IsUnknown() || m.Token.IsUnknown() || m.CACertificate.IsUnknown() || m.CACertificateFile.IsUnknown() {
+	createLane := pick(m.CreateLane, "TAKOFORM_CREATE_LANE")
+	if m.Endpoint.IsUnknown() || m.Space.IsUnknown() || m.Token.IsUnknown() || m.CACertificate.IsUnknown() || m.CACertificateFile.IsUnknown() || m.CreateLane.IsUnknown() {
 		return // configured later, once the values are known
 	}
 	if space != "" {
@@ -108,6 +124,10 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 			resp.Diagnostics.Append(renderError("Invalid provider space", fmt.Errorf("the provider's space (or TAKOFORM_SPACE) %q: %w", space, err), identity{Code: CodeInvalidSpace})...)
 			return
 		}
+	}
+	if err := validCreateLane(createLane); err != nil {
+		resp.Diagnostics.Append(renderError("Invalid create_lane", err, identity{Code: CodeInvalidConfig})...)
+		return
 	}
 	if endpoint == "" {
 		resp.Diagnostics.Append(renderError("Missing host endpoint", errors.New("the provider block sets no endpoint and TAKOFORM_ENDPOINT is empty"), identity{Code: CodeEndpointMissing})...)
@@ -122,12 +142,15 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		resp.Diagnostics.Append(renderError("Invalid CA certificate", err, identity{Code: CodeInvalidConfig})...)
 		return
 	}
-	c, err := client.New(ctx, endpoint, client.Options{Token: token, UserAgent: UserAgent(p.version), CACertificatePEM: ca})
-	if err != nil {
-		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", err, identity{Code: negotiationCode(err)})...)
+	lanes := negotiateLanes(ctx, endpoint, client.Options{Token: token, CACertificatePEM: ca}, func(l wire.Lane) string { return UserAgentOn(p.version, l) })
+	def := lanes[wire.DefaultLane.Name]
+	if negotiatedNone(lanes) {
+		// no lane at all: the host is unreachable, untrusted or refuses
+		// the token; the default lane's error says why
+		resp.Diagnostics.Append(renderError("Cannot negotiate with the Takoform host", def.err, identity{Code: negotiationCode(def.err)})...)
 		return
 	}
-	data := &Data{Client: c, Space: space, Registry: p.registry}
+	data := &Data{Client: def.client, Space: space, Registry: p.registry, CreateLane: createLane, lanes: lanes}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	p.data.Store(data)
@@ -137,8 +160,11 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 // "terraform-provider-takoform/<v> (forms.takoform.com/v1alpha3)"; the shipped
 // binary's v is internal/version.String() (decision
 // spec/decisions/0008-deployable-host.md).
-func UserAgent(v string) string {
-	return "terraform-provider-takoform/" + v + " (" + wire.V1alpha3.Name + ")"
+func UserAgent(v string) string { return UserAgentOn(v, wire.V1alpha3) }
+
+// UserAgentOn is the User-Agent the provider of version v sends on lane l.
+func UserAgentOn(v string, l wire.Lane) string {
+	return "terraform-provider-takoform/" + v + " (" + l.Name + ")"
 }
 
 func pick(v types.String, env string) string {

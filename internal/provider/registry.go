@@ -41,12 +41,15 @@ type TypeSpec struct {
 	// (addEquivalents), created under when the host serves only it; nil
 	// when there is none.
 	CreateEquivalent *Codec
-	Revision         bool   // revision role: optional name derived from content
-	NamePrefix       string // prefix of derived names
-	LocalModules     bool   // bundle authoring from local module files
-	HasUpdate        bool
-	Lineage          *Lineage // state layout history; Schema.Version is Lineage.Version
-	Schema           schema.Schema
+	// Families are the families the type creates in, when more than one
+	// (registry_v1beta1.go; families() gives the single one otherwise).
+	Families     []createFamily
+	Revision     bool   // revision role: optional name derived from content
+	NamePrefix   string // prefix of derived names
+	LocalModules bool   // bundle authoring from local module files
+	HasUpdate    bool
+	Lineage      *Lineage // state layout history; Schema.Version is Lineage.Version
+	Schema       schema.Schema
 	// ObjectType is Schema's Terraform object type, built once here:
 	// building it walks every attribute (repo decision 0019).
 	ObjectType tftypes.Object
@@ -168,7 +171,8 @@ func DeclareCatalog(cat *form.Catalog) []TypeDecl {
 	return out
 }
 
-// EdgeRegistry is the registry of this provider build: the 12 Edge types.
+// EdgeRegistry is the registry of this provider build: the 12 Edge types,
+// each with codecs for both Edge families (spec/lane-v1beta1.md §13.4).
 // The embedded family is loaded with the digests its generator recorded in
 // family.json (form.LoadFamilyDigested; spec/decisions/0037-provider-start.md).
 func EdgeRegistry() (*Registry, error) {
@@ -188,7 +192,13 @@ func EdgeRegistry() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	beta, err := v1beta1Catalog()
+	if err != nil {
+		return nil, err
+	}
+	addV1beta1Family(r, beta)
 	addEquivalents(r)
+	recordFamilies(r)
 	return r, nil
 }
 

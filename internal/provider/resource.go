@@ -167,7 +167,11 @@ func (r *Resource) apply(ctx context.Context, c *Codec, e envelope, spec map[str
 	if interrupted(ctx) {
 		return nil, errInterrupted
 	}
-	p, err := r.data.Client.Prepare(ctx, req, pre.Generation)
+	hc, err := r.data.clientFor(ctx, c.Ref)
+	if err != nil {
+		return nil, err
+	}
+	p, err := hc.Prepare(ctx, req, pre.Generation)
 	if interrupted(ctx) {
 		return nil, errInterrupted // a prepare changes nothing; the apply is not sent
 	}
@@ -175,7 +179,7 @@ func (r *Resource) apply(ctx context.Context, c *Codec, e envelope, spec map[str
 		return nil, err
 	}
 	ar.Spec, ar.Review = p.Resource.Spec, wire.Review{PrepareDigest: p.Review.PrepareDigest}
-	return r.data.Client.ApplyAndWait(ctx, ar, pre)
+	return hc.ApplyAndWait(ctx, ar, pre)
 }
 
 // Create creates the resource under the type's default create FormRef.
@@ -188,9 +192,13 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if !r.configured(&resp.Diagnostics) {
 		return
 	}
-	c := r.createCodec(ctx)
 	e := envelopeOf(plan)
-	e.Ref = c.Ref // created under the default create ref
+	c, refusal := r.createCodec(ctx, plan, e.Space)
+	if refusal != nil {
+		resp.Diagnostics.Append(renderError("Cannot choose the family to create "+r.spec.Name+" in", refusal.err, withCode(e.identity(r.spec.Name, nil), refusal.code))...)
+		return
+	}
+	e.Ref = c.Ref // created under the create ref of spec/lane-v1beta1.md §13.6
 	id := e.identity(r.spec.Name, &c.Ref)
 	if !r.data.claims.claim(e.address()) {
 		resp.Diagnostics.Append(r.duplicateAddress(c, id)...)
@@ -203,7 +211,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 			resp.Diagnostics.Append(interruptedError("Cannot create "+r.spec.Name, id)...)
 			return
 		}
-		if d := r.uploadBundle(ctx, plan, id); d.HasError() {
+		if d := r.uploadBundle(ctx, c.Ref, plan, id); d.HasError() {
 			resp.Diagnostics.Append(d...)
 			return
 		}
@@ -370,7 +378,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		resp.Diagnostics.Append(interruptedError("Cannot delete "+r.spec.Name, s.id)...)
 		return
 	}
-	err := r.data.Client.DeleteAndWait(ctx, e.address(), e.precondition())
+	hc, err := r.data.clientFor(ctx, e.Ref)
+	if err == nil {
+		err = hc.DeleteAndWait(ctx, e.address(), e.precondition())
+	}
 	if err != nil && !client.IsNotFound(err) {
 		id := e.fenced(s.id)
 		id.RevisionDelete = r.spec.Revision
@@ -436,7 +447,11 @@ func (r *Resource) alreadyExists(ctx context.Context, e envelope, err error, id 
 	if !errors.As(err, &we) || (we.Code != wire.InvalidArgument && we.Code != wire.GenerationConflict) {
 		return nil
 	}
-	res, rerr := r.data.Client.Read(ctx, e.address())
+	hc, rerr := r.data.clientFor(ctx, e.Ref)
+	if rerr != nil {
+		return nil
+	}
+	res, rerr := hc.Read(ctx, e.address())
 	if rerr != nil {
 		return nil
 	}

@@ -14,45 +14,30 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// profiles returns the host's support profiles, fetched at most once per
-// provider configuration (spec/host-api-v1alpha3.md §8.2).
-func (d *Data) profiles(ctx context.Context) (map[string]wire.SupportProfile, error) {
-	d.support.once.Do(func() {
-		resp, err := d.Client.SupportForms(ctx)
-		if err != nil {
-			d.support.err = err
-			return
-		}
-		d.support.profiles = map[string]wire.SupportProfile{}
-		for _, p := range resp.Profiles {
-			if p.FormRef != nil {
-				d.support.profiles[p.FormRef.String()] = p
-			}
-		}
-	})
-	return d.support.profiles, d.support.err
-}
-
 // contractAnswer is a support-route answer about one Interface or Binding.
 type contractAnswer struct {
 	digest string // the digest the host implements
 	err    error
 }
 
-// contract asks the host, at most once per provider configuration,
-// whether it implements an Interface ("interface") or a Binding
-// ("binding") contract.
-func (d *Data) contract(ctx context.Context, kind, name, version string) contractAnswer {
+// contract asks the host, at most once per provider configuration and
+// lane, whether it implements an Interface ("interface") or a Binding
+// ("binding") contract on lane l.
+func (d *Data) contract(ctx context.Context, l wire.Lane, kind, name, version string) contractAnswer {
+	lc := d.laneConnOf(l)
 	key := kind + " " + name + "@" + version
-	if v, ok := d.support.contracts.Load(key); ok {
+	if v, ok := lc.support.contracts.Load(key); ok {
 		return mustContractAnswer(v)
+	}
+	if lc.client == nil {
+		return contractAnswer{err: &laneUnavailableError{lane: l, err: lc.err}}
 	}
 	var p *wire.SupportProfile
 	var err error
 	if kind == "interface" {
-		p, err = d.Client.SupportInterface(ctx, name, version)
+		p, err = lc.client.SupportInterface(ctx, name, version)
 	} else {
-		p, err = d.Client.SupportBinding(ctx, name, version)
+		p, err = lc.client.SupportBinding(ctx, name, version)
 	}
 	a := contractAnswer{err: err}
 	switch {
@@ -62,7 +47,7 @@ func (d *Data) contract(ctx context.Context, kind, name, version string) contrac
 	case p.BindingRef != nil:
 		a.digest = p.BindingRef.SchemaDigest
 	}
-	v, _ := d.support.contracts.LoadOrStore(key, a)
+	v, _ := lc.support.contracts.LoadOrStore(key, a)
 	return mustContractAnswer(v)
 }
 
@@ -95,11 +80,13 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	if r.data == nil {
 		return nil
 	}
-	profiles, err := r.data.profiles(ctx)
+	p, ok, err := r.data.profileOf(ctx, c.Ref)
+	if d := laneDiag(err, id); d != nil {
+		return d
+	}
 	if err != nil {
 		return renderWarning("The host's support profiles could not be read; apply will decide", err, id)
 	}
-	p, ok := profiles[c.Ref.String()]
 	if !ok {
 		return renderError("The host does not support this Form", r.servedNeither(c), withCode(id, CodeHostDoesNotSupportForm))
 	}
@@ -179,8 +166,9 @@ func (r *Resource) planContracts(ctx context.Context, c *Codec, spec map[string]
 		}
 	}
 	var d diag.Diagnostics
+	l := r.data.laneOf(ctx, c.Ref)
 	for _, w := range wants {
-		a := r.data.contract(ctx, w.kind, w.name, w.version)
+		a := r.data.contract(ctx, l, w.kind, w.name, w.version)
 		switch {
 		case a.err != nil && explicitRefusal(a.err):
 			d.Append(renderError("The host does not implement a contract this Form needs", fmt.Errorf("%s %s@%s: the host refuses it (%v)", w.kind, w.name, w.version, a.err), withCode(id, CodeHostDoesNotSupportForm))...)
