@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/internal/provider"
 )
@@ -56,10 +57,22 @@ func setenv(vars map[string]string) {
 	}
 }
 
-// accHost starts our host in-process on a temporary SQLite file.
+// accHost starts our host in-process on a temporary SQLite file. Without
+// o.Catalog it serves the v1alpha3-era host, our v1alpha1 edition on lane
+// v1alpha3 alone (--forms builtin/v1alpha1): the tests over it hold the
+// v1alpha1 family's behaviour, and the provider creates there because no
+// other lane lists the types (spec/lane-v1beta1.md §13.6 rule 1). The tests
+// of both lanes start their host with both editions (lanes_acc_test.go).
 func accHost(t *testing.T, o hosttest.Options) *hosttest.Host {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance tests need OpenTofu: run scripts/opentofu.sh (make test does) or set TF_ACC_TERRAFORM_PATH")
+	}
+	if o.Catalog == nil {
+		cat, lanes, err := host.LoadFamilies(host.FamilySources([]string{host.BuiltinV1alpha1}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Catalog, o.Lanes = cat, lanes
 	}
 	return hosttest.Start(t, o)
 }
