@@ -155,6 +155,17 @@ func examplesUnder(t *testing.T, c cliTool, env []string) {
 	const versions = "terraform {\n  required_providers {\n    takoform = { source = \"registry.opentofu.org/takoform/takoform\" }\n  }\n}\n"
 	reg := edgeRegistry(t)
 	have := map[string]bool{}
+	if !laneV1beta1Codecs {
+		for _, dir := range exampleDirs(t, work) {
+			if v1beta1OnlyExample(dir) {
+				have[dir] = true
+				t.Logf("not applying examples/%s: it needs lane v1beta1 (laneV1beta1Codecs is false)", dir)
+				if err := os.RemoveAll(filepath.Join(work, filepath.FromSlash(dir))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
 	var root strings.Builder
 	root.WriteString(versions)
 	for i, dir := range exampleDirs(t, work) {

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
 )
@@ -27,6 +28,10 @@ type TypeDecl struct {
 	DefaultCreate form.FormRef
 	Supported     []form.FormRef // must include DefaultCreate
 	Lineage       *Lineage       // nil = EdgeLineage
+	// SchemaAlso are refs whose desired fields join the type's schema
+	// (SchemaFields) though the build may carry no codec for them yet:
+	// the v1beta1 WorkerVersion's assets (spec/lane-v1beta1.md §13.3).
+	SchemaAlso []form.FormRef
 }
 
 // TypeSpec is a registered resource type: one schema (from its default
@@ -44,9 +49,15 @@ type TypeSpec struct {
 	Revision         bool   // revision role: optional name derived from content
 	NamePrefix       string // prefix of derived names
 	LocalModules     bool   // bundle authoring from local module files
+	FilesKind        string // manifest kind of local files authoring (localfiles.go); "" = none
 	HasUpdate        bool
 	Lineage          *Lineage // state layout history; Schema.Version is Lineage.Version
-	Schema           schema.Schema
+	// SchemaFields are the desired fields the schema has: the default
+	// create definition's, then each other supported or SchemaAlso ref's
+	// attribute it lacks (sorted by attribute), Optional there
+	// (schemaFields).
+	SchemaFields []Field
+	Schema       schema.Schema
 	// ObjectType is Schema's Terraform object type, built once here:
 	// building it walks every attribute (repo decision 0019).
 	ObjectType tftypes.Object
@@ -74,6 +85,10 @@ type Exception struct {
 	TypeName     string // overrides takoform_<snake kind>
 	NamePrefix   string // derived revision names
 	LocalModules bool   // main_module + modules authoring; manifest_digest becomes Optional+Computed
+	// FilesKind is the manifest kind a `files` list is committed as
+	// (spec/lane-v1beta1.md §13.2); manifest_digest becomes
+	// Optional+Computed.
+	FilesKind string
 	// Canonical names the family rule that canonicalises a top-level string
 	// member at the host's entry point (spec/host-api-v1alpha3.md §5.6), by member. State keeps
 	// the configured spelling while the host's value is its canonical form.
@@ -86,6 +101,10 @@ var Exceptions = map[string]Exception{
 	"SQLiteDatabase": {TypeName: "takoform_sqlite_database"},
 	"WorkerBundle":   {NamePrefix: "bundle", LocalModules: true},
 	"WorkerVersion":  {NamePrefix: "version"},
+	// local files authoring (spec/lane-v1beta1.md §13.2)
+	"StaticAssetBundle":          {FilesKind: artifact.KindStaticAssetBundle},
+	"SQLiteMigrationSet":         {TypeName: "takoform_sqlite_migration_set", NamePrefix: "sqlite-migration-set", FilesKind: artifact.KindMigrationBundle},
+	"SQLiteMigrationApplication": {TypeName: "takoform_sqlite_migration_application"},
 	// the host canonicalises the hostname (edge.CanonicalHostname)
 	"WorkerCustomDomain": {Canonical: map[string]func(string) (string, error){"hostname": edge.CanonicalHostname}},
 }
@@ -120,6 +139,7 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 		ex := Exceptions[d.DefaultCreate.Kind]
 		t := &TypeSpec{Name: d.Name, DefaultCreate: d.DefaultCreate, Codecs: map[form.FormRef]*Codec{},
 			Revision: in.Definition.Role() == form.RoleRevision, NamePrefix: ex.NamePrefix, LocalModules: ex.LocalModules,
+			FilesKind: ex.FilesKind,
 			HasUpdate: in.Definition.Has(form.CapUpdate), Lineage: d.Lineage}
 		if t.NamePrefix == "" {
 			t.NamePrefix = snakeDash(d.DefaultCreate.Kind)
@@ -135,6 +155,15 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 			t.Codecs[d.DefaultCreate] = NewCodec(in.Definition)
 		}
 		t.Create = t.Codecs[d.DefaultCreate]
+		also := make([]*form.Definition, 0, len(d.SchemaAlso))
+		for _, ref := range d.SchemaAlso {
+			def, ok := cat.Form(ref)
+			if !ok {
+				return nil, fmt.Errorf("type %s: schema form %s is not in the catalog", d.Name, ref)
+			}
+			also = append(also, def.Definition)
+		}
+		t.SchemaFields = schemaFields(t, also)
 		t.Schema = buildSchema(t)
 		ot, ok := t.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
 		if !ok {
@@ -168,7 +197,9 @@ func DeclareCatalog(cat *form.Catalog) []TypeDecl {
 	return out
 }
 
-// EdgeRegistry is the registry of this provider build: the 12 Edge types.
+// EdgeRegistry is the registry of this provider build: the 12 Edge types
+// of the v1alpha1 family and the three types only the v1beta1 family has
+// (withV1beta1, spec/lane-v1beta1.md §13.1).
 // The embedded family is loaded with the digests its generator recorded in
 // family.json (form.LoadFamilyDigested; spec/decisions/0037-provider-start.md).
 func EdgeRegistry() (*Registry, error) {
@@ -184,7 +215,11 @@ func EdgeRegistry() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewRegistry(cat, DeclareCatalog(cat))
+	cat, decls, err := withV1beta1(cat, DeclareCatalog(cat))
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewRegistry(cat, decls)
 	if err != nil {
 		return nil, err
 	}

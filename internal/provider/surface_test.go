@@ -54,8 +54,21 @@ func TestLiveSurfaceHoldsTheFloor(t *testing.T) {
 // surface with the same type and flags (the reference file's framework
 // notation translated into ours).
 func TestBaselineCoversTheReferenceSurface(t *testing.T) {
-	dir := testref.Dir(t)
-	data, err := os.ReadFile(filepath.Join(dir, "terraform-surface-baseline-v1alpha3.json"))
+	want := referenceSurface(t, filepath.Join(testref.Dir(t), "terraform-surface-baseline-v1alpha3.json"))
+	if len(want.Types) != 12 {
+		t.Fatalf("the reference surface lists %d types", len(want.Types))
+	}
+	for _, f := range surface.Check(want, committedBaseline(t)) {
+		t.Errorf("%s", f)
+	}
+}
+
+// referenceSurface reads a public reference surface file (per type: its
+// schema version and attributes in terraform-plugin-framework notation)
+// into our surface notation.
+func referenceSurface(t *testing.T, file string) *surface.Surface {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +90,7 @@ func TestBaselineCoversTheReferenceSurface(t *testing.T) {
 		}
 		want.Types[tn] = st
 	}
-	if len(want.Types) != 12 {
-		t.Fatalf("the reference surface lists %d types", len(want.Types))
-	}
-	for _, f := range surface.Check(want, committedBaseline(t)) {
-		t.Errorf("%s", f)
-	}
+	return want
 }
 
 // frameworkType translates the reference file's terraform-plugin-framework
