@@ -242,7 +242,7 @@ func (r *Resource) planRecordedRef(c *Codec, config map[string]any, creating boo
 	}
 	var d diag.Diagnostics
 	for _, f := range r.spec.SchemaFields {
-		if !has[f.Attr] && config[f.Attr] != nil {
+		if _, unset := config[f.Attr].(unknown); !has[f.Attr] && config[f.Attr] != nil && !unset { // a wholly unknown value may yet be null
 			with := strings.Join(r.spec.refsWith(f.Attr), "; ")
 			if creating {
 				d.Append(renderError("The FormRef this resource is created under has no member for "+f.Attr,
