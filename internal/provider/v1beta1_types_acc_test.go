@@ -55,7 +55,11 @@ func localTree(t *testing.T, files map[string]string) string {
 // v1alpha3 creates under it) is refused at plan with
 // ref-lacks-attribute, naming the ref (repo decision 0003 rule 3).
 func TestAccWorkerVersionAssetsNeedAV1beta1Ref(t *testing.T) {
-	h := accHost(t, hosttest.Options{})
+	cat, lanes, err := host.LoadFamilies([]host.FamilySource{{Name: "v1alpha1", FS: edge.Family()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := accHost(t, hosttest.Options{Catalog: cat, Lanes: lanes})
 	src := localTree(t, map[string]string{"worker.js": "export default { fetch() { return new Response('ok') } }\n"})
 	refusalCase(t, resource.TestStep{
 		Config: providerBlock(h, "prod") + `
