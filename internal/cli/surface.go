@@ -13,7 +13,7 @@ import (
 
 func newSurfaceCommand() *cobra.Command {
 	s := &cobra.Command{Use: "surface", Short: "Terraform schema surface floor: snapshot and check (spec/decisions/0004-surface-floor.md)"}
-	var schemaFile, providerName, baseline string
+	var schemaFile, providerName, baseline, baselineFormat string
 	var asJSON bool
 	load := func(cmd *cobra.Command) (*surface.Surface, error) {
 		if schemaFile != "" {
@@ -59,7 +59,15 @@ func newSurfaceCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			base, err := surface.Parse(data)
+			var base *surface.Surface
+			switch baselineFormat {
+			case "surface":
+				base, err = surface.Parse(data)
+			case "reference":
+				base, err = surface.FromReference(data)
+			default:
+				return usage("--baseline-format %q is not surface or reference", baselineFormat)
+			}
 			if err != nil {
 				return err
 			}
@@ -89,6 +97,7 @@ func newSurfaceCommand() *cobra.Command {
 		c.Flags().StringVar(&providerName, "provider", "", "which provider of the schema document (suffix, e.g. takoform/takoform)")
 	}
 	check.Flags().StringVar(&baseline, "baseline", "", "the committed baseline (e.g. internal/provider/testdata/schema-baseline.json)")
+	check.Flags().StringVar(&baselineFormat, "baseline-format", "surface", "`surface` (a document snapshot prints) or `reference` (a public provider's terraform-surface-*.json, e.g. the takoform-v1beta1 data set's terraform-surface-v1beta1-derived.json: spec/lane-v1beta1.md §13.5)")
 	check.Flags().BoolVar(&asJSON, "json", false, "print findings as JSON")
 	s.AddCommand(snapshot, check)
 	return s

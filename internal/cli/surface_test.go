@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/takoform/takoform/internal/testref"
 )
 
 // tofuSchemaJSON builds this repository's provider and asks a real
@@ -77,5 +79,41 @@ func TestSurfaceCheckOnTofuSchema(t *testing.T) {
 	code, out, _ = run("surface", "check", "--baseline", baseline, "--schema", bad, "--provider", "takoform/takoform", "--json")
 	if code != 1 || !strings.Contains(out, `"rule": "ATTRIBUTE_REMOVED"`) || !strings.Contains(out, "takoform_worker_cron_trigger_v2") {
 		t.Fatalf("mutated schema: exit %d\n%s", code, out)
+	}
+}
+
+// TestSurfaceCheckAgainstPublicV1beta1 runs `takoform surface check` of
+// this build's provider against public provider 2.1.1's live surface (the
+// takoform-v1beta1 data set's terraform-surface-v1beta1-derived.json, the
+// floor for interoperability: spec/lane-v1beta1.md §13.5): no findings.
+// A copy lacking nothing but renamed to a type this build does not have
+// is a finding, so the check is not vacuous. It skips, saying so, when the
+// reference data is absent.
+func TestSurfaceCheckAgainstPublicV1beta1(t *testing.T) {
+	derived := filepath.Join(testref.V1beta1Dir(t), "terraform-surface-v1beta1-derived.json")
+	code, out, errOut := run("surface", "check", "--baseline", derived, "--baseline-format", "reference")
+	if code != 0 || !strings.Contains(out, "surface: 15 types and 0 data sources checked") || !strings.Contains(out, "; 0 findings") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(derived)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["takoform_static_asset_bundle_v2"] = doc["takoform_static_asset_bundle"]
+	mutated, _ := json.Marshal(doc)
+	bad := filepath.Join(t.TempDir(), "derived.json")
+	if err := os.WriteFile(bad, mutated, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run("surface", "check", "--baseline", bad, "--baseline-format", "reference", "--json")
+	if code != 1 || !strings.Contains(out, `"rule": "TYPE_REMOVED"`) {
+		t.Fatalf("a type this build lacks: exit %d\n%s", code, out)
+	}
+	if code, _, _ := run("surface", "check", "--baseline", derived, "--baseline-format", "tf"); code == 0 {
+		t.Error("an unknown --baseline-format was accepted")
 	}
 }

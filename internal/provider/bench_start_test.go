@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"io/fs"
 	"testing"
 
 	"github.com/takoform/takoform/form"
@@ -21,15 +22,34 @@ func BenchmarkEdgeRegistry(b *testing.B) {
 
 // TestEdgeRegistryDigestsAreTheComputedOnes: the registry, which takes the
 // embedded documents' digests from family.json, holds exactly the refs a
-// full form.LoadFamily computes from the same bytes.
+// full form.LoadFamily computes from the same bytes, of both Edge
+// families.
 func TestEdgeRegistryDigestsAreTheComputedOnes(t *testing.T) {
-	fam, findings := form.LoadFamily(edge.Family())
-	if len(findings) > 0 {
-		t.Fatal(findings)
-	}
-	want, err := fam.Catalog()
-	if err != nil {
-		t.Fatal(err)
+	var want *form.Catalog
+	for _, fs := range []fs.FS{edge.Family(), edge.FamilyV1beta1()} {
+		fam, findings := form.LoadFamily(fs)
+		if len(findings) > 0 {
+			t.Fatal(findings)
+		}
+		cat, err := fam.Catalog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = cat
+			continue
+		}
+		for _, in := range cat.Forms() {
+			if want, err = want.AddForm(in.Definition, in.PackageDigest); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, i := range cat.Interfaces() {
+			want = want.AddInterface(i)
+		}
+		for _, b := range cat.Bindings() {
+			want = want.AddBinding(b)
+		}
 	}
 	reg, err := EdgeRegistry()
 	if err != nil {

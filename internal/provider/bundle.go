@@ -110,6 +110,14 @@ func (r *Resource) uploadBundle(ctx context.Context, ref form.FormRef, plan map[
 	if err != nil {
 		return bundleFilesError(err, id)
 	}
+	return r.uploadManifest(ctx, ref, m, blobs, str(plan, "manifest_digest"), id)
+}
+
+// uploadManifest uploads and commits a manifest built from local files
+// through the artifact routes of ref's lane (clientFor) and checks the
+// committed digest is want, the one planned (a bundle's modules, or a
+// FilesKind type's files).
+func (r *Resource) uploadManifest(ctx context.Context, ref form.FormRef, m *wire.Manifest, blobs map[string][]byte, want string, id identity) diag.Diagnostics {
 	hc, err := r.data.clientFor(ctx, ref)
 	if err != nil {
 		return renderError("Cannot upload the bundle", err, id)
@@ -118,7 +126,7 @@ func (r *Resource) uploadBundle(ctx context.Context, ref form.FormRef, plan map[
 	if err != nil {
 		return renderError("Cannot upload the bundle", err, id)
 	}
-	if want := str(plan, "manifest_digest"); dg != want {
+	if dg != want {
 		return renderError("The bundle's files changed after plan", fmt.Errorf("planned manifest %s, uploaded %s", want, dg), withCode(id, CodeBundleFiles))
 	}
 	return nil

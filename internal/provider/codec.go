@@ -123,6 +123,12 @@ func encodeField(f Field, v any) (any, error) {
 			out = append(out, enc)
 		}
 		return out, nil
+	case KindObject:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("not an object")
+		}
+		return encodeFields(f.Nested, m)
 	case KindJSON:
 		s, ok := v.(string)
 		if !ok {
@@ -216,14 +222,11 @@ func decodeField(f Field, v, prior any) any {
 	case KindObjectList:
 		out := []any{}
 		for _, it := range asList(v) {
-			m := mapOf(it)
-			obj := map[string]any{}
-			for _, n := range f.Nested {
-				obj[n.Attr] = decodeField(n, m[n.Member], nil)
-			}
-			out = append(out, obj)
+			out = append(out, decodeObject(f, mapOf(it)))
 		}
 		return out
+	case KindObject:
+		return decodeObject(f, mapOf(v))
 	case KindJSON:
 		text := canonicalText(v)
 		if p, ok := prior.(string); ok && canonicalEqual(p, text) {
@@ -232,6 +235,16 @@ func decodeField(f Field, v, prior any) any {
 		return text
 	}
 	return nil
+}
+
+// decodeObject is the attribute value of one object member m of f (an
+// element of an object list, or a single object).
+func decodeObject(f Field, m map[string]any) map[string]any {
+	obj := map[string]any{}
+	for _, n := range f.Nested {
+		obj[n.Attr] = decodeField(n, m[n.Member], nil)
+	}
+	return obj
 }
 
 // scalar converts a decoded JSON scalar to its attribute value.
@@ -311,11 +324,9 @@ func refList(refs []form.FormRef) string {
 
 // foreign lists the attributes of t's schema that codec c has no desired
 // member or declared output for: the type's schema comes from its default
-// create definition, and a resource bound to another ref never has them.
+// create definition (and SchemaFields), and a resource bound to another
+// ref never has them.
 func (t *TypeSpec) foreign(c *Codec) []string {
-	if c == t.Create {
-		return nil
-	}
 	own := map[string]bool{}
 	for _, f := range c.Fields {
 		own[f.Attr] = true
@@ -324,7 +335,7 @@ func (t *TypeSpec) foreign(c *Codec) []string {
 		own[snake(o)] = true
 	}
 	var out []string
-	for _, f := range t.Create.Fields {
+	for _, f := range t.SchemaFields {
 		if !own[f.Attr] {
 			out = append(out, f.Attr)
 		}

@@ -40,6 +40,12 @@ func TestCodecRoundTripPerKind(t *testing.T) {
 			[]any{map[string]any{"path": "/a", "max_age": big.NewFloat(60)}, map[string]any{"path": "/b", "max_age": nil}},
 			`[{"path":"/a","maxAge":60},{"path":"/b"}]`},
 		{"json", Field{Kind: KindJSON}, `{"a":[1,2.5,"x"],"b":null}`, `{"a":[1,2.5,"x"],"b":null}`},
+		{"object", Field{Kind: KindObject, Nested: []Field{
+			{Member: "bundle", Attr: "bundle", Kind: KindRelation, Target: "StaticAssetBundle", TargetAPI: "edge.forms.takoform.com/v1beta1", Required: true},
+			{Member: "runWorkerFirst", Attr: "run_worker_first", Kind: KindBool, Required: true},
+			{Member: "notFoundHandling", Attr: "not_found_handling", Kind: KindString, Required: true}}},
+			map[string]any{"bundle": "site", "run_worker_first": false, "not_found_handling": "single_page_application"},
+			`{"bundle":{"apiVersion":"edge.forms.takoform.com/v1beta1","kind":"StaticAssetBundle","name":"site"},"runWorkerFirst":false,"notFoundHandling":"single_page_application"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			enc, err := encodeField(c.f, c.attr)
@@ -74,7 +80,7 @@ func TestCodecDecodeKeepsSpelling(t *testing.T) {
 	if got := decodeField(f, doc, `{"a":3}`); got != `{"a":2,"b":1}` {
 		t.Errorf("another document did not decode canonically: %v", got)
 	}
-	for _, k := range []Kind{KindString, KindInt64, KindNumber, KindBool, KindRelation, KindStringSet, KindStringList, KindBindingList, KindObjectList, KindJSON} {
+	for _, k := range []Kind{KindString, KindInt64, KindNumber, KindBool, KindRelation, KindStringSet, KindStringList, KindBindingList, KindObjectList, KindObject, KindJSON} {
 		if got := decodeField(Field{Kind: k}, nil, nil); got != nil {
 			t.Errorf("kind %d: a null member decodes to %#v", k, got)
 		}
@@ -92,6 +98,7 @@ func TestCodecEncodeRefusals(t *testing.T) {
 		{Member: "rules", Attr: "rules", Kind: KindObjectList, Nested: []Field{{Member: "maxAge", Attr: "max_age", Kind: KindInt64}}},
 		{Member: "routes", Attr: "routes", Kind: KindBindingList},
 		{Member: "extra", Attr: "extra_json", Kind: KindJSON},
+		{Member: "assets", Attr: "assets", Kind: KindObject, Nested: []Field{{Member: "maxAge", Attr: "max_age", Kind: KindInt64}}},
 	}
 	for _, c := range []struct {
 		name  string
@@ -107,6 +114,8 @@ func TestCodecEncodeRefusals(t *testing.T) {
 		{"string for a list", map[string]any{"tags": "a"}, "attribute tags: not a list"},
 		{"nested fraction", map[string]any{"rules": []any{map[string]any{"max_age": big.NewFloat(0.5)}}}, "attribute rules: attribute max_age: 0.5 is not a whole number"},
 		{"list element not an object", map[string]any{"routes": []any{"x"}}, "attribute routes: element 0 is not an object"},
+		{"string for an object", map[string]any{"assets": "x"}, "attribute assets: not an object"},
+		{"nested object fraction", map[string]any{"assets": map[string]any{"max_age": big.NewFloat(0.5)}}, "attribute assets: attribute max_age: 0.5 is not a whole number"},
 		{"not JSON", map[string]any{"extra_json": `{"a":`}, "attribute extra_json: not strict JSON"},
 		{"duplicate JSON member", map[string]any{"extra_json": `{"a":1,"a":2}`}, "attribute extra_json: not strict JSON"},
 	} {

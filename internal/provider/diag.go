@@ -90,7 +90,7 @@ var ProviderRepairs = map[Code]string{
 	CodeImportID:                "Use NAME, SPACE/NAME, or a JSON object {\"space\"?, \"apiVersion\", \"kind\", \"definitionVersion\", \"schemaDigest\", \"name\"}.",
 	CodeImportIdentity:          "Use an import identity {space (optional), name, and api_version, kind, definition_version, schema_digest all four or none} naming a FormRef this build supports.",
 	CodeStateUpgrade:            "Keep the state file (nothing was changed) and report the message to the provider's maintainers, or use the provider build that wrote this state.",
-	CodeRefLacksAttribute:       "Remove the attribute from this resource's configuration, or replace the resource so it is created under the type's current FormRef.",
+	CodeRefLacksAttribute:       "Remove the attribute from this resource's configuration, or have the resource created under a FormRef whose definition has the attribute (an existing resource is replaced to move it).",
 	CodePlanRule:                "Correct the value the message names; the host would refuse it too.",
 	CodeOperationPending:        "Run apply again: the host accepted the change and is still working on it.",
 	CodeBundleFiles:             "Check main_module and modules: every module needs a readable content_file and main_module must name a listed module.",

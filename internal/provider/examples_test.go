@@ -18,8 +18,8 @@ func TestImportExamplesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2*12 {
-		t.Errorf("%d import example files, want two for each of the 12 types", len(files))
+	if len(files) != 2*15 {
+		t.Errorf("%d import example files, want two for each of the 15 types", len(files))
 	}
 	for rel, want := range files {
 		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -29,6 +30,7 @@ type planCase struct {
 	wantDestroy      bool
 	wantNoChange     bool // the plan is the prior state
 	wantIdentityNull bool
+	wantError        string // the plan is refused with one error whose summary holds this
 }
 
 func str64(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
@@ -85,6 +87,9 @@ func TestFastPlanMatchesFramework(t *testing.T) {
 		{name: "revision create with defaults", typ: "takoform_worker_version", config: version, wantUnknown: []string{"uid"}, wantIdentityNull: true,
 			wantKnown: map[string]tftypes.Value{"kv_bindings": tftypes.NewValue(reg.Types["takoform_worker_version"].Schema.Attributes["kv_bindings"].GetType().TerraformType(context.Background()), []tftypes.Value{})}},
 		{name: "revision unknown bundle", typ: "takoform_worker_version", config: version, unknownConfig: "bundle", wantUnknown: []string{"bundle", "name"}, wantIdentityNull: true},
+		// this build creates worker versions under the v1alpha1 ref, which has no assets
+		{name: "revision with assets", typ: "takoform_worker_version", config: withAssets(version, str64("site")), wantError: "has no member for assets"},
+		{name: "revision with unknown assets", typ: "takoform_worker_version", config: version, unknownConfig: "assets", wantUnknown: []string{"assets", "uid"}, wantIdentityNull: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -233,6 +238,12 @@ func samePlan(t *testing.T, ft *fastType, got, want *tfprotov6.PlanResourceChang
 
 func checkPlan(t *testing.T, ft *fastType, c planCase, got *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
+	if c.wantError != "" {
+		if len(got.Diagnostics) != 1 || !strings.Contains(got.Diagnostics[0].Summary, c.wantError) {
+			t.Errorf("diagnostics %v, want one error holding %q", got.Diagnostics, c.wantError)
+		}
+		return
+	}
 	for _, d := range got.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Summary, d.Detail)
 	}
@@ -434,6 +445,11 @@ func TestFastValidateMatchesFramework(t *testing.T) {
 		// the framework reads the members of an unknown element as null
 		{"unknown module", "takoform_worker_bundle", map[string]tftypes.Value{"name": str64("b"),
 			"modules": tftypes.NewValue(modType, []tftypes.Value{tftypes.NewValue(elemType, tftypes.UnknownValue)})}, 1},
+		// a single nested object (WorkerVersion.assets): its members are
+		// checked at their own paths
+		{"assets", "takoform_worker_version", withAssets(versionConfig(), str64("site")), 0},
+		{"assets member missing", "takoform_worker_version", withAssets(versionConfig(), tftypes.NewValue(tftypes.String, nil)), 1},
+		{"unknown assets", "takoform_worker_version", with(versionConfig(), "assets", tftypes.NewValue(assetsType, tftypes.UnknownValue)), 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -460,6 +476,21 @@ func TestFastValidateMatchesFramework(t *testing.T) {
 			}
 		})
 	}
+}
+
+// assetsType is the Terraform type of WorkerVersion.assets.
+var assetsType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{"bundle": tftypes.String, "run_worker_first": tftypes.Bool, "not_found_handling": tftypes.String}}
+
+// versionConfig is a worker version configuration without assets.
+func versionConfig() map[string]tftypes.Value {
+	return map[string]tftypes.Value{"revision_owner": str64("w"), "worker": str64("w"), "bundle": str64("b"),
+		"handlers": tftypes.NewValue(tftypes.Set{ElementType: tftypes.String}, []tftypes.Value{str64("fetch")})}
+}
+
+// withAssets is config with assets of the given bundle.
+func withAssets(config map[string]tftypes.Value, bundle tftypes.Value) map[string]tftypes.Value {
+	return with(config, "assets", tftypes.NewValue(assetsType, map[string]tftypes.Value{"bundle": bundle,
+		"run_worker_first": tftypes.NewValue(tftypes.Bool, false), "not_found_handling": str64("none")}))
 }
 
 func diagStrings(ds []*tfprotov6.Diagnostic) []string {

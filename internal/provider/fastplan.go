@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -40,6 +41,7 @@ type planAttr struct {
 	def                          *tftypes.Value // a static default, or nil
 	mods                         []planMod      // in declared order
 	nested                       map[string]*planAttr
+	single                       bool // nested are one object's (a single nested attribute), not a list element's
 }
 
 // planMod is one recognised attribute plan modifier.
@@ -110,6 +112,16 @@ func planAttrOf(ctx context.Context, a schema.Attribute, typ tftypes.Type) (*pla
 			return nil, err
 		}
 		p.nested = nested
+	case schema.SingleNestedAttribute:
+		ot, ok := typ.(tftypes.Object)
+		if !ok || len(a.Validators) > 0 {
+			return nil, fmt.Errorf("a single nested attribute of type %s or with validators", typ)
+		}
+		nested, err := planAttrsOf(ctx, a.Attributes, ot, false)
+		if err != nil {
+			return nil, err
+		}
+		p.nested, p.single = nested, true
 	default:
 		return nil, fmt.Errorf("a %T", a)
 	}
@@ -207,6 +219,7 @@ var knownMods = []struct {
 	{boolplanmodifier.RequiresReplace(), modRequiresReplace},
 	{setplanmodifier.RequiresReplace(), modRequiresReplace},
 	{listplanmodifier.RequiresReplace(), modRequiresReplace},
+	{objectplanmodifier.RequiresReplace(), modRequiresReplace},
 }
 
 func planModOf(ctx context.Context, m any) (planMod, error) {
@@ -273,8 +286,8 @@ func (p *planRules) plan(config, proposed, prior tftypes.Value) (tftypes.Value, 
 }
 
 // markUnknown plans unknown each computed attribute without a default
-// whose configuration is null, and the nested ones of a configured list
-// of objects, element by element.
+// whose configuration is null, and the nested ones of a configured single
+// object or list of objects, element by element.
 func markUnknown(rules map[string]*planAttr, attrs, cfg map[string]tftypes.Value) {
 	for name, a := range rules {
 		c := cfg[name]
@@ -286,6 +299,14 @@ func markUnknown(rules map[string]*planAttr, attrs, cfg map[string]tftypes.Value
 		}
 		v := attrs[name]
 		if a.nested == nil || !c.IsKnown() || !v.IsKnown() || v.IsNull() {
+			continue
+		}
+		if a.single {
+			var oa, oc map[string]tftypes.Value
+			if v.As(&oa) == nil && c.As(&oc) == nil {
+				markUnknown(a.nested, oa, oc)
+				attrs[name] = tftypes.NewValue(a.typ, oa)
+			}
 			continue
 		}
 		var elems, celems []tftypes.Value

@@ -14,7 +14,8 @@ import (
 // SchemaValidate) for a schema without validators, which is every schema
 // with plan rules (planRulesOf): each attribute, and each nested one of a
 // configured list of objects, is checked for a value set on a read-only
-// attribute, a missing required value and a deprecated attribute set.
+// attribute, a missing required value and a deprecated attribute set;
+// the nested ones of a configured single object likewise.
 func (s *fastServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil || req.Config == nil {
@@ -48,7 +49,9 @@ func validateAttr(a *planAttr, v tftypes.Value, p path.Path, d *diag.Diagnostics
 			fmt.Sprintf("Must set a configuration value for the %s attribute as the provider has marked it as required.\n\n", p)+
 				"Refer to the provider documentation or contact the provider developers for additional information about configurable attributes that are required.")
 	}
-	if a.nested != nil && !null && !unknown {
+	if a.nested != nil && a.single && !null && !unknown {
+		validateAttrs(a.nested, membersOf(a.nested, v), p, d)
+	} else if a.nested != nil && !null && !unknown {
 		var elems []tftypes.Value
 		if err := v.As(&elems); err != nil {
 			d.AddAttributeError(p, "Attribute Validation Error Invalid Value Type", err.Error())

@@ -25,6 +25,7 @@ const (
 	KindStringSet               // unique scalar array → set of strings
 	KindStringList              // other scalar array → list of strings
 	KindObjectList              // array of objects → list of nested objects
+	KindObject                  // closed object of scalar or relation members → single nested object
 )
 
 // Field is one desired member and its attribute.
@@ -99,6 +100,17 @@ func fieldOf(root map[string]any, member string, node map[string]any) Field {
 		default:
 			f.Kind, f.Attr = KindJSON, f.Attr+"_json"
 		}
+	case hasType(node, "object") && node["additionalProperties"] == false && len(mapOf(node["properties"])) > 0 && flatMembers(root, node):
+		// a closed object of scalar and relation members, such as
+		// WorkerVersion.assets (spec/lane-v1beta1.md §13.3)
+		f.Kind = KindObject
+		req := stringSet(node["required"])
+		props := mapOf(node["properties"])
+		for _, n := range slices.Sorted(maps.Keys(props)) {
+			sub := fieldOf(root, n, mapOf(props[n]))
+			sub.Required = req[n]
+			f.Nested = append(f.Nested, sub)
+		}
 	case hasType(node, "object"):
 		f.Kind, f.Attr = KindJSON, f.Attr+"_json"
 	case hasType(node, "integer"):
@@ -113,6 +125,19 @@ func fieldOf(root map[string]any, member string, node map[string]any) Field {
 		f.Kind, f.Attr = KindJSON, f.Attr+"_json"
 	}
 	return f
+}
+
+// flatMembers reports whether every member of an object node maps to a
+// scalar attribute or a relation (KindObject holds no collections and no
+// nested objects).
+func flatMembers(root, n map[string]any) bool {
+	for _, p := range mapOf(n["properties"]) {
+		m := deref(root, mapOf(p))
+		if !isRelation(m) && (hasType(m, "object") || hasType(m, "array") || !(hasType(m, "string") || hasType(m, "boolean") || hasType(m, "integer") || hasType(m, "number"))) {
+			return false
+		}
+	}
+	return true
 }
 
 func isRelation(n map[string]any) bool {

@@ -56,6 +56,18 @@ func TestFieldMapping(t *testing.T) {
 				{Member: "path", Attr: "path", Kind: KindString, Required: true},
 			}}},
 		{"openRules", `{"type": "array", "items": {"type": "object"}}`, Field{Attr: "open_rules_json", Kind: KindJSON}},
+		{"assets", `{"type": "object", "additionalProperties": false, "required": ["bundle", "mode"],
+			"properties": {"bundle": {"$ref": "#/$defs/ref"}, "mode": {"enum": ["a", "b"], "type": "string"}, "first": {"type": "boolean"}}}`,
+			Field{Attr: "assets", Kind: KindObject, Nested: []Field{
+				{Member: "bundle", Attr: "bundle", Kind: KindRelation, Target: "Worker", TargetAPI: "edge.forms.takoform.com/v1alpha1", Required: true},
+				{Member: "first", Attr: "first", Kind: KindBool},
+				{Member: "mode", Attr: "mode", Kind: KindString, Required: true},
+			}}},
+		{"nestedObject", `{"type": "object", "additionalProperties": false, "properties": {"inner": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}}}}`,
+			Field{Attr: "nested_object_json", Kind: KindJSON}},
+		{"objectWithList", `{"type": "object", "additionalProperties": false, "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}`,
+			Field{Attr: "object_with_list_json", Kind: KindJSON}},
+		{"emptyClosed", `{"type": "object", "additionalProperties": false}`, Field{Attr: "empty_closed_json", Kind: KindJSON}},
 		{"labels", `{"type": "object", "additionalProperties": {"type": "string"}}`, Field{Attr: "labels_json", Kind: KindJSON}},
 		{"anything", `{}`, Field{Attr: "anything_json", Kind: KindJSON}},
 	} {

@@ -65,7 +65,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if r.spec.LocalModules {
 		d.Append(r.planBundle(plan, config, state, id)...)
 	}
-	d.Append(r.planRecordedRef(c, config, id)...)
+	if r.spec.FilesKind != "" {
+		d.Append(r.planFiles(plan, config, id)...)
+	}
+	d.Append(r.planRecordedRef(c, config, state == nil, id)...)
 	if d.HasError() {
 		resp.Diagnostics.Append(d...)
 		return
@@ -185,7 +188,7 @@ func (r *Resource) planRevisionName(ep *envelope, es envelope, plan, config, sta
 		return nil
 	}
 	content := ""
-	if r.spec.LocalModules {
+	if r.spec.LocalModules || r.spec.FilesKind != "" {
 		content = str(spec, "manifestDigest")
 	} else {
 		dg, err := form.SpecDigest(c.Def.Materialize(spec))
@@ -235,25 +238,30 @@ func (r *Resource) planRules(c *Codec, spec map[string]any, id identity) diag.Di
 // applies at plan time.
 const edgeGroup = edge.Group
 
-// planRecordedRef refuses configuring an attribute that the FormRef
-// recorded in state has no member for: the type's schema comes from its
-// default create definition, while an existing resource is encoded by the
-// codec of its own ref (decision 0017), which would silently drop the
-// value.
-func (r *Resource) planRecordedRef(c *Codec, config map[string]any, id identity) diag.Diagnostics {
-	if c == r.spec.Create {
-		return nil
-	}
+// planRecordedRef refuses configuring an attribute that the planned
+// FormRef (the one recorded in state, or for a create — creating — the
+// create ref) has no member for: the type's schema is its default create definition's plus
+// SchemaFields, while a resource is encoded by the codec of its own ref
+// (decision 0017), which would silently drop the value (repo decision
+// 0003 rule 3; spec/lane-v1beta1.md §13.3).
+func (r *Resource) planRecordedRef(c *Codec, config map[string]any, creating bool, id identity) diag.Diagnostics {
 	has := map[string]bool{}
 	for _, f := range c.Fields {
 		has[f.Attr] = true
 	}
 	var d diag.Diagnostics
-	for _, f := range r.spec.Create.Fields {
-		if !has[f.Attr] && config[f.Attr] != nil {
+	for _, f := range r.spec.SchemaFields {
+		if _, unset := config[f.Attr].(unknown); !has[f.Attr] && config[f.Attr] != nil && !unset { // a wholly unknown value may yet be null
+			with := strings.Join(r.spec.refsWith(f.Attr), "; ")
+			if creating {
+				d.Append(renderError("The FormRef this resource is created under has no member for "+f.Attr,
+					fmt.Errorf("%s sets %s, but the resource would be created under %s, which has no member %s; FormRefs with it: %s",
+						r.spec.Name, f.Attr, c.Ref, f.Member, with), withCode(id, CodeRefLacksAttribute))...)
+				continue
+			}
 			d.Append(renderError("The FormRef this resource is bound to has no member for "+f.Attr,
-				fmt.Errorf("%s sets %s, but the resource is bound to %s, which has no member %s; new resources of %s are created under %s",
-					r.spec.Name, f.Attr, c.Ref, f.Member, r.spec.Name, r.spec.Create.Ref), withCode(id, CodeRefLacksAttribute))...)
+				fmt.Errorf("%s sets %s, but the resource is bound to %s, which has no member %s; new resources of %s are created under %s; FormRefs with it: %s",
+					r.spec.Name, f.Attr, c.Ref, f.Member, r.spec.Name, r.spec.Create.Ref, with), withCode(id, CodeRefLacksAttribute))...)
 		}
 	}
 	return d

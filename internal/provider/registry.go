@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
 )
@@ -47,8 +48,13 @@ type TypeSpec struct {
 	Revision     bool   // revision role: optional name derived from content
 	NamePrefix   string // prefix of derived names
 	LocalModules bool   // bundle authoring from local module files
+	FilesKind    string // manifest kind of local files authoring (localfiles.go); "" = none
 	HasUpdate    bool
 	Lineage      *Lineage // state layout history; Schema.Version is Lineage.Version
+	// SchemaFields are the desired fields the schema has: the default
+	// create definition's, then each other supported ref's attribute it
+	// lacks (sorted by attribute), Optional there (schemaFields).
+	SchemaFields []Field
 	Schema       schema.Schema
 	// ObjectType is Schema's Terraform object type, built once here:
 	// building it walks every attribute (repo decision 0019).
@@ -77,6 +83,10 @@ type Exception struct {
 	TypeName     string // overrides takoform_<snake kind>
 	NamePrefix   string // derived revision names
 	LocalModules bool   // main_module + modules authoring; manifest_digest becomes Optional+Computed
+	// FilesKind is the manifest kind a `files` list is committed as
+	// (spec/lane-v1beta1.md §13.2); manifest_digest becomes
+	// Optional+Computed.
+	FilesKind string
 	// Canonical names the family rule that canonicalises a top-level string
 	// member at the host's entry point (spec/host-api-v1alpha3.md §5.6), by member. State keeps
 	// the configured spelling while the host's value is its canonical form.
@@ -89,6 +99,10 @@ var Exceptions = map[string]Exception{
 	"SQLiteDatabase": {TypeName: "takoform_sqlite_database"},
 	"WorkerBundle":   {NamePrefix: "bundle", LocalModules: true},
 	"WorkerVersion":  {NamePrefix: "version"},
+	// local files authoring (spec/lane-v1beta1.md §13.2)
+	"StaticAssetBundle":          {FilesKind: artifact.KindStaticAssetBundle},
+	"SQLiteMigrationSet":         {TypeName: "takoform_sqlite_migration_set", NamePrefix: "sqlite-migration-set", FilesKind: artifact.KindMigrationBundle},
+	"SQLiteMigrationApplication": {TypeName: "takoform_sqlite_migration_application"},
 	// the host canonicalises the hostname (edge.CanonicalHostname)
 	"WorkerCustomDomain": {Canonical: map[string]func(string) (string, error){"hostname": edge.CanonicalHostname}},
 }
@@ -123,6 +137,7 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 		ex := Exceptions[d.DefaultCreate.Kind]
 		t := &TypeSpec{Name: d.Name, DefaultCreate: d.DefaultCreate, Codecs: map[form.FormRef]*Codec{},
 			Revision: in.Definition.Role() == form.RoleRevision, NamePrefix: ex.NamePrefix, LocalModules: ex.LocalModules,
+			FilesKind: ex.FilesKind,
 			HasUpdate: in.Definition.Has(form.CapUpdate), Lineage: d.Lineage}
 		if t.NamePrefix == "" {
 			t.NamePrefix = snakeDash(d.DefaultCreate.Kind)
@@ -138,6 +153,7 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 			t.Codecs[d.DefaultCreate] = NewCodec(in.Definition)
 		}
 		t.Create = t.Codecs[d.DefaultCreate]
+		t.SchemaFields = schemaFields(t)
 		t.Schema = buildSchema(t)
 		ot, ok := t.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
 		if !ok {
@@ -172,7 +188,9 @@ func DeclareCatalog(cat *form.Catalog) []TypeDecl {
 }
 
 // EdgeRegistry is the registry of this provider build: the 12 Edge types,
-// each with codecs for both Edge families (spec/lane-v1beta1.md §13.4).
+// each with codecs for both Edge families (spec/lane-v1beta1.md §13.4),
+// and the three types only the v1beta1 family has (withV1beta1,
+// spec/lane-v1beta1.md §13.1).
 // The embedded family is loaded with the digests its generator recorded in
 // family.json (form.LoadFamilyDigested; spec/decisions/0037-provider-start.md).
 func EdgeRegistry() (*Registry, error) {
@@ -188,15 +206,14 @@ func EdgeRegistry() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewRegistry(cat, DeclareCatalog(cat))
+	cat, decls, err := withV1beta1(cat, DeclareCatalog(cat))
 	if err != nil {
 		return nil, err
 	}
-	beta, err := v1beta1Catalog()
+	r, err := NewRegistry(cat, decls)
 	if err != nil {
 		return nil, err
 	}
-	addV1beta1Family(r, beta)
 	addEquivalents(r)
 	recordFamilies(r)
 	return r, nil

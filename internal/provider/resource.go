@@ -216,6 +216,16 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 			return
 		}
 	}
+	if r.spec.FilesKind != "" {
+		if interrupted(ctx) {
+			resp.Diagnostics.Append(interruptedError("Cannot create "+r.spec.Name, id)...)
+			return
+		}
+		if d := r.uploadFiles(ctx, c.Ref, plan, id); d.HasError() {
+			resp.Diagnostics.Append(d...)
+			return
+		}
+	}
 	spec, err := c.Encode(plan)
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot build the desired spec", err, withCode(id, CodeInvalidConfig))...)

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
@@ -58,8 +59,8 @@ func buildSchema(t *TypeSpec) schema.Schema {
 	if t.Revision {
 		attrs[attrRevisionOwner] = schema.StringAttribute{Optional: true}
 	}
-	for _, f := range t.Create.Fields {
-		attrs[f.Attr] = fieldAttribute(f, t.LocalModules && f.Member == "manifestDigest")
+	for _, f := range t.SchemaFields {
+		attrs[f.Attr] = fieldAttribute(f, (t.LocalModules || t.FilesKind != "") && f.Member == "manifestDigest")
 	}
 	for _, o := range t.Create.Outputs {
 		attrs[snake(o)] = outputAttribute(t.Create, o)
@@ -74,6 +75,9 @@ func buildSchema(t *TypeSpec) schema.Schema {
 				"digest":       schema.StringAttribute{Computed: true, Description: "sha256 of the file, computed by the provider."},
 				"size":         schema.Int64Attribute{Computed: true, Description: "Size of the file in bytes."},
 			}}}
+	}
+	if t.FilesKind != "" {
+		attrs["files"] = filesAttribute(t.FilesKind)
 	}
 	describeResource(attrs, "", t.Revision)
 	md := resourceDoc(t)
@@ -113,6 +117,9 @@ func fieldAttribute(f Field, optionalComputed bool) schema.Attribute {
 	case KindStringList:
 		return schema.ListAttribute{ElementType: types.StringType, Required: req, Optional: opt, Computed: comp, Description: desc,
 			PlanModifiers: replacing(f, listplanmodifier.RequiresReplace()), Default: orNil(listdefault.StaticValue)(emptyDefault(f, types.ListValueMust))}
+	case KindObject:
+		return schema.SingleNestedAttribute{Attributes: nestedAttributes(f), Required: req, Optional: opt, Computed: comp, Description: desc,
+			PlanModifiers: replacing(f, objectplanmodifier.RequiresReplace())}
 	case KindBindingList, KindObjectList:
 		nested := schema.NestedAttributeObject{Attributes: nestedAttributes(f)}
 		return schema.ListNestedAttribute{NestedObject: nested, Required: req, Optional: opt, Computed: comp, Description: desc,

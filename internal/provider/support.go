@@ -128,9 +128,9 @@ func (r *Resource) planSupport(ctx context.Context, c *Codec, spec, plan map[str
 	}
 	for name, limit := range p.Limits {
 		if name == "maximumBundleBytes" {
-			if total, ok := bundleBytes(plan); r.spec.LocalModules && ok && total > limit {
+			if total, ok := bundleBytes(plan); (r.spec.LocalModules || r.spec.FilesKind != "") && ok && total > limit {
 				id.Pointer = "/manifestDigest"
-				d.Append(renderError("The host limit is exceeded", fmt.Errorf("the bundle's modules hold %d bytes; the host accepts at most %d (maximumBundleBytes)", total, limit), withCode(id, CodeHostLimitExceeded))...)
+				d.Append(renderError("The host limit is exceeded", fmt.Errorf("the bundle's local files hold %d bytes; the host accepts at most %d (maximumBundleBytes)", total, limit), withCode(id, CodeHostLimitExceeded))...)
 			}
 			continue
 		}
@@ -212,9 +212,13 @@ func rangeText(lo *big.Int, hasLo bool, hi *big.Int, hasHi bool) string {
 	return "at most " + hi.String()
 }
 
-// bundleBytes sums the sizes of a planned local bundle's modules.
+// bundleBytes sums the sizes of a planned local bundle's modules, or of a
+// FilesKind type's files.
 func bundleBytes(plan map[string]any) (int64, bool) {
 	mods := asList(plan["modules"])
+	if mods == nil {
+		mods = asList(plan["files"])
+	}
 	if len(mods) == 0 {
 		return 0, false
 	}

@@ -2,10 +2,8 @@ package provider_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/takoform/takoform/internal/provider"
@@ -54,29 +52,7 @@ func TestLiveSurfaceHoldsTheFloor(t *testing.T) {
 // surface with the same type and flags (the reference file's framework
 // notation translated into ours).
 func TestBaselineCoversTheReferenceSurface(t *testing.T) {
-	dir := testref.Dir(t)
-	data, err := os.ReadFile(filepath.Join(dir, "terraform-surface-baseline-v1alpha3.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ref map[string]struct {
-		Version    int64 `json:"version"`
-		Attributes map[string]struct {
-			Type                                    string
-			Required, Optional, Computed, Sensitive bool
-		} `json:"attributes"`
-	}
-	if err := json.Unmarshal(data, &ref); err != nil {
-		t.Fatal(err)
-	}
-	want := &surface.Surface{Types: map[string]surface.Type{}}
-	for tn, rt := range ref {
-		st := surface.Type{Version: rt.Version, Attributes: map[string]surface.Attribute{}}
-		for an, ra := range rt.Attributes {
-			st.Attributes[an] = surface.Attribute{Type: frameworkType(t, ra.Type), Required: ra.Required, Optional: ra.Optional, Computed: ra.Computed, Sensitive: ra.Sensitive}
-		}
-		want.Types[tn] = st
-	}
+	want := referenceSurface(t, filepath.Join(testref.Dir(t), "terraform-surface-baseline-v1alpha3.json"))
 	if len(want.Types) != 12 {
 		t.Fatalf("the reference surface lists %d types", len(want.Types))
 	}
@@ -85,45 +61,19 @@ func TestBaselineCoversTheReferenceSurface(t *testing.T) {
 	}
 }
 
-// frameworkType translates the reference file's terraform-plugin-framework
-// type notation ("types.ListType[types.ObjectType[\"a\":basetypes.StringType]]")
-// into the surface notation ("list(object({a=string}))").
-func frameworkType(t *testing.T, s string) string {
-	r := strings.NewReplacer(
-		"basetypes.StringType", "string", "basetypes.Int64Type", "number", "basetypes.BoolType", "bool",
-		"basetypes.Float64Type", "number", "basetypes.NumberType", "number",
-		"types.ListType[", "list(", "types.SetType[", "set(", "types.MapType[", "map(", "types.ObjectType[", "object({",
-	)
-	out := r.Replace(s)
-	// Close brackets: object({…]] → object({…})…; list(…] → list(…).
-	var b strings.Builder
-	var stack []string
-	for i := 0; i < len(out); i++ {
-		switch {
-		case strings.HasPrefix(out[i:], "object({"):
-			stack = append(stack, "})")
-			b.WriteString("object({")
-			i += len("object({") - 1
-		case out[i] == '(':
-			stack = append(stack, ")")
-			b.WriteByte('(')
-		case out[i] == ']':
-			if len(stack) == 0 {
-				t.Fatalf("unbalanced type %q", s)
-			}
-			b.WriteString(stack[len(stack)-1])
-			stack = stack[:len(stack)-1]
-		case out[i] == '"':
-			j := strings.IndexByte(out[i+1:], '"')
-			b.WriteString(out[i+1 : i+1+j])
-			i += j + 1
-		case out[i] == ':':
-			b.WriteByte('=')
-		default:
-			b.WriteByte(out[i])
-		}
+// referenceSurface reads a public reference surface file
+// (surface.FromReference).
+func referenceSurface(t *testing.T, file string) *surface.Surface {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
+	s, err := surface.FromReference(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestEachRuleOnOurOwnSurface mutates a copy of this build's own surface
