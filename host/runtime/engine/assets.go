@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/takoform/takoform/artifact"
 )
 
 // Assets is a version's static assets (WorkerVersion.assets,
@@ -45,10 +47,6 @@ func AssetFileName(digest string) string { return strings.TrimPrefix(digest, "sh
 // assets disk service; tenant code never sees it (the entry builds env).
 const AssetsRawName = "__takoform_assets"
 
-// SPAIndex is the file a single-page application's misses answer with
-// (spec/lane-v1beta1.md §6.4).
-const SPAIndex = "index.html"
-
 // AssetMissBody is the host's 404 for a GET or HEAD that no asset
 // answers on a version whose main module exports no fetch handler: with
 // no worker there is no worker 404 to keep (spec/runtime-v1.md §10.8).
@@ -74,8 +72,8 @@ func assetsPreamble(a *Assets) (string, error) {
 		table[f.Path] = [4]string{AssetFileName(f.Digest), f.MediaType, strconv.FormatInt(f.Size, 10), strconv.Quote(f.Digest)}
 	}
 	if a.SinglePageApplication {
-		if _, ok := table[SPAIndex]; !ok {
-			return "", fmt.Errorf("notFoundHandling is single_page_application but the bundle lists no %s", SPAIndex)
+		if _, ok := table[artifact.SPAIndex]; !ok {
+			return "", fmt.Errorf("notFoundHandling is single_page_application but the bundle lists no %s", artifact.SPAIndex)
 		}
 	}
 	raw, err := json.Marshal(table)
@@ -83,7 +81,7 @@ func assetsPreamble(a *Assets) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("const ASSETS = { files: new Map(Object.entries(JSON.parse(%s))), workerFirst: %t, spa: %t };\nconst ASSET_MISS = %s;\nconst ASSET_METHOD = %s;\nconst ASSET_CACHE = %s;\nconst ASSET_BINDING = %s;\nconst SPA_INDEX = %s;\n",
-		jsString(string(raw)), a.RunWorkerFirst, a.SinglePageApplication, jsString(AssetMissBody), jsString(AssetMethodBody), jsString(AssetCacheControl), jsString(AssetsRawName), jsString(SPAIndex)), nil
+		jsString(string(raw)), a.RunWorkerFirst, a.SinglePageApplication, jsString(AssetMissBody), jsString(AssetMethodBody), jsString(AssetCacheControl), jsString(AssetsRawName), jsString(artifact.SPAIndex)), nil
 }
 
 // assetsHandlers is the entry's asset serving (spec/lane-v1beta1.md
