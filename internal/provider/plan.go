@@ -99,6 +99,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state == nil && r.data != nil {
+		r.data.notePlanned(ep.Space, c.Ref.Kind, plan[attrName], c.Ref.APIVersion)
+	}
 	resp.Diagnostics.Append(r.setPlan(ctx, resp, plan)...)
 }
 
