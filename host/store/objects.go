@@ -15,6 +15,12 @@ import (
 // sizes count toward their tenant's Usage.ObjectBytes.
 type Objects interface {
 	Object(bucket, key string) (*Object, error) // ErrNotFound
+	// LockObject holds the write lock of (bucket, key) until the
+	// transaction ends: writers that take it first serialize on one key
+	// across every process on the store, so a conditional put reads and
+	// writes its row with no other write of the key between (repo
+	// decision 0061). Two keys may share a lock (it only serializes them).
+	LockObject(bucket, key string) error
 	PutObject(o *Object) error                  // insert or replace
 	DeleteObject(bucket, key string) error      // an absent key is no error
 	// ListObjects returns up to limit objects of bucket whose keys start

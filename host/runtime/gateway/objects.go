@@ -48,8 +48,8 @@ const (
 // store; a replaced or deleted body's file is removed after the commit.
 // Writes of one key (and of one upload) take a lock, so a conditional put
 // reads and writes its row with no other write of that key between
-// (the lock is this process's: across replicas a conditional put is not
-// yet atomic, repo decision 0061).
+// (and, in the store, store.Objects.LockObject serializes them across
+// replicas: repo decision 0061).
 type objectLocks struct {
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
@@ -427,6 +427,9 @@ func (h *objectHandler) commit(r *http.Request, o *store.Object, ifMatch bool, e
 		old = ""
 		if e := h.g.checkBinding(tx, h.tenant, KindBucket, o.Bucket); e != nil {
 			return e
+		}
+		if err := tx.LockObject(o.Bucket, o.Key); err != nil {
+			return err
 		}
 		prev, err := tx.Object(o.Bucket, o.Key)
 		if errors.Is(err, store.ErrNotFound) {

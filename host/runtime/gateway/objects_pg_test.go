@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/takoform/takoform/host/runtime/gateway"
@@ -50,8 +51,9 @@ func chunkRows(t *testing.T, st store.Store, bucket string) int {
 // replica's gateway — whole, staged (streamed) or by multipart — is read
 // byte-identical, whole and by ranges across chunk edges, through
 // another's; replacing, deleting and completing remove the bodies nothing
-// names; deleting the bucket deletes its chunks; and SQL is refused with
-// the reason, calls and migrations alike.
+// names; create-only puts of one key through both at once create it once;
+// deleting the bucket deletes its chunks; and SQL is refused with the
+// reason, calls and migrations alike.
 func TestObjectsOnPostgresServeEveryReplica(t *testing.T) {
 	url := pgtest.URL(t)
 	a, b := pgReplica(t, url), pgReplica(t, url)
@@ -133,6 +135,36 @@ func TestObjectsOnPostgresServeEveryReplica(t *testing.T) {
 	}
 	if n := chunkRows(t, a.st, "uid-b"); n != 2 {
 		t.Errorf("%d chunks after the delete; want 2", n)
+	}
+
+	// create-only puts of one new key through both replicas at once:
+	// exactly one creates it (store.Objects.LockObject across replicas)
+	results := make(chan answer, 8)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := []*fixture{a, b}[i%2]
+			results <- f.do(t, "PUT", objPath("object", "once", "ifNoneMatch=*"), []byte("writer "+strconv.Itoa(i)), nil, "uid-b")
+		}()
+	}
+	wg.Wait()
+	close(results)
+	created := 0
+	for r := range results {
+		switch {
+		case r.status == 200:
+			created++
+		case r.code() != "precondition_failed":
+			t.Errorf("a concurrent create-only put: %d %s", r.status, r.body)
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d of 8 concurrent create-only puts through two replicas created the key; want exactly 1", created)
+	}
+	if n := chunkRows(t, a.st, "uid-b"); n != 3 {
+		t.Errorf("%d chunks after the create-only puts; want 3 (the refused bodies removed)", n)
 	}
 
 	r := a.do(t, "POST", "/sql/v1/query", []byte(`{"sql":"SELECT 1"}`), nil, "uid-sql")
