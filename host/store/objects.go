@@ -21,8 +21,8 @@ type Objects interface {
 	// writes its row with no other write of the key between (repo
 	// decision 0061). Two keys may share a lock (it only serializes them).
 	LockObject(bucket, key string) error
-	PutObject(o *Object) error                  // insert or replace
-	DeleteObject(bucket, key string) error      // an absent key is no error
+	PutObject(o *Object) error             // insert or replace
+	DeleteObject(bucket, key string) error // an absent key is no error
 	// ListObjects returns up to limit objects of bucket whose keys start
 	// with prefix and sort after after (by bytes), in byte order.
 	ListObjects(bucket, prefix, after string, limit int) ([]*Object, error)

@@ -233,7 +233,9 @@ func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *G
 	}
 	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes, queueLimit: DefaultQueueStorageBytes,
 		sqlLimit: DefaultSQLDatabaseBytes, objectLimit: DefaultObjectStorageBytes}
-	g.chunks, _ = st.(store.ObjectBodies)
+	if ob, ok := st.(store.ObjectBodies); ok {
+		g.chunks = ob
+	}
 	for _, o := range opts {
 		o(g)
 	}
