@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,5 +187,49 @@ func TestObjectsOnPostgresServeEveryReplica(t *testing.T) {
 	}
 	if swept, err := b.gw.Sweep(context.Background(), 10); err != nil {
 		t.Errorf("Sweep on a host with no data directory: %v %v", swept, err)
+	}
+}
+
+// TestObjectsOnPostgresReadBodiesFromBefore: a replica on PostgreSQL
+// given --worker-data serves a body written there before bodies moved
+// into the database (or copied with a SQLite host's directory) from its
+// file, and removes the file with the object; a replica without the
+// directory says the body is missing rather than answering other bytes.
+func TestObjectsOnPostgresReadBodiesFromBefore(t *testing.T) {
+	url := pgtest.URL(t)
+	dir := t.TempDir()
+	st, err := postgres.Open(context.Background(), url, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	f := &fixture{st: st, dataDir: dir}
+	f.gw = gateway.New(st, dir, nil, gateway.WithoutSQL(gateway.SharedStoreSQL))
+	f.srv = httptest.NewServer(f.gw.ForTenant("acme"))
+	t.Cleanup(f.srv.Close)
+	f.addBucket(t, "acme", "uid-b")
+	if err := os.MkdirAll(filepath.Join(dir, "objects", "uid-b"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := []byte("a body from before")
+	if err := os.WriteFile(filepath.Join(dir, "objects", "uid-b", "o-legacy"), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := &store.Object{Tenant: "acme", Bucket: "uid-b", Key: "old", File: "o-legacy", Size: int64(len(old)), ETag: sum(old)}
+	if err := st.Update(context.Background(), func(tx store.Tx) error { return tx.PutObject(o) }); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.do(t, "GET", objPath("object", "old", "offset=2", "length=4"), nil, nil, "uid-b"); r.status != 200 || string(r.body) != "body" {
+		t.Errorf("a ranged get of a body from before: %d %q", r.status, r.body)
+	}
+	other := pgReplica(t, url)
+	if r := other.do(t, "GET", objPath("object", "old"), nil, nil, "uid-b"); r.status == 200 {
+		t.Errorf("a replica without the directory answered 200 %q for a body it does not hold", r.body)
+	}
+	if r := f.do(t, "DELETE", objPath("object", "old"), nil, nil, "uid-b"); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	if files := f.bodyFiles(t, "uid-b"); len(files) != 0 {
+		t.Errorf("body files after the delete: %v; want none", files)
 	}
 }
