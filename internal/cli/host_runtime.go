@@ -171,11 +171,43 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 			log.Info("worker bindings served from the host's store", "workerData", dir)
 		}
 	}
+	// Replicas sharing the store hear each other's changes at once
+	// (store.Peers: NOTIFY and LISTEN on PostgreSQL; repo decision 0061).
+	peers, shared := st.(store.Peers)
+	peerCtx, stopPeers := context.WithCancel(context.Background())
+	if shared {
+		// One announcer: a burst of changes is one announcement or two.
+		pending := make(chan struct{}, 1)
+		rc.Announce = func() {
+			select {
+			case pending <- struct{}{}:
+			default:
+			}
+		}
+		go func() {
+			for {
+				select {
+				case <-peerCtx.Done():
+					return
+				case <-pending:
+				}
+				if err := peers.Announce(peerCtx, runtime.PeerChannel); err != nil && peerCtx.Err() == nil {
+					log.Warn("runtime: the other replicas were not told of a change (they see it at their next periodic reconcile)", "err", err)
+				}
+			}
+		}()
+	}
 	rt, err := runtime.New(rc)
 	if err != nil {
+		stopPeers()
 		closeGateway()
 		return nil, nil, "", err
 	}
+	if shared {
+		go func() { _ = peers.Listen(peerCtx, runtime.PeerChannel, rt.Refresh) }()
+	}
+	closeGW := closeGateway
+	closeGateway = func() { stopPeers(); closeGW() }
 	cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
 	if bin != "" {
 		cfg.LoadCheck = runtime.LoadCheck(bin, log)
