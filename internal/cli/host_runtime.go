@@ -204,7 +204,11 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		return nil, nil, "", err
 	}
 	if shared {
-		go func() { _ = peers.Listen(peerCtx, runtime.PeerChannel, rt.Refresh) }()
+		go func() {
+			if err := peers.Listen(peerCtx, runtime.PeerChannel, rt.Refresh); err != nil && peerCtx.Err() == nil {
+				log.Warn("runtime: no longer hearing the other replicas' changes (they reach this one at its periodic reconcile)", "err", err)
+			}
+		}()
 	}
 	closeGW := closeGateway
 	closeGateway = func() { stopPeers(); closeGW() }
