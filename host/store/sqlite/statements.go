@@ -267,7 +267,7 @@ var queries = [numQueries]string{
 	// cron firings and queue delivery (events.go).
 	qRecordFiring: `INSERT INTO cron_firings (trigger_uid, minute, tenant, state, version, updated_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (trigger_uid, minute) DO NOTHING`,
-	qFiring:       `SELECT tenant, state, version, updated_at FROM cron_firings WHERE trigger_uid = ? AND minute = ?`,
+	qFiring: `SELECT tenant, state, version, updated_at FROM cron_firings WHERE trigger_uid = ? AND minute = ?`,
 	qMoveFiring: `UPDATE cron_firings SET state = ?4, version = ?5, updated_at = ?6
 		WHERE trigger_uid = ?1 AND minute = ?2 AND state = ?3`,
 	qOpenFirings: `SELECT trigger_uid, minute, tenant, state, version, updated_at FROM cron_firings
