@@ -9,7 +9,6 @@ import (
 
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host/runtime"
-	"github.com/takoform/takoform/host/runtime/events"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -155,8 +154,7 @@ func TestCronFiresEachMatchedMinuteOnce(t *testing.T) {
 	w.h.Events.Close()
 	w.record(t, trigger, minute(12), store.FiringRecorded)
 	clk.Set(minute(12).Add(30 * time.Second))
-	d := events.Start(events.Config{Store: w.h.Store, Runtime: w.h.Runtime, Now: clk.Now, Metrics: w.m})
-	t.Cleanup(d.Close)
+	startEvents(t, w)
 	expectFired(t, w, ch, minute(12), cron, version)
 	clk.Set(minute(14).Add(time.Second))
 	expectFired(t, w, ch, minute(14), cron, version)
@@ -188,3 +186,29 @@ func TestCronFailingHandler(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestCronOnTheRealClock is the one test that waits for a real minute
+// boundary (up to about a minute): on the real clock, "* * * * *" fires at
+// the next boundary with scheduledTime that minute, a multiple of 60000
+// after the trigger was created, and the minute is recorded ok once.
+func TestCronOnTheRealClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a real minute boundary")
+	}
+	w := start(t, nil)
+	worker, version := w.deploy(t, scheduledSource, "scheduled")
+	created := time.Now()
+	_, trigger := w.create(t, "WorkerCronTrigger", "cron", map[string]any{"worker": conformance.Rel("ModuleWorker", worker), "cron": "* * * * *"})
+	ch := w.tail(t, worker)
+	r := nextWithin(t, ch, "console", 150*time.Second)
+	var got fired
+	decode(t, r, &got)
+	m := time.UnixMilli(got.ScheduledTime).UTC()
+	if got.ScheduledTime%60000 != 0 || !m.After(created) || got.Cron != "* * * * *" || r.VersionUID != version {
+		t.Fatalf("the handler got %+v from version %s, want a minute after %s, cron \"* * * * *\", version %s", got, r.VersionUID, created, version)
+	}
+	eventually(t, "the minute recorded ok", func() bool {
+		f := w.firing(t, trigger, m)
+		return f != nil && f.State == store.FiringOK
+	})
+}

@@ -132,7 +132,13 @@ func (w *world) tail(t *testing.T, worker string) <-chan runtime.TailRecord {
 // a failure after 60 s.
 func next(t *testing.T, ch <-chan runtime.TailRecord, kind string) runtime.TailRecord {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
+	return nextWithin(t, ch, kind, 60*time.Second)
+}
+
+// nextWithin is next with its own bound.
+func nextWithin(t *testing.T, ch <-chan runtime.TailRecord, kind string, within time.Duration) runtime.TailRecord {
+	t.Helper()
+	deadline := time.After(within)
 	for {
 		select {
 		case r := <-ch:
@@ -140,7 +146,7 @@ func next(t *testing.T, ch <-chan runtime.TailRecord, kind string) runtime.TailR
 				return r
 			}
 		case <-deadline:
-			t.Fatalf("no %s tail record within 60 s", kind)
+			t.Fatalf("no %s tail record within %s", kind, within)
 		}
 	}
 }

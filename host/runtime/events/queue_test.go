@@ -9,12 +9,13 @@ import (
 
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host/runtime"
+	"github.com/takoform/takoform/host/runtime/events"
 	"github.com/takoform/takoform/host/store"
 )
 
 // queueSource's queue handler logs each batch as JSON, then settles each
 // message as its body says: "ack", "retry", "retry-N" (delaySeconds N),
-// "none" (left unsettled); a body "throw" makes the handler throw after
+// "none" (left unsettled), "sleep" (400 ms, unsettled); a body "throw" makes the handler throw after
 // settling the others, "ackAll" and "retryAll" settle the rest of the
 // batch, and "check" tries the settlement errors (spec/runtime-v1.md
 // §2.6) and logs their names.
@@ -33,6 +34,7 @@ const queueSource = `export default {
       else if (b === "retry") batch.retry(m.id);
       else if (b.startsWith("retry-")) m.retry({ delaySeconds: Number(b.slice(6)) });
       else if (b === "throw") fail = true;
+      else if (b === "sleep") await new Promise((r) => setTimeout(r, 400));
       else if (b === "ackAll") batch.ackAll();
       else if (b === "retryAll") batch.retryAll();
       else if (b === "check") {
@@ -143,6 +145,14 @@ func (w *world) messages(t *testing.T, queue string) []*store.QueueMessage {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// startEvents starts a new dispatcher on w's host (the test's clock and
+// metrics), stopped when the test ends.
+func startEvents(t *testing.T, w *world) *events.Dispatcher {
+	d := events.Start(events.Config{Store: w.h.Store, Runtime: w.h.Runtime, Now: w.clk.Now, Metrics: w.m})
+	t.Cleanup(d.Close)
+	return d
 }
 
 // batch is the next batch the consumer's handler logged.
@@ -272,4 +282,110 @@ func TestQueueBatchSizeTimeoutAndSettlements(t *testing.T) {
 	if age != 60 { // the clock stands at minute 1; both were accepted at minute 0
 		t.Errorf("oldest message age = %v s, want 60", age)
 	}
+}
+
+// TestQueueThrowRetriesDeadLettersAndDrops (spec/runtime-v1.md §2.6): a
+// throw retries only the messages not acknowledged, after
+// retryDelaySeconds with attempts + 1; acknowledgeAll before a throw
+// keeps the batch removed; retryAll returns the batch; a message failing
+// its 1 + maxRetries-th delivery moves to the dead-letter queue as a new
+// message with the same bytes, or is dropped and counted without one;
+// unacknowledged messages expire after messageRetentionSeconds.
+func TestQueueThrowRetriesDeadLettersAndDrops(t *testing.T) {
+	clk := &clock{now: minute(0)}
+	w := start(t, clk)
+	c := w.consume(t, 3600, true, map[string]any{"maxBatchSize": 10, "maxBatchTimeoutSeconds": 0, "maxConcurrency": 1, "maxRetries": 1, "retryDelaySeconds": 10})
+
+	w.send(t, c.queue, "ack", "throw")
+	sameBodies(t, "the throwing batch", c.batch(t).bodies(), "ack/1", "throw/1")
+	msgs := w.settled(t, c.queue, "throw/1")
+	if want := minute(0).Add(10 * time.Second); !msgs[0].DeliverableAt.Equal(want) {
+		t.Errorf("the retried message is deliverable at %s, want %s (retryDelaySeconds)", msgs[0].DeliverableAt, want)
+	}
+	clk.Set(minute(0).Add(10 * time.Second))
+	sameBodies(t, "the redelivery", c.batch(t).bodies(), "throw/2")
+	w.settled(t, c.queue)
+	dead := w.settled(t, c.dlq, "throw/0")
+	if dead[0].ID == msgs[0].ID || !dead[0].AcceptedAt.Equal(clk.Now()) || !dead[0].DeliverableAt.Equal(clk.Now()) {
+		t.Errorf("the dead letter %+v: want a new id, accepted and deliverable now (%s)", dead[0], clk.Now())
+	}
+	q := map[string]string{"queue": c.queueName}
+	if got := w.metric(t, "takoform_queue_dead_letters_total", q); got != 1 {
+		t.Errorf("dead letters = %v, want 1", got)
+	}
+	if got := w.metric(t, "takoform_queue_batches_total", map[string]string{"queue": c.queueName, "outcome": "failed"}); got != 2 {
+		t.Errorf("failed batches = %v, want 2", got)
+	}
+
+	w.send(t, c.queue, "ackAll", "throw")
+	sameBodies(t, "acknowledgeAll, then a throw", c.batch(t).bodies(), "ackAll/1", "throw/1")
+	w.settled(t, c.queue)
+	w.send(t, c.queue, "retryAll", "x")
+	sameBodies(t, "retryAll", c.batch(t).bodies(), "retryAll/1", "x/1")
+	w.settled(t, c.queue, "retryAll/1", "x/1")
+
+	// Without a dead-letter queue an exhausted message is dropped and
+	// counted; an undelivered one expires after the retention.
+	d := w.consume(t, 60, false, map[string]any{"maxBatchSize": 10, "maxBatchTimeoutSeconds": 0, "maxConcurrency": 1, "maxRetries": 0, "retryDelaySeconds": 30})
+	w.send(t, d.queue, "retry")
+	sameBodies(t, "the only delivery", d.batch(t).bodies(), "retry/1")
+	w.settled(t, d.queue)
+	dq := map[string]string{"queue": d.queueName, "reason": "exhausted"}
+	if got := w.metric(t, "takoform_queue_dropped_total", dq); got != 1 {
+		t.Errorf("exhausted drops = %v, want 1", got)
+	}
+	w.h.Events.Close() // nothing delivers: the next message waits past its retention
+	w.send(t, d.queue, "late")
+	clk.Add(61 * time.Second)
+	startEvents(t, w)
+	w.settled(t, d.queue)
+	dq["reason"] = "expired"
+	eventually(t, "the expired drop counted", func() bool { return w.metric(t, "takoform_queue_dropped_total", dq) == 1 })
+}
+
+// TestQueueConcurrencyAndRestart: at most maxConcurrency batches of a
+// consumer are in flight, each message in one; a batch claimed by a run
+// that died is delivered again when the dispatcher starts (at least
+// once), with attempts counting that delivery.
+func TestQueueConcurrencyAndRestart(t *testing.T) {
+	clk := &clock{now: minute(0)}
+	w := start(t, clk)
+	c := w.consume(t, 3600, false, map[string]any{"maxBatchSize": 1, "maxBatchTimeoutSeconds": 0, "maxConcurrency": 2, "maxRetries": 3, "retryDelaySeconds": 0})
+	w.send(t, c.queue, "sleep", "sleep", "sleep", "sleep", "sleep")
+	most := 0
+	eventually(t, "every message delivered", func() bool {
+		msgs := w.messages(t, c.queue)
+		claims := map[string]bool{}
+		for _, m := range msgs {
+			if m.Claim != "" {
+				claims[m.Claim] = true
+			}
+		}
+		most = max(most, len(claims))
+		if len(claims) > 2 {
+			t.Fatalf("%d batches in flight, want at most 2 (maxConcurrency)", len(claims))
+		}
+		return len(msgs) == 0
+	})
+	if most != 2 {
+		t.Errorf("at most %d batches were seen in flight, want 2", most)
+	}
+
+	// A claim left by a run that died: released at start, delivered again.
+	w.h.Events.Close()
+	w.send(t, c.queue, "ack")
+	err := w.h.Store.Update(context.Background(), func(tx store.Tx) error {
+		_, err := tx.QueueClaim(c.queue, "batch_dead", clk.Now(), clk.Now().Add(time.Hour), 10)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startEvents(t, w)
+	for {
+		if b := c.batch(t); slices.Contains(b.bodies(), "ack/2") {
+			break
+		}
+	}
+	w.settled(t, c.queue)
 }
