@@ -10,7 +10,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -114,9 +113,13 @@ func readEvents(tx store.Tx, d *desired, o readOpts) error {
 			if err != nil {
 				return err
 			}
+			var numErr error
 			num := func(name string) int {
-				n, _ := strconv.Atoi(string(ijson.As[json.Number](spec[name])))
-				return n
+				n, err := ijson.As[json.Number](spec[name]).Int64()
+				if err != nil && numErr == nil {
+					numErr = fmt.Errorf("queue consumer %s/%s: %s: %w", c.Space, c.Name, name, err)
+				}
+				return int(n)
 			}
 			d.consumers = append(d.consumers, Consumer{UID: c.UID, Tenant: c.Tenant, Name: c.Space + "/" + c.Name,
 				Queue: pointerTarget(pins, "/queue"), DeadLetterQueue: pointerTarget(pins, "/deadLetterQueue"),
@@ -124,6 +127,9 @@ func readEvents(tx store.Tx, d *desired, o readOpts) error {
 				MaxBatchSize: num("maxBatchSize"), MaxBatchTimeout: time.Duration(num("maxBatchTimeoutSeconds")) * time.Second,
 				MaxConcurrency: num("maxConcurrency"), MaxRetries: num("maxRetries"),
 				RetryDelay: time.Duration(num("retryDelaySeconds")) * time.Second})
+			if numErr != nil {
+				return numErr
+			}
 			d.eventTenants[c.Tenant] = true
 		}
 	}
@@ -157,7 +163,7 @@ const dispatchTimeout = 15*time.Minute + 30*time.Second
 
 // dispatch posts req to path of the dispatch worker of the generation of
 // tenant's shard serving version, and decodes its answer into out.
-func (rt *Runtime) dispatch(ctx context.Context, tenant, version, path string, req, out any) error {
+func (rt *Runtime) dispatch(ctx context.Context, tenant, version, path string, req, out any) (rerr error) {
 	rt.mu.Lock()
 	s := rt.shards[tenant]
 	rt.mu.Unlock()
@@ -190,7 +196,7 @@ func (rt *Runtime) dispatch(ctx context.Context, tenant, version, path string, r
 		}
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { rerr = errors.Join(rerr, resp.Body.Close()) }()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return err
