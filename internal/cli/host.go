@@ -192,6 +192,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		cfg.Collectors = append(cfg.Collectors, em.Collectors()...)
 		ev := events.Start(events.Config{Store: st, Runtime: rt, Logger: logger, Metrics: em})
 		defer ev.Close()
+		if f.rt.gateway != nil {
+			f.rt.gateway.OnQueueSend(ev.Wake)
+			defer f.rt.gateway.OnQueueSend(nil)
+		}
 	}
 	srv, err := host.New(ctx, cfg)
 	if err != nil {

@@ -186,6 +186,7 @@ func Start(t testing.TB, o Options) *Host {
 				o.Events(&ec)
 			}
 			ev = events.Start(ec)
+			gw.OnQueueSend(ev.Wake)
 		}
 	}
 	srv, err := host.New(ctx, cfg)

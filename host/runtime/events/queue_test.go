@@ -389,3 +389,54 @@ func TestQueueConcurrencyAndRestart(t *testing.T) {
 	}
 	w.settled(t, c.queue)
 }
+
+// producerSource's scheduled handler sends a message through its queue
+// producer binding; its queue handler logs each batch as queueSource's does.
+const producerSource = `export default {
+  async scheduled(event, env) {
+    await env.EVENTS.send("from cron " + event.scheduledTime);
+  },
+  async queue(batch) {
+    const text = (m) => new TextDecoder().decode(m.body);
+    console.log(JSON.stringify({ batchId: batch.batchId, queue: batch.queue,
+      messages: batch.messages.map((m) => ({ id: m.id, body: text(m), attempts: m.attempts, ts: m.timestampMillis })) }));
+  },
+};
+`
+
+// TestSendReachesTheConsumer: a message a worker sends through its
+// producer binding (the gateway stores it) is delivered to the queue's
+// consumer, with its exact bytes and the instant it was accepted, and is
+// gone once the batch returned (spec/runtime-v1.md §5.4, §2.6).
+func TestSendReachesTheConsumer(t *testing.T) {
+	// The gateway stamps sends on the real clock: the test clock starts
+	// there and jumps to a coming minute.
+	clk := &clock{now: time.Now().UTC()}
+	w := start(t, clk)
+	qName, qUID := w.create(t, "AtLeastOnceQueue", "queue", map[string]any{"messageRetentionSeconds": 3600})
+	worker, _ := w.create(t, "ModuleWorker", "worker", map[string]any{})
+	digest, err := w.e.UploadBundle(context.Background(), w.e.A1, []byte(producerSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, _ := w.create(t, "WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
+	rel := conformance.Rel("ModuleWorker", worker)
+	version, _ := w.create(t, "WorkerVersion", "version", map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle),
+		"handlers": []any{"scheduled", "queue"}, "queueProducerBindings": []any{map[string]any{"name": "EVENTS", "resource": conformance.Rel("AtLeastOnceQueue", qName)}}})
+	w.create(t, "WorkerDeployment", "deploy", map[string]any{"worker": rel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", version)}}})
+	w.create(t, "QueueConsumer", "consumer", map[string]any{"queue": conformance.Rel("AtLeastOnceQueue", qName), "worker": rel,
+		"maxBatchSize": 10, "maxBatchTimeoutSeconds": 0, "maxConcurrency": 1, "maxRetries": 0, "retryDelaySeconds": 0})
+	_, trigger := w.create(t, "WorkerCronTrigger", "cron", map[string]any{"worker": rel, "cron": "* * * * *"})
+	c := consumer{queue: qUID, queueName: qName, tail: w.tail(t, worker)}
+	w.waitLive(t, trigger)
+
+	m := time.Now().UTC().Truncate(time.Minute).Add(2 * time.Minute)
+	before := time.Now().UnixMilli()
+	clk.Set(m.Add(time.Second))
+	b := c.batch(t)
+	if len(b.Messages) != 1 || b.Messages[0].Body != "from cron "+itoa(m.UnixMilli()) || b.Messages[0].Attempts != 1 ||
+		b.Messages[0].TS < before || b.Messages[0].TS > time.Now().UnixMilli() || b.Queue != qName {
+		t.Fatalf("the consumer got %+v, want the cron's message from queue %s, attempts 1, accepted after %d", b, qName, before)
+	}
+	w.settled(t, qUID)
+}
