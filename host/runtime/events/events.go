@@ -55,6 +55,7 @@ type Dispatcher struct {
 	decided   map[string]time.Time      // trigger UID → the last minute settled here
 	inFlight  map[string]int            // consumer UID → batches in flight
 	released  map[string]bool           // queue UIDs whose stale claims were released
+	rest      map[string]time.Time      // consumer UID → no batch before (real time): its last reached no handler
 	swept     time.Time                 // the last sweep of settled firings
 
 	// The loop's own: the minute it last looked at, the triggers live at
@@ -82,7 +83,7 @@ func Start(cfg Config) *Dispatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Dispatcher{cfg: cfg, log: cfg.Logger, m: cfg.Metrics, ctx: ctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
 		schedules: map[string]*edge.Schedule{}, firing: map[string]time.Time{}, decided: map[string]time.Time{},
-		inFlight: map[string]int{}, released: map[string]bool{}, retryAt: map[string]time.Time{}}
+		inFlight: map[string]int{}, released: map[string]bool{}, rest: map[string]time.Time{}, retryAt: map[string]time.Time{}}
 	go d.loop()
 	return d
 }

@@ -47,28 +47,39 @@ func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
 	d.mu.Lock()
 	stale := !d.released[c.Queue]
 	d.mu.Unlock()
-	err := d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
+	if stale {
+		// This host's earlier run died with batches in flight: their
+		// claims are nobody's now (one dispatcher per host).
+		if err := d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
+			var err error
+			released, err = tx.QueueReleaseClaims(c.Queue, now)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	// A look is a read; it writes only to expire what is due.
+	look := func(tx store.Tx) error {
 		var err error
 		if qi, err = readQueue(tx, c); err != nil {
 			return err
 		}
-		if stale {
-			// This host's earlier run died with batches in flight: their
-			// claims are nobody's now (one dispatcher per host).
-			if released, err = tx.QueueReleaseClaims(c.Queue, now); err != nil {
-				return err
-			}
-		}
-		if qi.retention > 0 {
+		st, err = tx.QueueStats(c.Queue, now, c.MaxBatchSize)
+		return err
+	}
+	if err := d.cfg.Store.View(d.ctx, look); err != nil {
+		return err
+	}
+	if qi.retention > 0 && st.Depth > 0 && st.OldestAccepted.Before(now.Add(-qi.retention)) {
+		if err := d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
+			var err error
 			if expired, err = tx.QueueExpire(c.Queue, now.Add(-qi.retention)); err != nil {
 				return err
 			}
+			return look(tx)
+		}); err != nil {
+			return err
 		}
-		st, err = tx.QueueStats(c.Queue, now, c.MaxBatchSize)
-		return err
-	})
-	if err != nil {
-		return err
 	}
 	if stale {
 		d.mu.Lock()
@@ -88,7 +99,7 @@ func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
 		age = max(0, now.Sub(st.OldestAccepted).Seconds())
 	}
 	d.m.oldest.WithLabelValues(qi.name.labels()...).Set(age)
-	if st.Deliverable == 0 {
+	if st.Deliverable == 0 || time.Now().Before(d.backoff(c.UID)) {
 		return nil
 	}
 	// A batch leaves once maxBatchSize are deliverable, or once the
@@ -131,6 +142,14 @@ func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
 			return nil // the rest waits for its own batch's size or timeout
 		}
 	}
+}
+
+// backoff is when consumer uid may be tried again after a batch that
+// reached no handler.
+func (d *Dispatcher) backoff(uid string) time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.rest[uid]
 }
 
 func (d *Dispatcher) release(c runtime.Consumer) {
@@ -186,7 +205,11 @@ func (d *Dispatcher) deliver(c runtime.Consumer, qi queueInfo, claim string, msg
 	}
 	now := d.cfg.Now()
 	if errors.Is(err, runtime.ErrNotReached) {
-		// Never reached: deliverable again, attempts unchanged.
+		// Never reached: deliverable again, attempts unchanged; the
+		// consumer rests a second (real time) before the next try.
+		d.mu.Lock()
+		d.rest[c.UID] = time.Now().Add(retryGap)
+		d.mu.Unlock()
 		d.log.Warn("queue: batch reached no handler; its messages are deliverable again", "consumer", c.Name, "tenant", c.Tenant, "version", version, "err", err)
 		if err := d.cfg.Store.Update(context.WithoutCancel(d.ctx), func(tx store.Tx) error {
 			for _, m := range msgs {
