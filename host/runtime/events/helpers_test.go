@@ -92,6 +92,12 @@ func (w *world) create(t *testing.T, kind, prefix string, spec map[string]any) (
 // worker's name and the version's UID.
 func (w *world) deploy(t *testing.T, source string, handlers ...string) (string, string) {
 	t.Helper()
+	return w.deployWith(t, source, nil, handlers...)
+}
+
+// deployWith is deploy with extra members of the version's spec.
+func (w *world) deployWith(t *testing.T, source string, extra map[string]any, handlers ...string) (string, string) {
+	t.Helper()
 	worker, _ := w.create(t, "ModuleWorker", "worker", map[string]any{})
 	digest, err := w.e.UploadBundle(context.Background(), w.e.A1, []byte(source))
 	if err != nil {
@@ -103,7 +109,11 @@ func (w *world) deploy(t *testing.T, source string, handlers ...string) (string,
 		hs = append(hs, h)
 	}
 	rel := conformance.Rel("ModuleWorker", worker)
-	version, vuid := w.create(t, "WorkerVersion", "version", map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle), "handlers": hs})
+	spec := map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle), "handlers": hs}
+	for k, v := range extra {
+		spec[k] = v
+	}
+	version, vuid := w.create(t, "WorkerVersion", "version", spec)
 	w.create(t, "WorkerDeployment", "deploy", map[string]any{"worker": rel, "versions": []any{map[string]any{"weight": 10000, "workerVersion": conformance.Rel("WorkerVersion", version)}}})
 	return worker, vuid
 }

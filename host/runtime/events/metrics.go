@@ -41,7 +41,7 @@ func NewMetrics() *Metrics {
 			Name: "takoform_queue_deliveries_total", Help: "Messages delivered to a queue handler (each delivery of a message counts), by tenant, space and queue name.",
 		}, q),
 		batches: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "takoform_queue_batches_total", Help: "Batches handed to a queue handler by tenant, space, queue name and outcome: ok, failed (threw or rejected), unknown (the dispatch broke off).",
+			Name: "takoform_queue_batches_total", Help: "Batches by tenant, space, queue name and outcome: ok, failed (the handler threw or rejected), unknown (the dispatch broke off), unreached (no handler ran: its messages are deliverable again, attempts unchanged).",
 		}, append(q, "outcome")),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "takoform_queue_retries_total", Help: "Messages returned for redelivery (explicitly or by a failed batch), by tenant, space and queue name.",

@@ -210,6 +210,7 @@ func (d *Dispatcher) deliver(c runtime.Consumer, qi queueInfo, claim string, msg
 		d.mu.Lock()
 		d.rest[c.UID] = time.Now().Add(retryGap)
 		d.mu.Unlock()
+		d.m.batches.WithLabelValues(qi.name.labels("unreached")...).Inc()
 		d.log.Warn("queue: batch reached no handler; its messages are deliverable again", "consumer", c.Name, "tenant", c.Tenant, "version", version, "err", err)
 		if err := d.cfg.Store.Update(context.WithoutCancel(d.ctx), func(tx store.Tx) error {
 			for _, m := range msgs {

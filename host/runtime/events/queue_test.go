@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/conformance"
+	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/host/runtime"
 	"github.com/takoform/takoform/host/runtime/events"
 	"github.com/takoform/takoform/host/store"
@@ -81,6 +83,7 @@ func (d delivered) bodies() []string {
 // consumer is a deployed queue consumer: its queue's UID and name, its
 // dead-letter queue's UID ("" without one) and its worker's tail.
 type consumer struct {
+	worker                string
 	queue, queueName, dlq string
 	tail                  <-chan runtime.TailRecord
 }
@@ -89,8 +92,15 @@ type consumer struct {
 // s) with settings, and a dead-letter queue when dlq.
 func (w *world) consume(t *testing.T, retention int, dlq bool, settings map[string]any) consumer {
 	t.Helper()
-	worker, _ := w.deploy(t, queueSource, "queue")
+	return w.consumeWith(t, retention, dlq, settings, nil)
+}
+
+// consumeWith is consume with extra members of the version's spec.
+func (w *world) consumeWith(t *testing.T, retention int, dlq bool, settings, extra map[string]any) consumer {
+	t.Helper()
+	worker, _ := w.deployWith(t, queueSource, extra, "queue")
 	var c consumer
+	c.worker = worker
 	c.queueName, c.queue = w.create(t, "AtLeastOnceQueue", "queue", map[string]any{"messageRetentionSeconds": retention})
 	spec := map[string]any{"queue": conformance.Rel("AtLeastOnceQueue", c.queueName), "worker": conformance.Rel("ModuleWorker", worker)}
 	for k, v := range settings {
@@ -439,4 +449,28 @@ func TestSendReachesTheConsumer(t *testing.T) {
 		t.Fatalf("the consumer got %+v, want the cron's message from queue %s, attempts 1, accepted after %d", b, qName, before)
 	}
 	w.settled(t, qUID)
+}
+
+// TestQueueUnreachedKeepsAttempts: while the consumer's version cannot
+// run (a sensitive variable unset), every batch reaches no handler: its
+// messages stay, deliverable again with attempts unchanged, counted as
+// unreached; once it runs, the first delivery has attempts 1
+// (spec/runtime-v1.md §2.6, §3.2).
+func TestQueueUnreachedKeepsAttempts(t *testing.T) {
+	clk := &clock{now: minute(0)}
+	w := start(t, clk)
+	c := w.consumeWith(t, 3600, false, map[string]any{"maxBatchSize": 10, "maxBatchTimeoutSeconds": 0, "maxConcurrency": 1, "maxRetries": 0, "retryDelaySeconds": 0},
+		map[string]any{"requiredSensitiveVars": []any{"TOKEN"}})
+	w.send(t, c.queue, "ack")
+	q := map[string]string{"queue": c.queueName, "outcome": "unreached"}
+	eventually(t, "two unreached batches", func() bool { return w.metric(t, "takoform_queue_batches_total", q) >= 2 })
+	w.settled(t, c.queue, "ack/0")
+	if got := w.metric(t, "takoform_queue_deliveries_total", map[string]string{"queue": c.queueName}); got != 0 {
+		t.Errorf("deliveries while the version cannot run = %v, want 0", got)
+	}
+	if _, err := w.e.A1.SetSecret(context.Background(), client.Worker{Space: w.e.Space, Group: edge.Group, Name: c.worker}, "TOKEN", []byte("s3cret")); err != nil {
+		t.Fatal(err)
+	}
+	sameBodies(t, "the first delivery", c.batch(t).bodies(), "ack/1")
+	w.settled(t, c.queue)
 }
