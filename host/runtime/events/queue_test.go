@@ -308,6 +308,9 @@ func TestQueueThrowRetriesDeadLettersAndDrops(t *testing.T) {
 
 	w.send(t, c.queue, "ack", "throw")
 	sameBodies(t, "the throwing batch", c.batch(t).bodies(), "ack/1", "throw/1")
+	if x := next(t, c.tail, "exception"); x.Name != "Error" || x.Message != "queue boom" || x.Event != "queue" {
+		t.Errorf("the tail shows %s %q (event %q), want Error \"queue boom\" (queue)", x.Name, x.Message, x.Event)
+	}
 	msgs := w.settled(t, c.queue, "throw/1")
 	if want := minute(0).Add(10 * time.Second); !msgs[0].DeliverableAt.Equal(want) {
 		t.Errorf("the retried message is deliverable at %s, want %s (retryDelaySeconds)", msgs[0].DeliverableAt, want)
