@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,4 +212,48 @@ func TestCronOnTheRealClock(t *testing.T) {
 		f := w.firing(t, trigger, m)
 		return f != nil && f.State == store.FiringOK
 	})
+}
+
+// TestCronDrawsByWeight: each firing draws its version by the
+// deployment's weights (spec/runtime-v1.md §9.1 (6)): over 20 minutes of
+// a 5000/5000 deployment both versions run (all one version: 2 in 2^20).
+func TestCronDrawsByWeight(t *testing.T) {
+	clk := &clock{now: minute(0).Add(30 * time.Second)}
+	w := start(t, clk)
+	worker, _ := w.create(t, "ModuleWorker", "worker", map[string]any{})
+	rel := conformance.Rel("ModuleWorker", worker)
+	var versions []any
+	uids := map[string]bool{}
+	for _, label := range []string{"a", "b"} {
+		digest, err := w.e.UploadBundle(context.Background(), w.e.A1, []byte(strings.Replace(scheduledSource, "JSON.stringify({", "JSON.stringify({ label: \""+label+"\",", 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bundle, _ := w.create(t, "WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
+		name, uid := w.create(t, "WorkerVersion", "version", map[string]any{"worker": rel, "bundle": conformance.Rel("WorkerBundle", bundle), "handlers": []any{"scheduled"}})
+		versions = append(versions, map[string]any{"weight": 5000, "workerVersion": conformance.Rel("WorkerVersion", name)})
+		uids[uid] = false
+	}
+	w.create(t, "WorkerDeployment", "deploy", map[string]any{"worker": rel, "versions": versions})
+	_, trigger := w.create(t, "WorkerCronTrigger", "cron", map[string]any{"worker": rel, "cron": "* * * * *"})
+	ch := w.tail(t, worker)
+	w.waitLive(t, trigger)
+	for m := 1; m <= 20; m++ {
+		clk.Set(minute(m).Add(500 * time.Millisecond))
+		r := next(t, ch, "console")
+		var got fired
+		decode(t, r, &got)
+		if got.ScheduledTime != minute(m).UnixMilli() {
+			t.Fatalf("minute %d: the handler got scheduledTime %d, want %d", m, got.ScheduledTime, minute(m).UnixMilli())
+		}
+		if _, ok := uids[r.VersionUID]; !ok {
+			t.Fatalf("minute %d ran version %q, not one the deployment weights", m, r.VersionUID)
+		}
+		uids[r.VersionUID] = true
+	}
+	for uid, seen := range uids {
+		if !seen {
+			t.Errorf("version %s weighted 5000 never ran in 20 firings", uid)
+		}
+	}
 }
