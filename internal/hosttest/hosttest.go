@@ -181,10 +181,11 @@ func Start(t testing.TB, o Options) *Host {
 		cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
 		cfg.Secrets = &secrets.Service{Store: st, Keys: rc.Secrets, Notify: rt.Notify}
 		if o.Workerd != NoWorkerd {
-			ec := events.Config{Store: st, Runtime: rt, Logger: cfg.Logger}
+			ec := events.Config{Store: st, Runtime: rt, Logger: cfg.Logger, Metrics: events.NewMetrics()}
 			if o.Events != nil {
 				o.Events(&ec)
 			}
+			cfg.Collectors = append(cfg.Collectors, ec.Metrics.Collectors()...) // on the host's /metrics, as host serve has them
 			ev = events.Start(ec)
 			gw.OnQueueSend(ev.Wake)
 		}

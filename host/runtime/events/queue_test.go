@@ -2,6 +2,8 @@ package events_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -288,6 +290,22 @@ func TestQueueBatchSizeTimeoutAndSettlements(t *testing.T) {
 		t.Errorf("retries = %v, want 5", got)
 	}
 	eventually(t, "depth 2 on the gauge", func() bool { return w.metric(t, "takoform_queue_depth", map[string]string{"queue": c.queueName}) == 2 })
+	// The host's own /metrics carries them.
+	resp, err := http.Get(w.h.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`takoform_queue_depth{queue="` + c.queueName + `"`, `takoform_queue_deliveries_total{queue="` + c.queueName + `"`,
+		`takoform_queue_retries_total{queue="` + c.queueName + `"`, `takoform_queue_oldest_message_age_seconds{queue="` + c.queueName + `"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("/metrics has no %s…", want)
+		}
+	}
 	age := w.metric(t, "takoform_queue_oldest_message_age_seconds", map[string]string{"queue": c.queueName})
 	if age != 60 { // the clock stands at minute 1; both were accepted at minute 0
 		t.Errorf("oldest message age = %v s, want 60", age)
