@@ -10,6 +10,7 @@ GO ?= go
 # `make unit` and friends on their own skip the PostgreSQL tests, saying so.
 test: fmt-check vet lint tofu workerd
 	TAKOFORM_WORKERD="$$(./scripts/workerd.sh)" ./scripts/postgres.sh run -- $(MAKE) --no-print-directory unit conformance acceptance
+	$(MAKE) --no-print-directory demo
 
 # OpenTofu v1.12.6, built from the Go module proxy into tools/ (pinned,
 # cached); the provider's acceptance tests find it there.
@@ -56,7 +57,8 @@ conformance:
 build:
 	$(GO) build -o bin/takoform ./cmd/takoform
 
-# The main job, end to end: OpenTofu deploys examples/quickstart through the
+# The main job, end to end (the last step of `make test`): OpenTofu deploys
+# examples/quickstart through the
 # provider to a host on a fresh SQLite file running workers on workerd
 # (scripts/workerd.sh), requests the worker's URL and prints its answers (a
 # visit counter in KV and SQLite), plans empty, rolls out changed code and

@@ -30,6 +30,10 @@ const (
 	KindMigrationBundle   = "MigrationBundle"
 )
 
+// SPAIndex is the file a single-page application's StaticAssetBundle must
+// list and answers its missing paths with (spec/lane-v1beta1.md §6.4).
+const SPAIndex = "index.html"
+
 // The five admitted module media types (spec/host-api-v1alpha3.md §3.6). All but
 // MediaTypeSourceMap are loadable; a source map is auxiliary: it may be
 // carried but never be the main module. application/json is not admitted.

@@ -122,6 +122,9 @@ done_step
 
 url="$(cd "$app" && "$tofu" output -raw url)"
 printf '\nendpoint url: %s\n' "$url"
+family="$(cd "$app" && "$tofu" state show -no-color takoform_module_worker.app | sed -n 's/^ *form_api_version *= *"\(.*\)"$/\1/p')"
+printf 'created in the Edge family %s\n' "$family"
+[ "$family" = "edge.forms.takoform.com/v1beta1" ] || { echo "demo: the app was created in \"$family\", not edge.forms.takoform.com/v1beta1" >&2; exit 1; }
 host="${url#https://}"
 host="${host%%/*}"
 
@@ -164,6 +167,11 @@ visit() {
 step "request the app's URL through the ingress (the worker counts visits)"
 await_release "quickstart v1"
 for n in 1 2 3; do visit "$n" "quickstart v1"; done
+get /about.html
+case "$body" in
+*"This page is a static asset"*) ;;
+*) echo "demo: /about.html is not the static asset public/about.html; see $work/host.log" >&2; exit 1 ;;
+esac
 done_step
 
 step "plan -detailed-exitcode (expect no changes)"

@@ -1,4 +1,6 @@
-# Quickstart: a worker app deployed to a Takoform host.
+# Quickstart: a worker app deployed to a Takoform host, in the Edge family
+# edge.forms.takoform.com/v1beta1 (the provider creates there when the host
+# serves it; handbook/moving-to-v1beta1.md moves a v1alpha1 app).
 #
 # The provider reads its host from the environment:
 #   TAKOFORM_ENDPOINT  host origin, e.g. http://127.0.0.1:8080
@@ -39,6 +41,27 @@ resource "takoform_sqlite_database" "db" {
   name = "quickstart-db"
 }
 
+# The database's schema, from migration files the host applies in order,
+# each once, recording each in the database's ledger (worker code cannot
+# change the schema). A new file appended to the list makes a new set;
+# the application then applies only what the ledger lacks.
+resource "takoform_sqlite_migration_set" "schema" {
+  revision_owner = takoform_sqlite_database.db.name
+  files = [
+    { path = "0001_counters.sql", media_type = "application/sql", content_file = "${path.module}/migrations/0001_counters.sql" },
+  ]
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "takoform_sqlite_migration_application" "schema" {
+  name          = "quickstart-schema"
+  database      = takoform_sqlite_database.db.name
+  migration_set = takoform_sqlite_migration_set.schema.name
+}
+
 resource "takoform_at_least_once_queue" "events" {
   name                      = "quickstart-events"
   message_retention_seconds = 86400
@@ -72,13 +95,32 @@ resource "takoform_worker_bundle" "app" {
   }
 }
 
-# A runnable revision: the bundle, the handlers its default export has, and
-# the bindings its code reads from `env`.
+# Static files served with the worker: a path the bundle lists is answered
+# from it before the worker runs (GET and HEAD); any other path reaches the
+# worker. Like the code bundle, a changed file makes a new revision.
+resource "takoform_static_asset_bundle" "site" {
+  revision_owner = takoform_module_worker.app.name
+  files = [
+    { path = "about.html", media_type = "text/html", content_file = "${path.module}/public/about.html" },
+  ]
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+# A runnable revision: the bundle, the handlers its default export has, the
+# bindings its code reads from `env`, and its static assets.
 resource "takoform_worker_version" "app" {
   revision_owner = takoform_module_worker.app.name
   worker         = takoform_module_worker.app.name
   bundle         = takoform_worker_bundle.app.name
   handlers       = ["fetch", "scheduled", "queue"]
+  assets = {
+    bundle             = takoform_static_asset_bundle.site.name
+    run_worker_first   = false
+    not_found_handling = "none"
+  }
 
   kv_bindings             = [{ name = "CACHE", target_name = takoform_edge_kv_namespace.cache.name }]
   bucket_bindings         = [{ name = "MEDIA", target_name = takoform_edge_object_bucket.media.name }]
@@ -91,13 +133,15 @@ resource "takoform_worker_version" "app" {
 }
 
 # What the worker runs: all traffic (weight 10000 of 10000) on the current
-# version. A canary would list two versions, e.g. 9000 and 1000.
+# version. A canary would list two versions, e.g. 9000 and 1000. The
+# deployment waits for the schema, so no request meets a missing table.
 resource "takoform_worker_deployment" "app" {
   name   = "quickstart"
   worker = takoform_module_worker.app.name
   versions = [
     { worker_version = takoform_worker_version.app.name, weight = 10000 },
   ]
+  depends_on = [takoform_sqlite_migration_application.schema]
 }
 
 # Attachments need a deployment serving the handler they call (fetch,

@@ -33,10 +33,6 @@ var ManifestKinds = map[string]string{
 	SQLiteMigrationSet: artifact.KindMigrationBundle,
 }
 
-// SPAIndex is the path a single-page application's asset bundle must list
-// (spec/lane-v1beta1.md §6.4).
-const SPAIndex = "index.html"
-
 // v1beta1Kind is def's kind when def is a Form of the v1beta1 group, else "".
 func v1beta1Kind(def *form.Definition) string {
 	if def.Ref().APIVersion != GroupV1beta1 {
@@ -161,9 +157,9 @@ func (f *Family) checkAssets(tx store.Tx, res *store.Resource, spec map[string]a
 	if err != nil {
 		return err
 	}
-	if ijson.As[string](assets["notFoundHandling"]) == "single_page_application" && !artifact.HasFile(m, SPAIndex) {
+	if ijson.As[string](assets["notFoundHandling"]) == "single_page_application" && !artifact.HasFile(m, artifact.SPAIndex) {
 		return wire.Errorf(wire.InvalidArgument, "assets.notFoundHandling is single_page_application, but StaticAssetBundle %q (manifest %s) lists no %s; add %s to the bundle or set notFoundHandling to none",
-			bundle.Name, digest, SPAIndex, SPAIndex).WithHostCode("spa_index_missing").WithDetail("pointer", "/spec/assets/notFoundHandling")
+			bundle.Name, digest, artifact.SPAIndex, artifact.SPAIndex).WithHostCode("spa_index_missing").WithDetail("pointer", "/spec/assets/notFoundHandling")
 	}
 	return nil
 }

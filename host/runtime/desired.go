@@ -29,11 +29,12 @@ const (
 	kindCronTrigger  = "WorkerCronTrigger"
 	kindConsumer     = "QueueConsumer"
 	kindQueue        = "AtLeastOnceQueue"
+	kindAssetBundle  = "StaticAssetBundle"
 )
 
 // watchedKinds are the kinds whose mutations can change desired state.
 var watchedKinds = map[string]bool{
-	kindWorker: true, kindVersion: true, kindBundle: true, kindDeployment: true, kindEndpoint: true, kindCustomDomain: true,
+	kindWorker: true, kindVersion: true, kindBundle: true, kindDeployment: true, kindEndpoint: true, kindCustomDomain: true, kindAssetBundle: true,
 	kindCronTrigger: true, kindConsumer: true, kindQueue: true,
 }
 
@@ -95,6 +96,8 @@ type versionSpec struct {
 	vars              []engine.Var
 	bindings          []engine.Binding
 	services          []engine.Service
+	// assets are its static assets (WorkerVersion.assets); nil when none.
+	assets *assetsSpec
 	// secrets are its sensitive variables' names in declared order, each
 	// with a stamp of its stored value (never the value): a set or unset
 	// changes the fingerprint.
@@ -107,7 +110,11 @@ type versionSpec struct {
 // fingerprint identifies what a version runs: a change of any part
 // starts the shard's next generation (spec/runtime-v1.md §9.4).
 func (v *versionSpec) fingerprint() string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), fmt.Sprint(v.services), fmt.Sprint(v.secrets), v.unrunnable))
+	assets := ""
+	if v.assets != nil {
+		assets = fmt.Sprint(*v.assets)
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q %q %q %q", v.uid, v.manifest, fmt.Sprint(v.vars), fmt.Sprint(v.bindings), fmt.Sprint(v.services), fmt.Sprint(v.secrets), v.unrunnable, assets))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -331,10 +338,8 @@ func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []
 	if v.manifest == "" {
 		v.unrunnable = "its bundle is gone"
 	}
-	if spec["assets"] != nil && v.unrunnable == "" {
-		// spec/runtime-v1.md §9.2: serving without them would answer the
-		// worker's 404 where an asset belongs.
-		v.unrunnable = "its static assets (assets) are not served by this host's data plane yet"
+	if err := readAssets(tx, v, ver.APIVersion, spec, pins); err != nil {
+		return nil, nil, err
 	}
 	vars := ijson.As[map[string]any](spec["vars"])
 	for _, k := range sortedKeys(vars) {
@@ -378,6 +383,43 @@ func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []
 		}
 	}
 	return v, targets, nil
+}
+
+// assetsSpec is a version's WorkerVersion.assets as the shard serves it
+// (spec/lane-v1beta1.md §6.4): its bundle's manifest digest and the two
+// serving choices.
+type assetsSpec struct {
+	manifest       string
+	runWorkerFirst bool
+	spa            bool // notFoundHandling single_page_application
+}
+
+// readAssets reads v's assets (none when spec has no "assets"): the
+// StaticAssetBundle its /assets/bundle pins, in v's own group. A bundle
+// gone (the relation refuses its delete, so only a store repair does
+// that) makes v not runnable: serving it without its assets would answer
+// the worker's 404 where an asset belongs (spec/runtime-v1.md §9.2).
+func readAssets(tx store.Tx, v *versionSpec, group string, spec map[string]any, pins []store.Pin) error {
+	a, ok := spec["assets"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	v.assets = &assetsSpec{runWorkerFirst: ijson.As[bool](a["runWorkerFirst"]), spa: ijson.As[string](a["notFoundHandling"]) == "single_page_application"}
+	b, err := present(tx.ResourceByUID(pointerTarget(pins, "/assets/bundle")))
+	if err != nil {
+		return err
+	}
+	if b != nil && b.Kind == kindAssetBundle && b.APIVersion == group {
+		bs, err := ijson.DecodeObject(b.Spec)
+		if err != nil {
+			return err
+		}
+		v.assets.manifest = ijson.As[string](bs["manifestDigest"])
+	}
+	if v.assets.manifest == "" && v.unrunnable == "" {
+		v.unrunnable = "its static asset bundle (assets.bundle) is gone"
+	}
+	return nil
 }
 
 // sameGroup makes v not runnable when its binding name names a resource

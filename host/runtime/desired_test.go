@@ -86,8 +86,9 @@ func (f *desiredFixture) app(group, w, bindings string, pins ...string) {
 // TestDesiredReadsBothGroupsEachWithinItself: endpoints of both Edge
 // groups route; a v1beta1 version's sqliteBindings get the v1beta1
 // edge.sql projection; a binding naming a resource of the other group
-// makes the version not runnable (the families never relate), and so
-// do static assets, which are not served yet.
+// makes the version not runnable (the families never relate); a
+// version's assets carry its bundle's manifest and serving choices, and
+// a bundle gone or of the other group makes it not runnable.
 func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 	f := newDesiredFixture(t)
 	f.add(edge.GroupV1alpha1, "SQLiteDatabase", "db-alpha", `{}`)
@@ -95,17 +96,25 @@ func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 	f.app(edge.GroupV1alpha1, "alpha", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-alpha")
 	f.app(edge.GroupV1beta1, "beta", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-beta")
 	f.app(edge.GroupV1beta1, "mixed", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-alpha")
-	f.app(edge.GroupV1beta1, "assets", `,"assets":{"bundle":{}},"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-beta")
+	site := "sha256:" + strings.Repeat("4", 64)
+	f.add(edge.GroupV1beta1, "StaticAssetBundle", "site", `{"manifestDigest":"`+site+`"}`)
+	f.add(edge.GroupV1alpha1, "StaticAssetBundle", "site-alpha", `{"manifestDigest":"`+site+`"}`)
+	assets := `,"assets":{"bundle":{},"runWorkerFirst":true,"notFoundHandling":"single_page_application"},"sqliteBindings":[{"name":"DB"}]`
+	f.app(edge.GroupV1beta1, "assets", assets, "/sqliteBindings/0/resource=db-beta", "/assets/bundle=site")
+	f.app(edge.GroupV1beta1, "nobundle", assets, "/sqliteBindings/0/resource=db-beta")
+	f.app(edge.GroupV1beta1, "otherbundle", assets, "/sqliteBindings/0/resource=db-beta", "/assets/bundle=site-alpha")
 	d := f.read()
 	for w, want := range map[string]struct {
 		group string
 		kind  engine.Kind
 		why   string
 	}{
-		"alpha":  {edge.GroupV1alpha1, engine.KindSQL, ""},
-		"beta":   {edge.GroupV1beta1, engine.KindSQLV1beta1, ""},
-		"mixed":  {edge.GroupV1beta1, engine.KindSQLV1beta1, "binding DB names a resource of " + edge.GroupV1alpha1},
-		"assets": {edge.GroupV1beta1, engine.KindSQLV1beta1, "its static assets"},
+		"alpha":       {edge.GroupV1alpha1, engine.KindSQL, ""},
+		"beta":        {edge.GroupV1beta1, engine.KindSQLV1beta1, ""},
+		"mixed":       {edge.GroupV1beta1, engine.KindSQLV1beta1, "binding DB names a resource of " + edge.GroupV1alpha1},
+		"assets":      {edge.GroupV1beta1, engine.KindSQLV1beta1, ""},
+		"nobundle":    {edge.GroupV1beta1, engine.KindSQLV1beta1, "its static asset bundle (assets.bundle) is gone"},
+		"otherbundle": {edge.GroupV1beta1, engine.KindSQLV1beta1, "its static asset bundle (assets.bundle) is gone"},
 	} {
 		r := d.hosts["ep-"+w+"-e.localhost"]
 		if r == nil || r.who.Group != want.group || len(r.versions) != 1 {
@@ -115,6 +124,9 @@ func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 		v := d.tenants["acme"][r.versions[0].uid]
 		if v == nil || len(v.bindings) != 1 || v.bindings[0].Kind != want.kind || !strings.HasPrefix(v.unrunnable, want.why) || (want.why == "") != (v.unrunnable == "") {
 			t.Errorf("%s: version %+v; want a %s binding, unrunnable %q", w, v, want.kind, want.why)
+		}
+		if w == "assets" && (v == nil || v.assets == nil || *v.assets != assetsSpec{manifest: site, runWorkerFirst: true, spa: true}) {
+			t.Errorf("assets: version %+v; want its assets read", v)
 		}
 	}
 }

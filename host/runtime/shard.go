@@ -336,8 +336,14 @@ func (s *shard) start(want map[string]*versionSpec, events bool, fp string) (*ge
 			if err != nil {
 				return fmt.Errorf("version %s: %w", v.name, err)
 			}
+			var assets *engine.Assets
+			if v.assets != nil {
+				if assets, err = writeAssets(tx, dir, v.assets); err != nil {
+					return fmt.Errorf("version %s: %w", v.name, err)
+				}
+			}
 			sock := filepath.Join(dir, "v"+strconv.Itoa(i)+".sock")
-			sh.Versions = append(sh.Versions, engine.Version{UID: uid, MainModule: main, Modules: mods, Vars: v.vars, Bindings: v.bindings, Services: v.services, Secrets: secretVals, Socket: sock})
+			sh.Versions = append(sh.Versions, engine.Version{UID: uid, MainModule: main, Modules: mods, Vars: v.vars, Bindings: v.bindings, Services: v.services, Secrets: secretVals, Socket: sock, Assets: assets})
 			g.targets[uid] = &Target{Version: uid, Worker: v.name, Who: v.worker, Socket: sock, Transport: engine.UnixTransport(sock)}
 		}
 		return nil

@@ -83,7 +83,9 @@ func (r *Resource) knownTargets(c *Codec, plan map[string]any) []target {
 //
 //  1. the family: create_lane's when set; else the one family in which
 //     the known relation targets of plan exist (looked up by exact reads
-//     in both groups, cached per configuration); with none, v1beta1 when
+//     in both groups, cached per configuration) or, for a target this
+//     run plans to create, the family its plan chose (notePlanned); with
+//     none, v1beta1 when
 //     that lane is negotiated and its support profiles list the type's
 //     v1beta1 ref, else v1alpha3. A target found in both families with no
 //     create_lane refuses, naming both and the setting; a target found
@@ -110,11 +112,21 @@ func (r *Resource) createCodec(ctx context.Context, plan map[string]any, space s
 		return r.pickCodec(ctx, fams[0]), nil
 	}
 	targets := r.knownTargets(fams[0].ours, plan)
-	found := make([][]bool, len(targets)) // found[i][f]: target i exists in family f
+	found := make([][]bool, len(targets)) // found[i][f]: target i exists (or is planned) in family f
+	planned := make([]bool, len(targets)) // target i does not exist yet: this run plans it
 	for i, t := range targets {
 		found[i] = make([]bool, len(fams))
 		for f, fam := range fams {
 			found[i][f] = r.data.targetExists(ctx, space, fam.group, t.kind, t.name)
+		}
+		if !t.hint && !found[i][0] && !found[i][1] {
+			if g, ok := r.data.planned.Load(plannedKey(space, t.kind, t.name)); ok {
+				for f, fam := range fams {
+					if fam.group == g {
+						found[i][f], planned[i] = true, true
+					}
+				}
+			}
 		}
 	}
 	chosen := -1
@@ -135,9 +147,20 @@ func (r *Resource) createCodec(ctx context.Context, plan map[string]any, space s
 					t.kind, t.name, fams[0].group, fams[1].group, r.spec.Name, laneWord(fams[1].group), laneWord(fams[0].group))}
 			}
 		}
-		for _, hint := range []bool{false, true} {
-			for i, t := range targets {
-				if chosen < 0 && t.hint == hint && found[i][0] != found[i][1] {
+		// existing targets decide first, then targets this run plans,
+		// then a revision's owner
+		rank := func(i int) int {
+			switch {
+			case targets[i].hint:
+				return 2
+			case planned[i]:
+				return 1
+			}
+			return 0
+		}
+		for pass := range 3 {
+			for i := range targets {
+				if chosen < 0 && rank(i) == pass && found[i][0] != found[i][1] {
 					chosen = map[bool]int{true: 0, false: 1}[found[i][0]]
 				}
 			}
@@ -151,6 +174,14 @@ func (r *Resource) createCodec(ctx context.Context, plan map[string]any, space s
 			continue
 		}
 		for f := range fams {
+			if f != chosen && found[i][f] && planned[i] {
+				return fams[chosen].ours, &createRefusal{CodeTargetOtherFamily, fmt.Errorf(
+					"%s would be created in %s, but this plan creates its relation target %s %q in %s, and the two families cannot relate to each other "+
+						"(nothing ties the target to a family: it has no existing relation target of its own and no revision_owner); "+
+						"set the provider's create_lane (or TAKOFORM_CREATE_LANE) to %q so this configuration creates in one family, "+
+						"or tie the target to the aggregate (for a revision: revision_owner in place of a pinned name)",
+					r.spec.Name, fams[chosen].group, t.kind, t.name, fams[f].group, laneWord(fams[chosen].group))}
+			}
 			if f != chosen && found[i][f] {
 				return fams[chosen].ours, &createRefusal{CodeTargetOtherFamily, fmt.Errorf(
 					"%s would be created in %s, but its relation target %s %q exists only in %s, and the two families cannot relate to each other; "+
@@ -250,4 +281,20 @@ func (d *Data) refsOf(group, kind string) []form.FormRef {
 		}
 	}
 	return out
+}
+
+// plannedKey names a planned create by space, Form kind and name.
+func plannedKey(space, kind, name string) string {
+	return space + "\x00" + kind + "\x00" + name
+}
+
+// notePlanned records the family a planned create of kind named name (a
+// string; anything else is not recorded) in space was given, so a
+// resource planned after it in the same run that names it as a relation
+// target sees its family (createCodec). OpenTofu plans a target before
+// the resources that reference it.
+func (d *Data) notePlanned(space, kind string, name any, group string) {
+	if n, ok := name.(string); ok && n != "" {
+		d.planned.Store(plannedKey(space, kind, n), group)
+	}
 }

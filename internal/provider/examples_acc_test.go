@@ -127,7 +127,7 @@ func TestAccExamples(t *testing.T) {
 
 func examplesUnder(t *testing.T, c cliTool, env []string) {
 	bin := c.path
-	h := accHost(t, hosttest.Options{})
+	h := dualHost(t) // the examples cover the types of both families
 	src := filepath.Join(repoRoot(t), "examples")
 	work := filepath.Join(t.TempDir(), "examples")
 	// copy the examples tree; import blocks only work in a root module, so

@@ -14,8 +14,9 @@ import (
 // Import round trip (spec/decisions/0007-orphan-recovery.md rule 3): an
 // imported resource plans empty under the configuration that created it.
 // The provider-side inputs the host does not store are recovered from the
-// evidence it does: a bundle's main_module and modules from its committed
-// manifest (content_file null), a derived-name revision's revision_owner
+// evidence it does: a bundle's main_module and modules, or a files
+// revision's files, from its committed manifest (content_file null), a
+// derived-name revision's revision_owner
 // as "" (the name holds only a digest prefix of it). A configuration that
 // matches that evidence plans the recorded value unchanged, which OpenTofu
 // accepts for a non-null prior value.
@@ -26,7 +27,7 @@ func (r *Resource) importSeeds(ctx context.Context, c *Codec, res *wire.Resource
 	if r.spec.Revision && derivedName(r.spec.NamePrefix).MatchString(res.Metadata.Name) {
 		seeds["revision_owner"] = ""
 	}
-	if !r.spec.LocalModules {
+	if !r.spec.LocalModules && r.spec.FilesKind == "" {
 		return seeds, nil
 	}
 	decoded := map[string]any{}
@@ -40,6 +41,14 @@ func (r *Resource) importSeeds(ctx context.Context, c *Codec, res *wire.Resource
 	m, err := hc.Manifest(ctx, str(decoded, "manifest_digest"))
 	if err != nil {
 		return nil, renderError("Cannot read the imported bundle's manifest", err, identity{Type: r.spec.Name, Space: res.Metadata.Space, Name: res.Metadata.Name, Form: &c.Ref})
+	}
+	if r.spec.FilesKind != "" {
+		files := make([]any, 0, len(m.Files))
+		for _, f := range m.Files {
+			files = append(files, map[string]any{"path": f.Path, "media_type": f.MediaType, "content_file": nil, "digest": f.Digest, "size": f.Size})
+		}
+		seeds["files"] = files
+		return seeds, nil
 	}
 	mods := make([]any, 0, len(m.Modules))
 	for _, mod := range m.Modules {
@@ -58,8 +67,8 @@ func derivedName(prefix string) *regexp.Regexp {
 	return regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + "-[0-9a-f]{1,12}-[0-9a-f]{12}$")
 }
 
-// importedModules reports whether modules were recorded by import: a
-// non-empty list whose content_file are all null.
+// importedModules reports whether modules (or files) were recorded by
+// import: a non-empty list whose content_file are all null.
 func importedModules(v any) bool {
 	mods := asList(v)
 	for _, m := range mods {

@@ -25,8 +25,11 @@ import (
 // file, size and digest.
 
 // filesAttribute is the `files` list of a FilesKind type: 1..16384 files
-// (artifact.MaxFiles), as public provider 2.1.1 declares it (Optional, not
-// Computed).
+// (artifact.MaxFiles). Public provider 2.1.1 declares it Optional; it is
+// also Computed here, as `modules` is, so an import can record the
+// committed manifest's files (content_file null) and a configuration
+// whose local files hash to them plans no change (an optional attribute
+// gaining Computed keeps the surface floor, spec/terraform-surface.md).
 func filesAttribute(kind string) schema.Attribute {
 	order := "Their order means nothing: the manifest lists them sorted by path."
 	mt := "Media type: one lowercase `type/subtype` token without parameters, e.g. `text/html`."
@@ -34,8 +37,8 @@ func filesAttribute(kind string) schema.Attribute {
 		order = "Their order is the migration order; a new migration is a new set (an appended entry), never an edit."
 		mt = "Media type; must be exactly `" + artifact.MediaTypeSQL + "`."
 	}
-	return schema.ListNestedAttribute{Optional: true,
-		Description: fmt.Sprintf("Local files uploaded and committed as a %s manifest (1 to %d); paths stay in state, bytes never do. %s A files edit that leaves the computed manifest_digest unchanged replaces nothing. Set either files or manifest_digest.", kind, artifact.MaxFiles, order),
+	return schema.ListNestedAttribute{Optional: true, Computed: true,
+		Description: fmt.Sprintf("Local files uploaded and committed as a %s manifest (1 to %d); paths stay in state, bytes never do. %s A files edit that leaves the computed manifest_digest unchanged replaces nothing. Set either files or manifest_digest. Import reads the files from the committed manifest (content_file null); local files hashing to those digests then plan no change.", kind, artifact.MaxFiles, order),
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"path":         schema.StringAttribute{Required: true, Description: "Path of the file inside the bundle (`^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$`, at most 240 characters)."},
 			"media_type":   schema.StringAttribute{Required: true, Description: mt},
@@ -86,8 +89,14 @@ func localFiles(kind string, plan map[string]any) (*wire.Manifest, map[string][]
 // (and so the derived name: a replacement), while a files edit that keeps
 // the digest (a renamed local file, a reordered static asset list) plans
 // an in-place change of state only.
-func (r *Resource) planFiles(plan, config map[string]any, id identity) diag.Diagnostics {
+func (r *Resource) planFiles(plan, config, state map[string]any, id identity) diag.Diagnostics {
 	local := config["files"] != nil
+	if !local {
+		plan["files"] = nil
+		if state != nil && importedModules(state["files"]) {
+			plan["files"] = state["files"] // as imported
+		}
+	}
 	switch {
 	case local && config["manifest_digest"] != nil:
 		return renderError("A bundle is declared in one mode", errors.New("set manifest_digest, or files, not both"), withCode(id, CodeBundleFiles))
@@ -109,14 +118,39 @@ func (r *Resource) planFiles(plan, config map[string]any, id identity) diag.Diag
 		return renderError("Cannot digest the bundle manifest", err, withCode(id, CodeBundleFiles))
 	}
 	plan["manifest_digest"], plan["files"] = dg, files
+	if state != nil && str(state, "manifest_digest") == dg && sameFiles(state["files"], files) {
+		plan["files"] = state["files"] // imported files that hash as recorded: no change
+	}
 	return nil
+}
+
+// sameFiles reports whether the recorded files (prior) were recorded by
+// import (every content_file null) and describe the planned ones: the
+// same paths, each with the same media type, digest and size.
+func sameFiles(prior any, planned []any) bool {
+	have := asList(prior)
+	if len(have) != len(planned) || !importedModules(prior) {
+		return false
+	}
+	byPath := map[string]map[string]any{}
+	for _, h := range have {
+		byPath[str(mapOf(h), "path")] = mapOf(h)
+	}
+	for _, p := range planned {
+		pm := mapOf(p)
+		hm, ok := byPath[str(pm, "path")]
+		if !ok || str(hm, "digest") != str(pm, "digest") || str(hm, "media_type") != str(pm, "media_type") || integerText(hm["size"]) != integerText(pm["size"]) {
+			return false
+		}
+	}
+	return true
 }
 
 // uploadFiles uploads and commits local files at create, through the
 // artifact routes of ref's lane (the create ref, spec/lane-v1beta1.md §13.6).
 func (r *Resource) uploadFiles(ctx context.Context, ref form.FormRef, plan map[string]any, id identity) diag.Diagnostics {
-	if plan["files"] == nil {
-		return nil // manifest_digest of a committed manifest
+	if plan["files"] == nil || importedModules(plan["files"]) {
+		return nil // committed already (manifest_digest, or the imported manifest)
 	}
 	m, blobs, _, err := localFiles(r.spec.FilesKind, plan)
 	if err != nil {

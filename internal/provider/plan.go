@@ -66,7 +66,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		d.Append(r.planBundle(plan, config, state, id)...)
 	}
 	if r.spec.FilesKind != "" {
-		d.Append(r.planFiles(plan, config, id)...)
+		d.Append(r.planFiles(plan, config, state, id)...)
 	}
 	d.Append(r.planRecordedRef(c, config, state == nil, id)...)
 	if d.HasError() {
@@ -98,6 +98,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if state == nil && r.data != nil {
+		r.data.notePlanned(ep.Space, c.Ref.Kind, plan[attrName], c.Ref.APIVersion)
 	}
 	resp.Diagnostics.Append(r.setPlan(ctx, resp, plan)...)
 }

@@ -91,6 +91,7 @@ type Data struct {
 	lanes      map[string]*laneConn // by lane name (lanes.go)
 	lanesOnce  sync.Once
 	targets    sync.Map // relation target lookups (createlane.go)
+	planned    sync.Map // the family of each create this run planned, by space, kind and name (createlane.go)
 	claims     claims   // addresses this run creates (mutation.go)
 }
 

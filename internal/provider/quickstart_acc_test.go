@@ -89,7 +89,7 @@ func requireNoOpImports(t *testing.T, p *tfjson.Plan, want []string) {
 }
 
 // TestAccQuickstartImportPlansEmpty: every resource of examples/quickstart
-// (all 12 Edge types, the bundle authored from local modules and both
+// (all 15 Edge types, the bundles authored from local files and the
 // revisions with derived names) applied in one working directory and
 // imported into a fresh one with the same configuration plans only no-op
 // imports; after that apply, the plan is empty
@@ -108,7 +108,7 @@ func TestAccQuickstartImportPlansEmpty(t *testing.T) {
 
 func quickstartImportPlansEmpty(t *testing.T, c cliTool) {
 	const space = "Prod North"
-	h := accHost(t, hosttest.Options{})
+	h := dualHost(t) // the quickstart creates in the v1beta1 family
 	first := quickstartDir(t, h, space, c)
 	first.must("apply", "-auto-approve", "-input=false", "-no-color")
 	types := map[string]bool{}
@@ -119,8 +119,8 @@ func quickstartImportPlansEmpty(t *testing.T, c cliTool) {
 		addrs = append(addrs, e.Address)
 		fmt.Fprintf(&blocks, "import {\n  to = %s\n  id = %q\n}\n", e.Address, fmt.Sprint(e.Attrs["space"])+"/"+fmt.Sprint(e.Attrs["name"]))
 	}
-	if len(types) != 12 {
-		t.Fatalf("examples/quickstart holds %d of the 12 Edge types: %v", len(types), types)
+	if len(types) != 15 {
+		t.Fatalf("examples/quickstart holds %d of the 15 Edge types: %v", len(types), types)
 	}
 	second := quickstartDir(t, h, space, c)
 	if err := os.WriteFile(filepath.Join(second.dir, "imports.tf"), []byte(blocks.String()), 0o644); err != nil {

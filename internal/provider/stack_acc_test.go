@@ -327,11 +327,10 @@ func itoa(i int) string { return fmt.Sprint(i) }
 // state held is gone from the host.
 func checkGone(t *testing.T, h *hosttest.Host, space string) resource.TestCheckFunc {
 	return func(st *terraform.State) error {
-		c := hostClient(t, h)
 		for addr, rs := range st.RootModule().Resources {
 			a := rs.Primary.Attributes
 			ref := form.FormRef{APIVersion: a["form_api_version"], Kind: a["form_kind"], DefinitionVersion: a["form_definition_version"], SchemaDigest: a["form_schema_digest"]}
-			_, err := c.Read(context.Background(), client.Address{Space: space, Ref: ref, Name: a["name"]})
+			_, err := refClient(t, h, ref).Read(context.Background(), client.Address{Space: space, Ref: ref, Name: a["name"]})
 			if !client.IsNotFound(err) {
 				return fmt.Errorf("%s is still on the host after destroy (read: %v)", addr, err)
 			}

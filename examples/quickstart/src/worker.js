@@ -2,15 +2,15 @@
 // one ES module whose default export carries the three handlers main.tf
 // declares (fetch, scheduled, queue). Bindings arrive on `env` under the
 // names main.tf gives them: CACHE (edge.kv), MEDIA (edge.objects), DB
-// (edge.sql, v1alpha1 family) and EVENTS (edge.queue producer).
+// (edge.sql of the v1beta1 family) and EVENTS (edge.queue producer).
 import { render } from "./render.js";
 
 // `make demo` rolls out changed code by editing this line.
 const RELEASE = "quickstart v1";
 
-// The worker's own table: the v1alpha1 edge.sql family lets worker code
-// change the schema, one statement per call.
-const CREATE_COUNTERS = "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)";
+// The table counters comes from migrations/0001_counters.sql, which the
+// host applies before the deployment serves this code: v1beta1 worker code
+// reads and writes rows but cannot change the schema.
 const COUNT_VISIT =
   "INSERT INTO counters (name, value) VALUES (?1, 1) " +
   "ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value";
@@ -39,12 +39,11 @@ export default {
     const kv = (stored === null ? 0 : Number(new TextDecoder().decode(stored))) + 1;
     await env.CACHE.put("visits", String(kv));
 
-    // SQL values are tagged both ways ({type: "text", value}, {type:
-    // "integer", value: "<decimal>"}); a row is an object, column name →
-    // tagged value. The upsert is atomic, so this count is exact.
-    await env.DB.execute(CREATE_COUNTERS);
-    const { rows } = await env.DB.execute(COUNT_VISIT, [{ type: "text", value: "visits" }]);
-    const sql = Number(rows[0].value.value);
+    // SQL values are plain JSON values both ways (null, a number, a string;
+    // bytes as {encoding: "base64", data}); a row is an object, column
+    // name → value. The upsert is atomic, so this count is exact.
+    const { rows } = await env.DB.execute(COUNT_VISIT, ["visits"]);
+    const sql = rows[0].value;
 
     // Accepted and durable once send resolves; the consumer below drains it.
     // waitUntil keeps the send going after the answer has left.

@@ -33,6 +33,8 @@ type Version struct {
 	Secrets []Secret
 	// Socket is the unix socket path the version's HTTP listener binds.
 	Socket string
+	// Assets are its static assets; nil when it has none.
+	Assets *Assets
 }
 
 // Shard is one generation of one tenant's engine process: every version
@@ -153,6 +155,8 @@ const ConfigFile = "workerd.capnp"
 // external service to s.Gateway injecting Takoform-Binding: <UID>;
 // each sensitive variable is a fromEnvironment binding naming its
 // SecretEnv variable, so no value is ever written here (Environ);
+// a version with static assets reads their bytes from a read-only disk
+// service of Assets.Dir (spec/runtime-v1.md §9.2, repo decision 0059);
 // globalOutbound reaches public addresses only (spec/runtime-v1.md §4,
 // §0.3, §3.2). No version gets a compatibility flag; only the dispatch
 // worker (Shard.Dispatch) has one (DispatchFlag).
@@ -228,7 +232,7 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 	for _, sv := range v.Secrets {
 		secretNames = append(secretNames, sv.Name)
 	}
-	entry, err := Entry(v.MainModule, v.Vars, v.Bindings, v.Services, secretNames, runs)
+	entry, err := Entry(v.MainModule, v.Vars, v.Bindings, v.Services, secretNames, runs, v.Assets)
 	if err != nil {
 		return "", nil, err
 	}
@@ -296,6 +300,14 @@ func writeVersion(s Shard, vi int, v Version) (string, []string, error) {
 				binds = append(binds, fmt.Sprintf(`(name = %s, service = %s)`, capnpText(ServiceRawName(i, j)), capnpText(service[t.Version])))
 			}
 		}
+	}
+	if v.Assets != nil {
+		if !filepath.IsAbs(v.Assets.Dir) {
+			return "", nil, fmt.Errorf("the static assets directory %q is not absolute", v.Assets.Dir)
+		}
+		disk := "va" + strconv.Itoa(vi)
+		extra = append(extra, fmt.Sprintf(`(name = %s, disk = (path = %s, writable = false))`, capnpText(disk), capnpText(v.Assets.Dir)))
+		binds = append(binds, fmt.Sprintf(`(name = %s, service = %s)`, capnpText(AssetsRawName), capnpText(disk)))
 	}
 	for _, k := range kinds {
 		if p := Projections[k]; s.Projections[p.Module] == "" {

@@ -118,8 +118,10 @@ const FailedBody = "500 Internal Server Error: the worker failed before answerin
 // fetch that throws, rejects or returns a non-Response answers
 // FailedBody with status 500 and hands the error to workerd as a rejected
 // waitUntil task, so the invocation's trace (the tail worker, TailWorker)
-// carries its name and message. It fails on a name declared twice.
-func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, secrets []string, runs func(version string) bool) (string, error) {
+// carries its name and message. With assets (nil: none) the fetch
+// handler serves them around the tenant's (assetsHandlers). It fails on a
+// name declared twice.
+func Entry(mainModule string, vars []Var, bindings []Binding, services []Service, secrets []string, runs func(version string) bool, assets *Assets) (string, error) {
 	type member struct{ name, expr string }
 	var members []member
 	seen := map[string]bool{}
@@ -192,6 +194,15 @@ func Entry(mainModule string, vars []Var, bindings []Binding, services []Service
 	fmt.Fprintf(&js, "const FAILED = %s;\n", jsString(FailedBody))
 	fmt.Fprintf(&js, "const MAX_TASKS = %d;\nconst TASK_CEILING_MS = %d;\nconst MAX_DELAY = %d;\n", MaxWaitUntilTasks, WaitUntilCeiling.Milliseconds(), MaxRetryDelaySeconds)
 	js.WriteString(entryHandlers)
+	if assets != nil {
+		pre, err := assetsPreamble(assets)
+		if err != nil {
+			return "", err
+		}
+		js.WriteString(pre)
+		js.WriteString(assetsHandlers)
+	}
+	js.WriteString("export default handlers;\n")
 	return js.String(), nil
 }
 
@@ -368,7 +379,6 @@ if (tenant !== null && typeof tenant === "object") {
     };
   }
 }
-export default handlers;
 `
 
 // jsString is s as a JavaScript string literal (JSON's, which JS accepts;
