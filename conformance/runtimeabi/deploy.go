@@ -17,11 +17,11 @@ import (
 // The names of the conformance deployment (spec/runtime-v1.md §8.1).
 // QueueName is exact: check 18 compares a batch's queue with it.
 const (
-	CacheName   = "abi-cache"
-	QueueName   = "runtime-abi-conformance"
+	CacheName = "abi-cache"
+	QueueName = "runtime-abi-conformance"
 	// ProbeCron is the cron trigger's expression: every minute (check 17
 	// compares the invocation's cron with it).
-	ProbeCron = "* * * * *"
+	ProbeCron   = "* * * * *"
 	PeerWorker  = "abi-peer"
 	ProbeWorker = "abi-probe"
 	// SensitiveVar is the probe's one required sensitive variable.

@@ -25,7 +25,8 @@ const (
 func (r *Run) QueueNonce() string { return "queue-round-trip-" + r.o.Token }
 
 // Scheduled is the scheduledTimeMillis check 17 observed in this run (0
-// before it passed), for a host's own checks (§8.3 "Our own checks add").
+// before it passed), for a host's own checks (spec/runtime-v1.md §8.3,
+// "Our own checks add").
 func (r *Run) Scheduled() int64 { return r.scheduled }
 
 // scheduledState is one GET W/abi/scheduled: observed, and then the cron
