@@ -22,7 +22,8 @@ import (
 // response (7), a 500 whose body errors (8), an extra env name (9), a
 // missing global (10), KV bytes read back as text (11, as workerd's native
 // KV does; spec/runtime-v1.md §0.3), the service routes answered by the
-// caller itself (14, 15), and waitUntil tasks run inline (16).
+// caller itself (14, 15), waitUntil tasks run inline (16), scheduled
+// recording another cron (17) and a batch another attempt count (18).
 func brokenProbe(t *testing.T) []byte {
 	t.Helper()
 	src := string(runtimeabi.ProbeSource)
@@ -42,6 +43,8 @@ globalThis.structuredClone = undefined;`},
 		{`return env.PEER.fetch(peerURL(request, "stream"));`, `return stream(url);`},
 		{"      ctx.waitUntil(\n", "      await inline(\n"},
 		{"const sleep =", "const inline = (p) => p.catch(() => {});\nconst sleep ="},
+		{`JSON.stringify({ cron: event.cron,`, `JSON.stringify({ cron: "0 * * * *",`},
+		{`attempts: message.attempts,`, `attempts: message.attempts + 1,`},
 	} {
 		if !strings.Contains(src, r.from) {
 			t.Fatalf("the probe no longer contains %q", r.from)
@@ -72,12 +75,12 @@ func bufferingFront(next http.Handler) http.Handler {
 	})
 }
 
-// TestRuntimeChecksFailOnBrokenHosts shows every check 6–16 able to fail
-// against a real host: our probe's broken variant fails 6–11 and 14–16;
+// TestRuntimeChecksFailOnBrokenHosts shows every check 6–18 able to fail
+// against a real host: our probe's broken variant fails 6–11 and 14–18;
 // a front that buffers bodies fails 12–15 with our own probe.
 func TestRuntimeChecksFailOnBrokenHosts(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-	h := hosttest.Start(t, hosttest.Options{Workerd: enginetest.Binary(t), Logger: log})
+	h := hosttest.Start(t, hosttest.Options{Workerd: enginetest.Binary(t), Logger: log, Events: fastMinutes})
 	good := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log})
 	t.Cleanup(good.Close)
 	buffering := httptest.NewServer(bufferingFront(&ingress.Handler{Routes: h.Runtime, Log: log}))
@@ -88,7 +91,7 @@ func TestRuntimeChecksFailOnBrokenHosts(t *testing.T) {
 	}
 	expect := func(name string, run *runtimeabi.Run, failing map[int]bool) {
 		for _, c := range runtimeabi.Checks {
-			if c.Number < 6 || c.Number > 16 {
+			if c.Number < 6 {
 				continue
 			}
 			r := run.Check(ctx, c)
@@ -105,7 +108,7 @@ func TestRuntimeChecksFailOnBrokenHosts(t *testing.T) {
 	}
 
 	_, w := deploy(t, h, good, hosttest.TokenA1, runtimeabi.DeployOptions{Probe: brokenProbe(t)})
-	expect("broken probe", fast(w), map[int]bool{6: true, 7: true, 8: true, 9: true, 10: true, 11: true, 14: true, 15: true, 16: true})
+	expect("broken probe", fast(w), map[int]bool{6: true, 7: true, 8: true, 9: true, 10: true, 11: true, 14: true, 15: true, 16: true, 17: true, 18: true})
 
 	d, _ := deploy(t, h, good, hosttest.TokenB, runtimeabi.DeployOptions{})
 	wb, err := runtimeabi.NewWorker(d.URL, strings.TrimPrefix(buffering.URL, "http://"), nil)

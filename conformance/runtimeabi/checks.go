@@ -48,8 +48,8 @@ var Checks = []Check{
 	{14, "service-request-body-streams-to-the-callee", checkServiceEchoStream},
 	{15, "service-response-body-streams-from-the-callee", checkServiceStream},
 	{16, "wait-until-holds-the-isolate-and-a-rejection-leaves-the-response-alone", checkWaitUntil},
-	{17, "scheduled-invoked-by-the-host-cron-attachment", notYet},
-	{18, "queue-batch-delivered-to-the-queue-handler", notYet},
+	{17, "scheduled-invoked-by-the-host-cron-attachment", checkScheduled},
+	{18, "queue-batch-delivered-to-the-queue-handler", checkQueue},
 }
 
 // CheckNumber is the check of row n (1..18) of spec/runtime-v1.md §8.3.
@@ -60,12 +60,6 @@ func CheckNumber(n int) Check {
 		}
 	}
 	panic(fmt.Sprintf("runtimeabi: no check %d", n))
-}
-
-// notYet is checks 17 and 18: the host's cron and queue deliveries are
-// measured by a later version of these checks.
-func notYet(context.Context, *Run) error {
-	return unmeasured("this version of the checks does not measure the host's cron and queue deliveries yet")
 }
 
 // Options configure a run.
@@ -80,6 +74,10 @@ type Options struct {
 	Wait time.Duration
 	// Poll bounds the polls of checks 11 and 16 (default 30 s).
 	Poll time.Duration
+	// CronPoll bounds check 17's poll for the host's next scheduled
+	// invocation (default 150 s); QueuePoll check 18's for the delivered
+	// batch (default 60 s) (spec/runtime-v1.md §8.3).
+	CronPoll, QueuePoll time.Duration
 	// Token correlates this run's keys (32 lowercase hex; default 16
 	// random bytes, spec/runtime-v1.md §8.2).
 	Token string
@@ -88,6 +86,8 @@ type Options struct {
 // Run is one run of the checks.
 type Run struct {
 	o Options
+	// scheduled is the scheduledTimeMillis check 17 observed (0: none).
+	scheduled int64
 }
 
 // NewRun starts a run.
@@ -97,6 +97,12 @@ func NewRun(o Options) *Run {
 	}
 	if o.Poll <= 0 {
 		o.Poll = 30 * time.Second
+	}
+	if o.CronPoll <= 0 {
+		o.CronPoll = 150 * time.Second
+	}
+	if o.QueuePoll <= 0 {
+		o.QueuePoll = 60 * time.Second
 	}
 	if o.Token == "" {
 		o.Token = randomHex(16)

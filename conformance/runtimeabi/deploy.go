@@ -17,8 +17,11 @@ import (
 // The names of the conformance deployment (spec/runtime-v1.md §8.1).
 // QueueName is exact: check 18 compares a batch's queue with it.
 const (
-	CacheName   = "abi-cache"
-	QueueName   = "runtime-abi-conformance"
+	CacheName = "abi-cache"
+	QueueName = "runtime-abi-conformance"
+	// ProbeCron is the cron trigger's expression: every minute (check 17
+	// compares the invocation's cron with it).
+	ProbeCron   = "* * * * *"
 	PeerWorker  = "abi-peer"
 	ProbeWorker = "abi-probe"
 	// SensitiveVar is the probe's one required sensitive variable.
@@ -55,6 +58,9 @@ type Deployment struct {
 	// StandIn, when set, says how this deployment departs from
 	// spec/runtime-v1.md §8.1 (a report prints it).
 	StandIn string
+	// CronTriggerUID and QueueUID are the UIDs of the cron trigger and the
+	// queue (checks 17 and 18), for a host's own checks of its store.
+	CronTriggerUID, QueueUID string
 }
 
 // Deploy creates the deployment spec/runtime-v1.md §8.1 describes through
@@ -129,9 +135,11 @@ func Deploy(ctx context.Context, c *client.Client, o DeployOptions) (*Deployment
 	if _, err := create("EdgeKVNamespace", CacheName, map[string]any{}); err != nil {
 		return nil, err
 	}
-	if _, err := create("AtLeastOnceQueue", QueueName, map[string]any{"messageRetentionSeconds": 3600, "deliveryDelaySeconds": 0}); err != nil {
+	q, err := create("AtLeastOnceQueue", QueueName, map[string]any{"messageRetentionSeconds": 3600, "deliveryDelaySeconds": 0})
+	if err != nil {
 		return nil, err
 	}
+	d.QueueUID = q.Metadata.UID
 	if err := worker(PeerWorker); err != nil {
 		return nil, err
 	}
@@ -163,9 +171,11 @@ func Deploy(ctx context.Context, c *client.Client, o DeployOptions) (*Deployment
 	if err := version(ProbeWorker, "abi-probe-bundle", o.Probe, probe); err != nil {
 		return nil, err
 	}
-	if _, err := create("WorkerCronTrigger", "abi-cron", map[string]any{"worker": rel("ModuleWorker", ProbeWorker), "cron": "* * * * *"}); err != nil {
+	cron, err := create("WorkerCronTrigger", "abi-cron", map[string]any{"worker": rel("ModuleWorker", ProbeWorker), "cron": ProbeCron})
+	if err != nil {
 		return nil, err
 	}
+	d.CronTriggerUID = cron.Metadata.UID
 	if _, err := create("QueueConsumer", "abi-consumer", map[string]any{"worker": rel("ModuleWorker", ProbeWorker), "queue": rel("AtLeastOnceQueue", QueueName),
 		"maxBatchSize": 10, "maxBatchTimeoutSeconds": 1, "maxConcurrency": 1, "maxRetries": 3, "retryDelaySeconds": 5}); err != nil {
 		return nil, err

@@ -7,9 +7,8 @@
 // runs them against ours on real workerd.
 //
 // Checks 1–5 need the loader adapter of spec/runtime-v1.md §7 and are
-// reported unmeasured when a run has none; 17 and 18 (the host's cron and
-// queue deliveries) are not measured by these checks yet and are always
-// reported unmeasured.
+// reported unmeasured when a run has none; 17 and 18 wait for the host's
+// own cron and queue deliveries (up to 150 s and 60 s).
 package runtimeabi
 
 import (

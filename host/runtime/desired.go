@@ -26,12 +26,16 @@ const (
 	kindDeployment   = "WorkerDeployment"
 	kindEndpoint     = "WorkerEndpoint"
 	kindCustomDomain = "WorkerCustomDomain"
+	kindCronTrigger  = "WorkerCronTrigger"
+	kindConsumer     = "QueueConsumer"
+	kindQueue        = "AtLeastOnceQueue"
 	kindAssetBundle  = "StaticAssetBundle"
 )
 
 // watchedKinds are the kinds whose mutations can change desired state.
 var watchedKinds = map[string]bool{
 	kindWorker: true, kindVersion: true, kindBundle: true, kindDeployment: true, kindEndpoint: true, kindCustomDomain: true, kindAssetBundle: true,
+	kindCronTrigger: true, kindConsumer: true, kindQueue: true,
 }
 
 // gatewayKinds maps the WorkerVersion binding lists the gateway serves to
@@ -61,6 +65,12 @@ type desired struct {
 	hosts map[string]*route
 	// tenants maps a tenant to the versions its shard should run, by UID.
 	tenants map[string]map[string]*versionSpec
+	// crons and consumers are the live event attachments
+	// (spec/runtime-v1.md §2.5, §2.6), by UID; eventTenants the tenants
+	// with one, whose shards run the dispatch worker.
+	crons        []CronTrigger
+	consumers    []Consumer
+	eventTenants map[string]bool
 }
 
 // route is one routable worker: its deployment's weighted versions in
@@ -126,7 +136,7 @@ type readOpts struct {
 // tenant only (and, within a tenant, across both groups:
 // spec/lane-v1beta1.md §2.5 rule 7).
 func readDesired(tx store.Tx, hostname func(*store.Resource) string, o readOpts) (*desired, error) {
-	d := &desired{hosts: map[string]*route{}, tenants: map[string]map[string]*versionSpec{}}
+	d := &desired{hosts: map[string]*route{}, tenants: map[string]map[string]*versionSpec{}, eventTenants: map[string]bool{}}
 	var eps, doms []*store.Resource
 	for _, group := range edge.Groups() {
 		e, err := tx.ResourcesOfKind(group, kindEndpoint)
@@ -177,6 +187,9 @@ func readDesired(tx store.Tx, hostname func(*store.Resource) string, o readOpts)
 		if r != nil {
 			d.hosts[a.host] = r
 		}
+	}
+	if err := readEvents(tx, d, o); err != nil {
+		return nil, err
 	}
 	return d, nil
 }

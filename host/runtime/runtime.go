@@ -345,7 +345,7 @@ func (rt *Runtime) reconcile() error {
 				}
 				rt.shards[tenant] = s
 			}
-			s.setWant(vs)
+			s.setWant(vs, d.eventTenants[tenant])
 		}
 		for tenant, s := range rt.shards {
 			if d.tenants[tenant] == nil {

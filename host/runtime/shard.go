@@ -57,11 +57,12 @@ type shard struct {
 
 	draining sync.WaitGroup // old generations being stopped
 
-	mu   sync.Mutex
-	want map[string]*versionSpec // runnable versions by UID
-	wfp  string                  // fingerprint of want
-	cur  *generation             // serving; nil when none
-	n    int                     // generations started
+	mu     sync.Mutex
+	want   map[string]*versionSpec // runnable versions by UID
+	events bool                    // the tenant has cron triggers or queue consumers: run the dispatch worker
+	wfp    string                  // fingerprint of want and events
+	cur    *generation             // serving; nil when none
+	n      int                     // generations started
 }
 
 // generation is one running workerd of a shard.
@@ -72,6 +73,9 @@ type generation struct {
 	proc    *engine.Process
 	health  string
 	targets map[string]*Target
+	// dispatch dials the host-owned dispatch worker (engine.Shard.Dispatch);
+	// nil when the generation runs none.
+	dispatch *http.Transport
 }
 
 func newShard(rt *Runtime, tenant string, dir string, user *engine.User) (*shard, error) {
@@ -129,8 +133,9 @@ func newShard(rt *Runtime, tenant string, dir string, user *engine.User) (*shard
 	return s, nil
 }
 
-// setWant gives the shard the versions it should serve.
-func (s *shard) setWant(vs map[string]*versionSpec) {
+// setWant gives the shard the versions it should serve, and whether it
+// runs the dispatch worker of cron triggers and queue consumers.
+func (s *shard) setWant(vs map[string]*versionSpec, events bool) {
 	var fps []string
 	want := map[string]*versionSpec{}
 	for uid, v := range vs {
@@ -140,9 +145,9 @@ func (s *shard) setWant(vs map[string]*versionSpec) {
 		}
 	}
 	slices.Sort(fps)
-	sum := sha256.Sum256([]byte(fmt.Sprint(fps)))
+	sum := sha256.Sum256([]byte(fmt.Sprint(fps, events)))
 	s.mu.Lock()
-	s.want, s.wfp = want, hex.EncodeToString(sum[:])
+	s.want, s.events, s.wfp = want, events, hex.EncodeToString(sum[:])
 	s.mu.Unlock()
 	s.poke()
 }
@@ -199,7 +204,7 @@ func (s *shard) run() {
 		}
 		s.check()
 		s.mu.Lock()
-		cur, want, wfp := s.cur, s.want, s.wfp
+		cur, want, events, wfp := s.cur, s.want, s.events, s.wfp
 		s.mu.Unlock()
 		if len(want) == 0 {
 			if cur != nil {
@@ -210,7 +215,7 @@ func (s *shard) run() {
 		if (cur != nil && cur.fp == wfp) || time.Now().Before(next) {
 			continue
 		}
-		g, err := s.start(want, wfp)
+		g, err := s.start(want, events, wfp)
 		if err != nil {
 			s.rt.log.Error("runtime: shard generation did not start; the previous one keeps serving", "tenant", s.tenant, "err", err, "retry_in", backoff)
 			next = time.Now().Add(backoff)
@@ -289,6 +294,9 @@ func (s *shard) replace(g *generation) {
 			for _, t := range old.targets {
 				t.Transport.CloseIdleConnections()
 			}
+			if old.dispatch != nil {
+				old.dispatch.CloseIdleConnections()
+			}
 			removeDir(s.rt.log, old.dir)
 		}()
 	}
@@ -296,7 +304,7 @@ func (s *shard) replace(g *generation) {
 
 // start writes the next generation's config, starts workerd on new
 // sockets and waits for its health probe.
-func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, error) {
+func (s *shard) start(want map[string]*versionSpec, events bool, fp string) (*generation, error) {
 	s.mu.Lock()
 	s.n++
 	n := s.n
@@ -308,6 +316,10 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 	}
 	g := &generation{n: n, dir: dir, fp: fp, health: filepath.Join(dir, "health.sock"), targets: map[string]*Target{}}
 	sh := engine.Shard{Dir: dir, Health: g.health, Gateway: s.gwSock, Tail: s.tailSock, Projections: s.rt.cfg.Projections}
+	if events {
+		sh.Dispatch = filepath.Join(dir, "dispatch.sock")
+		g.dispatch = engine.UnixTransport(sh.Dispatch)
+	}
 	uids := make([]string, 0, len(want))
 	for uid := range want {
 		uids = append(uids, uid)
@@ -354,7 +366,7 @@ func (s *shard) start(want map[string]*versionSpec, fp string) (*generation, err
 		removeDir(s.rt.log, dir)
 		return nil, err
 	}
-	proc, err := engine.Start(s.rt.cfg.Binary, cfg, s.user, env, s.rt.log, "tenant", s.tenant, "generation", n)
+	proc, err := engine.Start(s.rt.cfg.Binary, cfg, events, s.user, env, s.rt.log, "tenant", s.tenant, "generation", n)
 	if err != nil {
 		removeDir(s.rt.log, dir)
 		return nil, err

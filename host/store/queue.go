@@ -13,6 +13,8 @@ type Queue interface {
 	// QueueMessages returns up to limit messages of queue by
 	// DeliverableAt, then ID.
 	QueueMessages(queue string, limit int) ([]*QueueMessage, error)
+	// The delivery of messages to the queue's consumer (events.go).
+	QueueDelivery
 }
 
 // QueueMessage is one stored edge.queue message. Times are kept to the
@@ -24,5 +26,6 @@ type QueueMessage struct {
 	Body          []byte // the producer's exact bytes
 	AcceptedAt    time.Time
 	DeliverableAt time.Time
-	Attempts      int // deliveries so far
+	Attempts      int    // deliveries so far
+	Claim         string // the batch holding it, "" when none (QueueDelivery)
 }

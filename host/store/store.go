@@ -316,4 +316,7 @@ type Tx interface {
 
 	// The durable migration ledgers of SQLite databases (ledger.go).
 	MigrationLedgers
+
+	// Cron firings of the events dispatcher (events.go).
+	Firings
 }

@@ -24,7 +24,8 @@ func newConformanceRuntimeCommand() *cobra.Command {
 			"trigger, a queue consumer and an endpoint) through the Host API at --endpoint as --token's tenant,\n" +
 			"in a fresh space, then runs the checks against the endpoint's url (or --worker-url) and prints one\n" +
 			"line per check: passed, failed or unmeasured. Checks 1-5 need the host's loader adapter\n" +
-			"(--loader-endpoint); 17 and 18 are not measured yet. Without --endpoint nothing is deployed and\n" +
+			"(--loader-endpoint); 17 and 18 wait up to 150 s and 60 s for the host's cron and queue deliveries.\n" +
+			"Without --endpoint nothing is deployed and\n" +
 			"--worker-url must serve our probe already. With --ingress every worker request goes in plain HTTP\n" +
 			"to that address with the worker's hostname in Host (a `takoform host serve` ingress). It exits 1\n" +
 			"if any check fails; the deployment is left in its space for inspection.",

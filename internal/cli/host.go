@@ -15,6 +15,7 @@ import (
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host"
+	"github.com/takoform/takoform/host/runtime/events"
 	"github.com/takoform/takoform/host/runtime/ingress"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlite"
@@ -185,6 +186,17 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	defer rt.Close()
 	im := ingress.NewMetrics()
 	cfg.Collectors = append(cfg.Collectors, im.Collectors()...)
+	if f.rt.bin != "" {
+		// Cron triggers and queue consumers (spec/runtime-v1.md §2.5, §2.6).
+		em := events.NewMetrics()
+		cfg.Collectors = append(cfg.Collectors, em.Collectors()...)
+		ev := events.Start(events.Config{Store: st, Runtime: rt, Logger: logger, Metrics: em})
+		defer ev.Close()
+		if f.rt.gateway != nil {
+			f.rt.gateway.OnQueueSend(ev.Wake)
+			defer f.rt.gateway.OnQueueSend(nil)
+		}
+	}
 	srv, err := host.New(ctx, cfg)
 	if err != nil {
 		return err

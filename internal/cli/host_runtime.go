@@ -37,6 +37,7 @@ const DefaultIngress = "127.0.0.1:8788"
 // runtimeFlags are the data plane's flags of `host serve`.
 type runtimeFlags struct {
 	fl                           *pflag.FlagSet
+	gateway                      *gateway.Gateway // set by startRuntime when it serves bindings
 	workerd, ingress, runtimeDir string
 	ingressCert, ingressKey      string
 	devCA                        bool
@@ -156,6 +157,7 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 	}
 	if dir := f.workerDataDir(data); dir != "" || rc.NoSQL != "" {
 		gw := gateway.New(st, dir, log, gwOpts...)
+		f.gateway = gw
 		rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
 		// SQLiteMigrationApplication commits run their files on the
 		// database's own file (spec/runtime-v1.md §9.3).

@@ -20,6 +20,7 @@ import (
 	"github.com/takoform/takoform/host"
 	"github.com/takoform/takoform/host/edgehost"
 	"github.com/takoform/takoform/host/runtime"
+	"github.com/takoform/takoform/host/runtime/events"
 	"github.com/takoform/takoform/host/runtime/gateway"
 	"github.com/takoform/takoform/host/runtime/projection"
 	"github.com/takoform/takoform/host/runtime/secrets"
@@ -46,7 +47,10 @@ type Host struct {
 	// Gateway is the data plane's binding gateway (a workerd binary in
 	// Options.Workerd), nil without one.
 	Gateway *gateway.Gateway
-	http    *httptest.Server
+	// Events is the events dispatcher (a workerd binary in
+	// Options.Workerd), nil without one.
+	Events *events.Dispatcher
+	http   *httptest.Server
 }
 
 // Options adjust the host; zero values take host defaults and the
@@ -88,6 +92,9 @@ type Options struct {
 	// (its binding gateway, projections and secrets keyring: a fresh
 	// random key unless Workerd is NoWorkerd).
 	Runtime func(*runtime.Config)
+	// Events, when set with a workerd binary, adjusts the events
+	// dispatcher's configuration last (its clock, its metrics).
+	Events func(*events.Config)
 }
 
 // NoWorkerd is Options.Workerd for a data plane that runs no workers.
@@ -139,6 +146,7 @@ func Start(t testing.TB, o Options) *Host {
 	}
 	var rt *runtime.Runtime
 	var gw *gateway.Gateway
+	var ev *events.Dispatcher
 	if o.Workerd != "" {
 		rc := runtime.Config{Store: st, Binary: o.Workerd, Hostname: edgehost.New().EndpointHostname, Logger: cfg.Logger, ShardUIDBase: runtime.DefaultShardUIDs()}
 		if fam, ok := cfg.Family.(*edgehost.Family); ok {
@@ -172,9 +180,21 @@ func Start(t testing.TB, o Options) *Host {
 		}
 		cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
 		cfg.Secrets = &secrets.Service{Store: st, Keys: rc.Secrets, Notify: rt.Notify}
+		if o.Workerd != NoWorkerd {
+			ec := events.Config{Store: st, Runtime: rt, Logger: cfg.Logger, Metrics: events.NewMetrics()}
+			if o.Events != nil {
+				o.Events(&ec)
+			}
+			cfg.Collectors = append(cfg.Collectors, ec.Metrics.Collectors()...) // on the host's /metrics, as host serve has them
+			ev = events.Start(ec)
+			gw.OnQueueSend(ev.Wake)
+		}
 	}
 	srv, err := host.New(ctx, cfg)
 	if err != nil {
+		if ev != nil {
+			ev.Close()
+		}
 		if rt != nil {
 			rt.Close()
 		}
@@ -191,7 +211,7 @@ func Start(t testing.TB, o Options) *Host {
 		hs.Listener = o.Listener
 	}
 	hs.Start()
-	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, Runtime: rt, Gateway: gw, http: hs}
+	h := &Host{URL: hs.URL, Path: o.Path, Server: srv, Store: st, Runtime: rt, Gateway: gw, Events: ev, http: hs}
 	t.Cleanup(h.Stop)
 	return h
 }
@@ -203,6 +223,9 @@ func (h *Host) Stop() {
 	}
 	h.http.Close()
 	h.Server.Close()
+	if h.Events != nil {
+		h.Events.Close()
+	}
 	if h.Runtime != nil {
 		h.Runtime.Close()
 	}

@@ -59,7 +59,7 @@ func startBare(b *testing.B, bin string, n int) *bare {
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	p, err := engine.Start(bin, path, nil, nil, slog.New(slog.DiscardHandler))
+	p, err := engine.Start(bin, path, false, nil, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}

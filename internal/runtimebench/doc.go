@@ -7,7 +7,9 @@
 // read-after-write round trip through a worker beside a plain request and
 // the binding gateway alone; the resident memory of a shard and of each
 // further worker beside a bare workerd process; the time from a version's
-// apply to its first answer beside a bare workerd's cold start. The
+// apply to its first answer beside a bare workerd's cold start; queue
+// messages per second end to end beside storing them alone; the delay of
+// a cron firing beside a fetch and the dispatcher's poll. The
 // package has no code outside its benchmarks; nothing here runs in `make
 // test` but the compiler.
 package runtimebench

@@ -77,13 +77,19 @@ type rig struct {
 	hc    *http.Client // requests to the ingress
 }
 
-func startRig(b *testing.B) *rig {
+// startRig starts the rig; adjust, when given, changes the host's options
+// last (the events dispatcher's clock).
+func startRig(b *testing.B, adjust ...func(*hosttest.Options)) *rig {
 	bin := enginetest.Binary(b)
 	var hostLog *slog.Logger // BENCH_RUNTIME_LOG=1: the host's log on stderr, to debug the rig
 	if os.Getenv("BENCH_RUNTIME_LOG") == "1" {
 		hostLog = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	h := hosttest.Start(b, hosttest.Options{Workerd: bin, Logger: hostLog})
+	o := hosttest.Options{Workerd: bin, Logger: hostLog}
+	for _, f := range adjust {
+		f(&o)
+	}
+	h := hosttest.Start(b, o)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	front := httptest.NewServer(&ingress.Handler{Routes: h.Runtime, Log: log, Scheme: "http", Metrics: ingress.NewMetrics()})
 	b.Cleanup(front.Close)

@@ -89,7 +89,7 @@ func startAssetShard(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.Start(bin, cfg, nil, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	p, err := engine.Start(bin, cfg, false, nil, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

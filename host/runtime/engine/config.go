@@ -51,7 +51,13 @@ type Shard struct {
 	// Tail is the unix socket of the host's tail sink: every version's
 	// console output and uncaught exceptions reach it through a host-owned
 	// tail worker (TailWorker); "" sends them nowhere.
-	Tail     string
+	Tail string
+	// Dispatch is the unix socket of the host-owned dispatch worker
+	// (DispatchWorker) through which the host invokes each version's
+	// scheduled and queue handlers; "" configures none. With one, the
+	// engine must run with --experimental (Start): the worker's
+	// compatibility flag service_binding_extra_handlers is experimental.
+	Dispatch string
 	Versions []Version
 	// Projections maps a projection module name (Projections[k].Module)
 	// to its JS source; a version with a binding of a kind missing here
@@ -92,6 +98,51 @@ const TailWorker = `export default {
 };
 `
 
+// DispatchFlag is the compatibility flag of the dispatch worker alone:
+// it gives a service binding scheduled() and queue() (workerd's
+// Fetcher), so a host-owned worker can invoke a version's handlers.
+// No version gets it.
+const DispatchFlag = "service_binding_extra_handlers"
+
+// DispatchWorker is the host-owned dispatch worker of a shard with events
+// (Shard.Dispatch): it has one service binding per version, named by the
+// version's UID, and answers the host's POST /scheduled {version,
+// scheduledTime (ms), cron} with {outcome} and POST /queue {version,
+// queue, messages: [{id, timestamp (ms), body (base64), attempts}]} with
+// {outcome, ackAll, retryBatch, explicitAcks, retryMessages}, workerd's
+// results (spec/runtime-v1.md §2.5, §2.6). A version it does not bind
+// answers 404 and a call that did not reach the version (it threw) 502,
+// each {error}: the handler did not run.
+const DispatchWorker = `function bytes(b64) {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out.buffer;
+}
+export default {
+  async fetch(request, env) {
+    const path = new URL(request.url).pathname;
+    const req = await request.json();
+    const target = Object.hasOwn(env, req.version) ? env[req.version] : undefined;
+    if (target === undefined) return Response.json({ error: "this generation does not run version " + req.version }, { status: 404 });
+    try {
+      if (path === "/scheduled") {
+        const r = await target.scheduled({ scheduledTime: new Date(req.scheduledTime), cron: req.cron });
+        return Response.json({ outcome: r.outcome });
+      }
+      if (path === "/queue") {
+        const messages = req.messages.map((m) => ({ id: m.id, timestamp: new Date(m.timestamp), body: bytes(m.body), attempts: m.attempts }));
+        const r = await target.queue(req.queue, messages);
+        return Response.json({ outcome: r.outcome, ackAll: r.ackAll, retryBatch: r.retryBatch, explicitAcks: r.explicitAcks, retryMessages: r.retryMessages });
+      }
+    } catch (err) {
+      return Response.json({ error: String(err && err.message || err) }, { status: 502 });
+    }
+    return Response.json({ error: "no such dispatch " + path }, { status: 404 });
+  },
+};
+`
+
 // ConfigFile is the name of the generated config in Shard.Dir.
 const ConfigFile = "workerd.capnp"
 
@@ -107,7 +158,8 @@ const ConfigFile = "workerd.capnp"
 // a version with static assets reads their bytes from a read-only disk
 // service of Assets.Dir (spec/runtime-v1.md §9.2, repo decision 0059);
 // globalOutbound reaches public addresses only (spec/runtime-v1.md §4,
-// §0.3, §3.2). No compatibility flag, no experimental feature.
+// §0.3, §3.2). No version gets a compatibility flag; only the dispatch
+// worker (Shard.Dispatch) has one (DispatchFlag).
 func WriteConfig(s Shard) (string, error) {
 	var svc, sockets []string
 	svc = append(svc, `(name = "internet", network = (allow = ["public"]))`)
@@ -122,6 +174,18 @@ func WriteConfig(s Shard) (string, error) {
 		}
 		svc = append(svc, fmt.Sprintf(`(name = "__tailsink", external = (address = %s, http = ()))`, capnpText("unix:"+s.Tail)))
 		svc = append(svc, fmt.Sprintf(`(name = "__tail", worker = (modules = [(name = "tail.js", esModule = embed "tail.js")], compatibilityDate = %s, bindings = [(name = "SINK", service = "__tailsink")], globalOutbound = "internet"))`, capnpText(CompatibilityDate)))
+	}
+	if s.Dispatch != "" {
+		if err := os.WriteFile(filepath.Join(s.Dir, "dispatch.js"), []byte(DispatchWorker), 0o600); err != nil {
+			return "", err
+		}
+		var binds []string
+		for vi, v := range s.Versions {
+			binds = append(binds, fmt.Sprintf(`(name = %s, service = %s)`, capnpText(v.UID), capnpText("v"+strconv.Itoa(vi))))
+		}
+		svc = append(svc, fmt.Sprintf(`(name = "__dispatch", worker = (modules = [(name = "dispatch.js", esModule = embed "dispatch.js")], compatibilityDate = %s, compatibilityFlags = [%s], bindings = [%s], globalOutbound = "internet"))`,
+			capnpText(CompatibilityDate), capnpText(DispatchFlag), strings.Join(binds, ", ")))
+		sockets = append(sockets, fmt.Sprintf(`(name = "dispatch", address = %s, http = (), service = "__dispatch")`, capnpText("unix:"+s.Dispatch)))
 	}
 	for vi, v := range s.Versions {
 		w, extra, err := writeVersion(s, vi, v)

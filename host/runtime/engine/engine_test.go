@@ -52,7 +52,7 @@ export default {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.Start(bin, cfg, nil, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	p, err := engine.Start(bin, cfg, false, nil, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestConfine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.Start(bin, cfg, nil, nil, slog.New(slog.DiscardHandler))
+	p, err := engine.Start(bin, cfg, false, nil, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ export default {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.Start(bin, cfg, nil, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	p, err := engine.Start(bin, cfg, false, nil, nil, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,6 +97,10 @@ const MaxWaitUntilTasks = 1000
 // it is read when a shard's entry is generated.
 var WaitUntilCeiling = 30 * time.Second
 
+// MaxRetryDelaySeconds bounds a queue retry's delaySeconds
+// (spec/runtime-v1.md §2.6): a larger one throws RangeError.
+const MaxRetryDelaySeconds = 43200
+
 // FailedBody is the fixed body of the host-generated 500 a fetch that
 // throws, rejects or returns a non-Response gets (spec/runtime-v1.md §2.2,
 // §10.8): no error, no stack, no tenant detail.
@@ -188,7 +192,7 @@ func Entry(mainModule string, vars []Var, bindings []Binding, services []Service
 	}
 	js.WriteString("  };\n}\n")
 	fmt.Fprintf(&js, "const FAILED = %s;\n", jsString(FailedBody))
-	fmt.Fprintf(&js, "const MAX_TASKS = %d;\nconst TASK_CEILING_MS = %d;\n", MaxWaitUntilTasks, WaitUntilCeiling.Milliseconds())
+	fmt.Fprintf(&js, "const MAX_TASKS = %d;\nconst TASK_CEILING_MS = %d;\nconst MAX_DELAY = %d;\n", MaxWaitUntilTasks, WaitUntilCeiling.Milliseconds(), MaxRetryDelaySeconds)
 	js.WriteString(entryHandlers)
 	if assets != nil {
 		pre, err := assetsPreamble(assets)
@@ -264,6 +268,78 @@ function context(native, handler) {
   const done = () => { settled = true; expire(); };
   return [ctx, done];
 }
+function settlement(name, message) {
+  const err = new Error(message);
+  err.name = name;
+  return err;
+}
+function delayOf(options) {
+  if (options === undefined || options === null || options.delaySeconds === undefined) return undefined;
+  const d = options.delaySeconds;
+  if (!Number.isInteger(d) || d < 0 || d > MAX_DELAY) throw new RangeError("delaySeconds is an integer from 0 to " + MAX_DELAY);
+  return d;
+}
+// batch is the batch a queue handler receives (spec/runtime-v1.md §2.6):
+// settlements are synchronous, recorded on workerd's own messages (whose
+// results the host's dispatch worker returns), each message settled at
+// most once (already_settled), only messages of this batch
+// (unknown_message), and only while the handler runs (unknown_batch).
+function batch(native) {
+  const natives = new Map();
+  const settled = new Set();
+  let over = false;
+  for (const m of native.messages) natives.set(m.id, m);
+  const open = () => {
+    if (over) throw settlement("unknown_batch", "this batch settled when its handler did");
+  };
+  const check = (id) => {
+    open();
+    if (!natives.has(id)) throw settlement("unknown_message", "message " + id + " is not in this batch");
+    if (settled.has(id)) throw settlement("already_settled", "message " + id + " is settled already");
+  };
+  const acknowledge = (id) => {
+    check(id);
+    settled.add(id);
+    natives.get(id).ack();
+  };
+  const retry = (id, options) => {
+    const d = delayOf(options);
+    check(id);
+    settled.add(id);
+    natives.get(id).retry(d === undefined ? {} : { delaySeconds: d });
+  };
+  const acknowledgeAll = () => {
+    open();
+    for (const id of natives.keys()) if (!settled.has(id)) acknowledge(id);
+  };
+  const messages = Object.freeze(native.messages.map((m) => {
+    const id = m.id;
+    return Object.freeze({
+      id,
+      timestampMillis: m.timestamp.getTime(),
+      timestamp: m.timestamp,
+      body: m.body,
+      attempts: m.attempts,
+      ack() { acknowledge(id); },
+      retry(options) { retry(id, options); },
+    });
+  }));
+  const b = Object.freeze({
+    batchId: crypto.randomUUID(),
+    queue: native.queue,
+    messages,
+    acknowledge,
+    retry,
+    acknowledgeAll,
+    ackAll: acknowledgeAll,
+    retryAll(options) {
+      const d = delayOf(options);
+      open();
+      for (const id of natives.keys()) if (!settled.has(id)) retry(id, d === undefined ? undefined : { delaySeconds: d });
+    },
+  });
+  return [b, () => { over = true; }];
+}
 function failed() {
   return new Response(FAILED, { status: 500, headers: { "content-type": "text/plain; charset=utf-8" } });
 }
@@ -291,13 +367,15 @@ if (tenant !== null && typeof tenant === "object") {
   if (typeof tenant.scheduled === "function") {
     handlers.scheduled = async function (event, raw, native) {
       const [ctx, done] = context(native, "scheduled");
-      try { return await tenant.scheduled(event, env(raw), ctx); } finally { done(); }
+      const ev = Object.freeze({ scheduledTime: event.scheduledTime, cron: event.cron, noRetry() {} });
+      try { return await tenant.scheduled(ev, env(raw), ctx); } finally { done(); }
     };
   }
   if (typeof tenant.queue === "function") {
-    handlers.queue = async function (batch, raw, native) {
-      const [ctx, done] = context(native, "queue");
-      try { return await tenant.queue(batch, env(raw), ctx); } finally { done(); }
+    handlers.queue = async function (native, raw, nativeCtx) {
+      const [ctx, done] = context(nativeCtx, "queue");
+      const [b, over] = batch(native);
+      try { return await tenant.queue(b, env(raw), ctx); } finally { over(); done(); }
     };
   }
 }

@@ -28,15 +28,20 @@ type Process struct {
 	cgroup *Cgroup // removed once the process has exited
 }
 
-// Start runs `workerd serve CONFIG config` (no --experimental, no
-// --watch) as user (nil: the host's own user) with exactly the
+// Start runs `workerd serve CONFIG config` (no --watch; --experimental
+// only when experimental is set, which a config needs for the host-owned
+// dispatch worker's compatibility flag, Shard.Dispatch) as user (nil: the host's own user) with exactly the
 // environment env (Environ: none of the host's own variables). The
 // process gets SIGKILL when the host's thread that started it dies
 // (Pdeathsig) and runs in its own process group; its stdout and
 // stderr (worker console output, uncaught errors) go to log line by line
 // as "engine output" records with the given attributes.
-func Start(bin, config string, user *User, env []string, log *slog.Logger, attrs ...any) (*Process, error) {
-	cmd := exec.Command(bin, "serve", config, "config")
+func Start(bin, config string, experimental bool, user *User, env []string, log *slog.Logger, attrs ...any) (*Process, error) {
+	args := []string{"serve", config, "config"}
+	if experimental {
+		args = []string{"serve", "--experimental", config, "config"}
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append([]string{}, env...) // non-nil: nothing inherited
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: user.credential()}
 	out, err := cmd.StdoutPipe()

@@ -37,6 +37,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/takoform/takoform/forms/edge"
@@ -155,6 +156,26 @@ type Gateway struct {
 	sql sqlFiles
 
 	groups sync.Map // resource UID → its Form group (limitsFor)
+
+	sent atomic.Pointer[func()] // OnQueueSend
+}
+
+// OnQueueSend sets what a committed queue send calls (nil: nothing): the
+// events dispatcher's wake, so an idle consumer sees a send at once
+// (spec/runtime-v1.md §2.6). It must not block.
+func (g *Gateway) OnQueueSend(f func()) {
+	if f == nil {
+		g.sent.Store(nil)
+		return
+	}
+	g.sent.Store(&f)
+}
+
+// queueSent calls the OnQueueSend hook, if any.
+func (g *Gateway) queueSent() {
+	if f := g.sent.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // Option configures a Gateway.

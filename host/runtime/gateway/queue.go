@@ -84,6 +84,7 @@ func (h *queueHandler) send(w http.ResponseWriter, r *http.Request) {
 		h.g.fail(w, r, h.tenant, err)
 		return
 	}
+	h.g.queueSent()
 	h.g.writeJSON(w, map[string]string{"id": ids[0]})
 }
 
@@ -145,6 +146,7 @@ func (h *queueHandler) batch(w http.ResponseWriter, r *http.Request) {
 		h.g.fail(w, r, h.tenant, err)
 		return
 	}
+	h.g.queueSent()
 	h.g.writeJSON(w, map[string][]string{"ids": ids})
 }
 

@@ -15,7 +15,7 @@ const (
 	// One statement for a whole batch (sendBatch is all-or-nothing).
 	pgQueueSend = `INSERT INTO queue_messages (queue, id, tenant, body, accepted_at, deliverable_at, attempts, size)
 		SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BYTEA[], $5::BIGINT[], $6::BIGINT[], $7::INTEGER[], $8::BIGINT[])`
-	pgQueueMessages = `SELECT tenant, id, body, accepted_at, deliverable_at, attempts FROM queue_messages
+	pgQueueMessages = `SELECT tenant, id, body, accepted_at, deliverable_at, attempts, claim FROM queue_messages
 		WHERE queue = $1 ORDER BY deliverable_at, id LIMIT $2`
 )
 
@@ -55,7 +55,7 @@ func (t *tx) QueueMessages(queue string, limit int) ([]*store.QueueMessage, erro
 	err := t.queryAll(func(rows pgx.Rows) error {
 		m := &store.QueueMessage{Queue: queue}
 		var a, d int64
-		if err := rows.Scan(&m.Tenant, &m.ID, &m.Body, &a, &d, &m.Attempts); err != nil {
+		if err := rows.Scan(&m.Tenant, &m.ID, &m.Body, &a, &d, &m.Attempts, &m.Claim); err != nil {
 			return err
 		}
 		if m.Body == nil {

@@ -39,7 +39,7 @@ func (t *tx) QueueMessages(queue string, limit int) (_ []*store.QueueMessage, re
 	for rows.Next() {
 		m := &store.QueueMessage{Queue: queue}
 		var accepted, deliverable int64
-		if err := rows.Scan(&m.Tenant, &m.ID, &m.Body, &accepted, &deliverable, &m.Attempts); err != nil {
+		if err := rows.Scan(&m.Tenant, &m.ID, &m.Body, &accepted, &deliverable, &m.Attempts, &m.Claim); err != nil {
 			return nil, fmt.Errorf("list messages of queue %s: %w", queue, err)
 		}
 		if m.Body == nil {

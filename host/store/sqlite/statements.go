@@ -89,6 +89,19 @@ const (
 	qLedgerLength
 	qLedgerAppend
 	qLedgerHead
+	qRecordFiring
+	qFiring
+	qMoveFiring
+	qOpenFirings
+	qSweepFirings
+	qQueueClaimable
+	qQueueClaim
+	qQueueAck
+	qQueueRelease
+	qQueueReleaseClaims
+	qQueueExpire
+	qQueueStats
+	qQueueDeliverable
 	numQueries
 )
 
@@ -216,7 +229,7 @@ var queries = [numQueries]string{
 	// edge.queue messages (queue.go).
 	qQueueSend: `INSERT INTO queue_messages (queue, id, tenant, body, accepted_at, deliverable_at, attempts, size)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-	qQueueMessages: `SELECT tenant, id, body, accepted_at, deliverable_at, attempts FROM queue_messages
+	qQueueMessages: `SELECT tenant, id, body, accepted_at, deliverable_at, attempts, claim FROM queue_messages
 		WHERE queue = ? ORDER BY deliverable_at, id LIMIT ?`,
 	// sealed sensitive values (secrets.go).
 	qSecretPut: `INSERT INTO worker_secrets (worker, name, tenant, space, sealed, key_id, updated_at)
@@ -251,6 +264,27 @@ var queries = [numQueries]string{
 	qLedgerAppend:  `INSERT INTO migration_ledger_entries (database, position, path, digest) VALUES (?, ?, ?, ?)`,
 	qLedgerHead: `INSERT INTO migration_ledgers (database, tenant, length) VALUES (?, ?, ?)
 		ON CONFLICT (database) DO UPDATE SET length = excluded.length`,
+	// cron firings and queue delivery (events.go).
+	qRecordFiring: `INSERT INTO cron_firings (trigger_uid, minute, tenant, state, version, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (trigger_uid, minute) DO NOTHING`,
+	qFiring: `SELECT tenant, state, version, updated_at FROM cron_firings WHERE trigger_uid = ? AND minute = ?`,
+	qMoveFiring: `UPDATE cron_firings SET state = ?4, version = ?5, updated_at = ?6
+		WHERE trigger_uid = ?1 AND minute = ?2 AND state = ?3`,
+	qOpenFirings: `SELECT trigger_uid, minute, tenant, state, version, updated_at FROM cron_firings
+		WHERE state IN ('recorded', 'dispatching') AND minute >= ? ORDER BY minute, trigger_uid LIMIT ?`,
+	qSweepFirings: `DELETE FROM cron_firings WHERE minute < ? AND state NOT IN ('recorded', 'dispatching')`,
+	qQueueClaimable: `SELECT tenant, id, body, accepted_at, attempts FROM queue_messages
+		WHERE queue = ? AND deliverable_at <= ? ORDER BY deliverable_at, id LIMIT ?`,
+	qQueueClaim: `UPDATE queue_messages SET claim = ?3, deliverable_at = ?4, attempts = attempts + 1
+		WHERE queue = ?1 AND id = ?2`,
+	qQueueAck: `DELETE FROM queue_messages WHERE queue = ? AND id = ? AND claim = ?`,
+	qQueueRelease: `UPDATE queue_messages SET claim = '', deliverable_at = ?4, attempts = ?5
+		WHERE queue = ?1 AND id = ?2 AND claim = ?3`,
+	qQueueReleaseClaims: `UPDATE queue_messages SET claim = '', deliverable_at = ?2 WHERE queue = ?1 AND claim <> ''`,
+	qQueueExpire:        `DELETE FROM queue_messages WHERE queue = ? AND claim = '' AND accepted_at < ?`,
+	qQueueStats: `SELECT count(*), coalesce(min(accepted_at), 0), coalesce(min(deliverable_at), 0)
+		FROM queue_messages WHERE queue = ?`,
+	qQueueDeliverable: `SELECT count(*) FROM queue_messages WHERE queue = ? AND deliverable_at <= ?`,
 }
 
 const objectCols = `bucket, key, tenant, file, size, etag, content_type, uploaded_at`

@@ -54,6 +54,7 @@ var tables = []struct{ name, order string }{
 	{"worker_secrets", "worker, name"}, // sealed: the target's hosts need the same secrets key file
 	{"migration_ledgers", "database"},
 	{"migration_ledger_entries", "database, position"},
+	{"cron_firings", "trigger_uid, minute"},
 	// Last: the target's triggers (migrations 00002, 00007, 00008, 00009)
 	// fill tenant_usage as resources, holdings, KV entries, queue
 	// messages, objects and parts are copied; Copy replaces those rows

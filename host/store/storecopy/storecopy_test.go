@@ -115,8 +115,16 @@ func TestCopyMovesAHost(t *testing.T) {
 		if err := tx.AppendMigrationLedger("tenant-a", "uid-database", 0, []store.MigrationEntry{{Path: "0001.sql", Digest: "sha256:6bba7147e303c69ca15b2870b7a2c43d2893c1ec76bb50c622e7d35157d2b858"}}); err != nil {
 			return err
 		}
-		return tx.QueueSend([]*store.QueueMessage{{Tenant: "tenant-a", Queue: "uid-queue", ID: "msg_1", Body: kvValue,
-			AcceptedAt: time.UnixMilli(1000), DeliverableAt: time.UnixMilli(2000)}})
+		if err := tx.RecordFiring(&store.Firing{Trigger: "uid-trigger", Minute: time.UnixMilli(60000), Tenant: "tenant-a",
+			State: store.FiringOK, Version: "uid-version", UpdatedAt: time.UnixMilli(61000)}); err != nil {
+			return err
+		}
+		if err := tx.QueueSend([]*store.QueueMessage{{Tenant: "tenant-a", Queue: "uid-queue", ID: "msg_1", Body: kvValue,
+			AcceptedAt: time.UnixMilli(1000), DeliverableAt: time.UnixMilli(2000)}}); err != nil {
+			return err
+		}
+		_, err := tx.QueueClaim("uid-queue", "batch_1", time.UnixMilli(2000), time.UnixMilli(5000), 10) // a claim comes across too
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -145,13 +153,13 @@ func TestCopyMovesAHost(t *testing.T) {
 		rows[tb.Name] = tb.Rows
 	}
 	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1, "kv_entries": 2, "queue_messages": 1, "worker_secrets": 1,
-		"migration_ledgers": 1, "migration_ledger_entries": 1} {
+		"migration_ledgers": 1, "migration_ledger_entries": 1, "cron_firings": 1} {
 		if rows[table] != want {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
 	}
-	if len(tables) != 21 {
-		t.Errorf("copied %d tables, want all 21", len(tables))
+	if len(tables) != 22 {
+		t.Errorf("copied %d tables, want all 22", len(tables))
 	}
 
 	pg := hosttest.Start(t, hosttest.Options{Data: target})
@@ -178,8 +186,13 @@ func TestCopyMovesAHost(t *testing.T) {
 			t.Errorf("KV entry on PostgreSQL: %+v %v", e, err)
 		}
 		msgs, err := tx.QueueMessages("uid-queue", 10)
-		if err != nil || len(msgs) != 1 || !bytes.Equal(msgs[0].Body, kvValue) || !msgs[0].DeliverableAt.Equal(time.UnixMilli(2000)) {
+		if err != nil || len(msgs) != 1 || !bytes.Equal(msgs[0].Body, kvValue) || !msgs[0].DeliverableAt.Equal(time.UnixMilli(5000)) ||
+			msgs[0].Claim != "batch_1" || msgs[0].Attempts != 1 {
 			t.Errorf("queue messages on PostgreSQL: %+v %v", msgs, err)
+		}
+		f, err := tx.Firing("uid-trigger", time.UnixMilli(60000))
+		if err != nil || f.State != store.FiringOK || f.Version != "uid-version" || !f.UpdatedAt.Equal(time.UnixMilli(61000)) {
+			t.Errorf("the cron firing on PostgreSQL: %+v %v", f, err)
 		}
 		u, err := tx.Usage("tenant-a")
 		if err == nil && (u.KVBytes != 2*int64(len("k\x00é")+len(kvValue)+9) || u.QueueBytes != int64(len(kvValue))) {

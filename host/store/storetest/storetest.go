@@ -7,7 +7,7 @@
 // artifact references and conditional sweeps, maintenance.go), edge.kv
 // entries (kv.go), edge.queue messages (queue.go), edge.objects metadata
 // (objects.go), sealed sensitive values (secrets.go), migration ledgers
-// (ledger.go), and
+// (ledger.go), cron firings and queue delivery (events.go), and
 // transaction isolation (an Update commits all or nothing, concurrent
 // Updates do not affect each other, a View sees committed data only).
 //
@@ -82,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	suites = append(suites, objectCases...)
 	suites = append(suites, secretCases...)
 	suites = append(suites, ledgerCases...)
+	suites = append(suites, eventCases...)
 	suites = append(suites, struct {
 		name string
 		fn   func(t *testing.T, s store.Store)
