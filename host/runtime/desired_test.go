@@ -59,12 +59,14 @@ func (f *desiredFixture) add(group, kind, uid, spec string, pins ...string) {
 	}
 }
 
-func (f *desiredFixture) read() *desired {
+func (f *desiredFixture) read() *desired { return f.readWith(readOpts{gateway: true}) }
+
+func (f *desiredFixture) readWith(o readOpts) *desired {
 	f.t.Helper()
 	var d *desired
 	err := f.st.View(context.Background(), func(tx store.Tx) error {
 		var err error
-		d, err = readDesired(tx, func(r *store.Resource) string { return "ep-" + r.UID + ".localhost" }, readOpts{gateway: true})
+		d, err = readDesired(tx, func(r *store.Resource) string { return "ep-" + r.UID + ".localhost" }, o)
 		return err
 	})
 	if err != nil {
@@ -127,6 +129,30 @@ func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 		}
 		if w == "assets" && (v == nil || v.assets == nil || *v.assets != assetsSpec{manifest: site, runWorkerFirst: true, spa: true}) {
 			t.Errorf("assets: version %+v; want its assets read", v)
+		}
+	}
+}
+
+// TestDesiredSQLRefusedOnASharedStore: with noSQL (a host on PostgreSQL,
+// spec/runtime-v1.md §10.5) a version with sqliteBindings, of either
+// group, is not runnable and says exactly why; one with only a KV binding
+// still runs.
+func TestDesiredSQLRefusedOnASharedStore(t *testing.T) {
+	f := newDesiredFixture(t)
+	f.add(edge.GroupV1alpha1, "SQLiteDatabase", "db-alpha", `{}`)
+	f.add(edge.GroupV1beta1, "SQLiteDatabase", "db-beta", `{}`)
+	f.add(edge.GroupV1alpha1, "EdgeKVNamespace", "kv", `{}`)
+	f.app(edge.GroupV1alpha1, "alpha", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-alpha")
+	f.app(edge.GroupV1beta1, "beta", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-beta")
+	f.app(edge.GroupV1alpha1, "kvonly", `,"kvBindings":[{"name":"CACHE"}]`, "/kvBindings/0/resource=kv")
+	d := f.readWith(readOpts{gateway: true, noSQL: "no SQL here"})
+	for w, want := range map[string]string{"alpha": "no SQL here", "beta": "no SQL here", "kvonly": ""} {
+		r := d.hosts["ep-"+w+"-e.localhost"]
+		if r == nil || len(r.versions) != 1 {
+			t.Fatalf("%s: route %+v; want one version", w, r)
+		}
+		if v := d.tenants["acme"][r.versions[0].uid]; v == nil || v.unrunnable != want {
+			t.Errorf("%s: version %+v; want unrunnable %q", w, v, want)
 		}
 	}
 }

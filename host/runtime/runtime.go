@@ -49,6 +49,10 @@ type Config struct {
 	// Gateway serves bindings; nil makes every version with a gateway
 	// binding not runnable (503, logged).
 	Gateway Gateway
+	// NoSQL, when not "", makes every version with sqliteBindings not
+	// runnable, saying this (gateway.SharedStoreSQL on a host whose
+	// replicas share PostgreSQL: spec/runtime-v1.md §10.5).
+	NoSQL string
 	// Projections maps projection module names (engine.Projections) to JS
 	// sources; the gateway kinds need them.
 	Projections map[string]string
@@ -63,6 +67,10 @@ type Config struct {
 	// Secrets opens workers' sensitive values (spec/runtime-v1.md §3.2);
 	// nil makes every version requiring one not runnable (503, logged).
 	Secrets *secrets.Keyring
+	// Announce, when set, tells the other replicas on the same store that
+	// desired state changed (store.Peers; they call Refresh): Notify calls
+	// it for each mutation it reconciles after. It must not block.
+	Announce func()
 	// Period is the periodic reconcile interval (default 30 s).
 	Period time.Duration
 	// ShardUIDBase, when not 0, runs the Nth shard's workerd as uid and
@@ -140,7 +148,7 @@ func New(cfg Config) (*Runtime, error) {
 		rt.setState("starting")
 	}
 	go rt.loop()
-	rt.Notify(store.Key{})
+	rt.Refresh()
 	return rt, nil
 }
 
@@ -205,13 +213,27 @@ func removeDir(log *slog.Logger, dir string) {
 	}
 }
 
-// Notify asks for a reconcile after a committed mutation of k: cheap and
+// PeerChannel is the store.Peers channel on which replicas announce
+// changes of desired state.
+const PeerChannel = "takoform_dataplane"
+
+// Notify asks for a reconcile after a committed mutation of k, and
+// announces it to the other replicas (Config.Announce): cheap and
 // non-blocking; only the Edge kinds desired state is read from, of either
 // Edge group, count (the zero Key always reconciles).
 func (rt *Runtime) Notify(k store.Key) {
 	if k != (store.Key{}) && (!edge.IsGroup(k.APIVersion) || !watchedKinds[k.Kind]) {
 		return
 	}
+	if rt.cfg.Announce != nil {
+		rt.cfg.Announce()
+	}
+	rt.Refresh()
+}
+
+// Refresh asks for a reconcile, announcing nothing: what a replica calls
+// when another announced a change (Config.Announce).
+func (rt *Runtime) Refresh() {
 	select {
 	case rt.kick <- struct{}{}:
 	default:
@@ -298,7 +320,7 @@ func (rt *Runtime) reconcile() error {
 	var d *desired
 	err := rt.cfg.Store.View(context.Background(), func(tx store.Tx) error {
 		var err error
-		d, err = readDesired(tx, rt.cfg.Hostname, readOpts{domains: rt.cfg.Domains, gateway: rt.cfg.Gateway != nil, keys: rt.cfg.Secrets})
+		d, err = readDesired(tx, rt.cfg.Hostname, readOpts{domains: rt.cfg.Domains, gateway: rt.cfg.Gateway != nil, noSQL: rt.cfg.NoSQL, keys: rt.cfg.Secrets})
 		return err
 	})
 	if err != nil {

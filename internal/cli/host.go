@@ -178,6 +178,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	evOn, err := f.rt.eventsOn(data)
+	if err != nil {
+		return err
+	}
 	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, f.deploy.strictPerms, logger)
 	if err != nil {
 		return err
@@ -186,7 +190,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	defer rt.Close()
 	im := ingress.NewMetrics()
 	cfg.Collectors = append(cfg.Collectors, im.Collectors()...)
-	if f.rt.bin != "" {
+	if f.rt.bin != "" && !evOn {
+		logger.Info("cron triggers and queue consumers are not dispatched by this host (--events on runs them; on PostgreSQL give it to one replica)")
+	}
+	if f.rt.bin != "" && evOn {
 		// Cron triggers and queue consumers (spec/runtime-v1.md §2.5, §2.6).
 		em := events.NewMetrics()
 		cfg.Collectors = append(cfg.Collectors, em.Collectors()...)

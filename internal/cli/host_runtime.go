@@ -43,6 +43,7 @@ type runtimeFlags struct {
 	devCA                        bool
 	devCADir                     string
 	workerData, customDomains    string
+	events                       string
 	testListen                   string
 	loaderListen, loaderToken    string
 	secretsKey                   string
@@ -61,17 +62,18 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.devCA, "ingress-dev-ca", false, "serve https on the ingress for localhost names with certificates from the host's dev CA, made once in --ingress-dev-ca-dir (default: on for a loopback ingress with a SQLite data file)")
 	fl.StringVar(&f.devCADir, "ingress-dev-ca-dir", "", "directory of the ingress dev CA's certificate and 0600 key (default FILE.devca beside a SQLite data file)")
 	fl.StringVar(&f.workerd, "workerd", "", "the workerd binary that runs deployed workers (default: $"+engine.EnvBinary+", tools/ of scripts/workerd.sh, then workerd on PATH); without one the host serves its control plane only")
-	fl.StringVar(&f.ingress, "ingress", "", "address the worker ingress listens on (plain HTTP; routes endpoint hostnames to workers); default "+DefaultIngress+" with a SQLite data file, none with PostgreSQL; \"off\" disables it")
+	fl.StringVar(&f.ingress, "ingress", "", "address the worker ingress listens on (plain HTTP; routes endpoint hostnames to workers); default "+DefaultIngress+" with a SQLite data file; with PostgreSQL none unless given, and each replica serving one answers for every worker; \"off\" disables it")
 	fl.Float64Var(&f.shardCPU, "shard-cpu", 1, "CPU ceiling of each tenant's workerd process, in cores (cgroup v1 cpu quota, where the host may create cgroups; 0: none)")
 	fl.Int64Var(&f.shardMemoryMiB, "shard-memory-mib", 1024, "memory ceiling of each tenant's workerd process, in MiB (cgroup v1 memory limit, where the host may create cgroups; 0: none); past it the process is killed and restarted")
 	fl.Uint32Var(&f.shardUIDBase, "shard-uid-base", runtime.DefaultShardUIDs(), "when the host runs as root, the Nth tenant's workerd runs as uid and gid BASE+N (0: every shard as the host's user); needs the workerd binary and --runtime-dir reachable by other users")
 	fl.StringVar(&f.testListen, "runtime-test-listen", "", "ADDR=HOSTNAME: with --conformance-probe only, a plain-HTTP listener on the loopback ADDR that routes every request as HOSTNAME (for runtime runners that accept only a loopback IP)")
 	fl.StringVar(&f.loaderListen, "runtime-loader-listen", "", "LOOPBACK-IP:PORT: with --conformance-probe only, serve the loader adapter takoform.runtime-abi-loader@v1 there (POST a bundle, get its exported handlers or load refusal from workerd); needs workerd")
 	fl.StringVar(&f.loaderToken, "runtime-loader-token-file", "", "with --runtime-loader-listen: a file holding the bearer token every load request must carry (default: none required)")
-	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL none, and workers with bindings do not run until it is given)")
+	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL not needed: object bodies live in the database, and SQLiteDatabase bindings do not run there yet)")
 	fl.StringVar(&f.customDomains, "custom-domains", "", "file granting custom hostnames to tenants, one \"TENANT HOSTNAME\" or \"TENANT *.SUFFIX\" a line: the proof of ownership a WorkerCustomDomain outside .localhost needs before the ingress routes it (read at start)")
 	fl.StringVar(&f.secretsKey, "secrets-key", "", "file of the 32-byte key sealing workers' sensitive values (default: FILE.secrets-key beside a SQLite data file, created 0600 on first start; with PostgreSQL none, and sensitive values are off until every replica gets the same file); back it up apart from the data")
 	fl.StringVar(&f.secretsKeyPrevious, "secrets-key-previous", "", "during a key rotation, the retired key file: values it sealed still open until takoform host secrets rekey reseals them")
+	fl.StringVar(&f.events, "events", "", "\"on\" or \"off\": run the dispatcher that fires cron triggers and delivers queue batches (default on with a SQLite data file, off with PostgreSQL: give \"on\" to exactly one replica until dispatch runs under a lease); needs workerd")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
 }
 
@@ -89,9 +91,29 @@ func (f *runtimeFlags) ingressAddr(data string) string {
 	return f.ingress
 }
 
+// eventsOn says whether this host runs the events dispatcher (cron and
+// queue consumers, spec/runtime-v1.md §2.5, §2.6): --events, else on with
+// a SQLite data file and off on a store replicas share, where each
+// replica's own dispatcher would break maxConcurrency and release the
+// others' claims until dispatch runs under a lease (spec/runtime-v1.md
+// §10.5; repo decision 0061).
+func (f *runtimeFlags) eventsOn(data string) (bool, error) {
+	switch f.events {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	case "":
+		kind, _, err := storeurl.Parse(data)
+		return err == nil && kind == storeurl.SQLite, nil
+	}
+	return false, usage("--events is \"on\" or \"off\", not %q", f.events)
+}
+
 // workerDataDir is where the gateway keeps the workers' SQL files and
 // object bodies: --worker-data, else FILE.workers beside a SQLite data
-// file, else "" (no gateway: versions with bindings are not runnable).
+// file, else "" (with PostgreSQL the gateway then keeps object bodies in
+// the database and serves no SQL: repo decision 0061).
 func (f *runtimeFlags) workerDataDir(data string) string {
 	if f.workerData != "" {
 		return f.workerData
@@ -105,7 +127,7 @@ func (f *runtimeFlags) workerDataDir(data string) string {
 // startRuntime starts the data plane over st and wires it into cfg: the
 // reconcile hook, /readyz's detail, the engine load check of WorkerVersion
 // apply, import and 202 commit (spec/runtime-v1.md §1.4) when there is an
-// engine, and — with a worker data directory —
+// engine, and — with a worker data directory or on PostgreSQL —
 // the binding gateway (spec/runtime-v1.md §5), its sweep and the
 // migrations of SQLiteMigrationApplication commits (§9.3). Without workerd it still starts
 // (every ingress answer then says workers do not run) and returns the
@@ -146,8 +168,16 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		}
 	}
 	closeGateway := func() {}
-	if dir := f.workerDataDir(data); dir != "" {
-		gw := gateway.New(st, dir, log)
+	var gwOpts []gateway.Option
+	if kind, _, err := storeurl.Parse(data); err == nil && kind != storeurl.SQLite {
+		// Replicas share the store: KV, queue and object data are served
+		// from it by every replica; SQLite databases not yet
+		// (spec/runtime-v1.md §10.5; repo decision 0061).
+		rc.NoSQL = gateway.SharedStoreSQL
+		gwOpts = append(gwOpts, gateway.WithoutSQL(gateway.SharedStoreSQL))
+	}
+	if dir := f.workerDataDir(data); dir != "" || rc.NoSQL != "" {
+		gw := gateway.New(st, dir, log, gwOpts...)
 		f.gateway = gw
 		rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
 		// SQLiteMigrationApplication commits run their files on the
@@ -158,15 +188,53 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 				log.Warn("closing the binding gateway", "err", err)
 			}
 		}
-		log.Info("worker bindings served from the host's store", "workerData", dir)
-	} else {
-		log.Warn("workers with bindings do not run: no --worker-data directory (needed with PostgreSQL)")
+		if rc.NoSQL != "" {
+			log.Info("worker bindings served from the shared store by every replica; SQLiteDatabase bindings do not run here yet")
+		} else {
+			log.Info("worker bindings served from the host's store", "workerData", dir)
+		}
+	}
+	// Replicas sharing the store hear each other's changes at once
+	// (store.Peers: NOTIFY and LISTEN on PostgreSQL; repo decision 0061).
+	peers, shared := st.(store.Peers)
+	peerCtx, stopPeers := context.WithCancel(context.Background())
+	if shared {
+		// One announcer: a burst of changes is one announcement or two.
+		pending := make(chan struct{}, 1)
+		rc.Announce = func() {
+			select {
+			case pending <- struct{}{}:
+			default:
+			}
+		}
+		go func() {
+			for {
+				select {
+				case <-peerCtx.Done():
+					return
+				case <-pending:
+				}
+				if err := peers.Announce(peerCtx, runtime.PeerChannel); err != nil && peerCtx.Err() == nil {
+					log.Warn("runtime: the other replicas were not told of a change (they see it at their next periodic reconcile)", "err", err)
+				}
+			}
+		}()
 	}
 	rt, err := runtime.New(rc)
 	if err != nil {
+		stopPeers()
 		closeGateway()
 		return nil, nil, "", err
 	}
+	if shared {
+		go func() {
+			if err := peers.Listen(peerCtx, runtime.PeerChannel, rt.Refresh); err != nil && peerCtx.Err() == nil {
+				log.Warn("runtime: no longer hearing the other replicas' changes (they reach this one at its periodic reconcile)", "err", err)
+			}
+		}()
+	}
+	closeGW := closeGateway
+	closeGateway = func() { stopPeers(); closeGW() }
 	cfg.Committed, cfg.DataPlane, cfg.Tail = rt.Notify, rt.State, host.TailOf(rt)
 	if bin != "" {
 		cfg.LoadCheck = runtime.LoadCheck(bin, log)

@@ -75,6 +75,22 @@ type Replica struct {
 	up     atomic.Bool
 	// Served counts the requests the proxy sent to this replica.
 	Served atomic.Int64
+	// ingress is the worker ingress URL the process announced (with
+	// `--ingress` in Options.Args), "" before.
+	ingress atomic.Pointer[string]
+}
+
+// Ingress is the worker ingress URL r's running process announced
+// (`worker ingress on http://…`), waiting up to 30 s for it; "" when it
+// announced none.
+func (r *Replica) Ingress() string {
+	for range 300 {
+		if u := r.ingress.Load(); u != nil {
+			return *u
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return ""
 }
 
 // Start starts the cluster and stops every process when the test ends.
@@ -134,7 +150,10 @@ func (c *Cluster) pick() *url.URL {
 	return c.Replicas[start%n].target.Load()
 }
 
-var servingLine = regexp.MustCompile(`^takoform host serving (http://\S+) `)
+var (
+	servingLine = regexp.MustCompile(`^takoform host serving (http://\S+) `)
+	ingressLine = regexp.MustCompile(`^worker ingress on (http://\S+) `)
+)
 
 // launch starts r's process and waits until it serves.
 func (c *Cluster) launch(r *Replica) error {
@@ -142,6 +161,7 @@ func (c *Cluster) launch(r *Replica) error {
 	if err != nil {
 		return err
 	}
+	r.ingress.Store(nil)
 	args := []string{"host", "serve", "--listen", r.addr, "--data", c.opts.Data, "--tokens", filepath.Join(c.dir, "tokens.json")}
 	if c.opts.Forms != "" {
 		args = append(args, "--forms", c.opts.Forms)
@@ -170,6 +190,9 @@ func (c *Cluster) launch(r *Replica) error {
 		sent := false
 		for sc.Scan() {
 			fmt.Fprintln(logf, sc.Text())
+			if m := ingressLine.FindStringSubmatch(sc.Text()); m != nil {
+				r.ingress.Store(&m[1])
+			}
 			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil && !sent {
 				lines <- m[1]
 				sent = true
@@ -246,6 +269,18 @@ func (c *Cluster) Logs() string {
 		fmt.Fprintf(&b, "--- replica %d (%s)\n%s\n", r.Index, r.URL, tail(r.log))
 	}
 	return b.String()
+}
+
+// Data is the database every replica opens (Options.Data).
+func (c *Cluster) Data() string { return c.opts.Data }
+
+// LogText is the whole log of r's processes (stderr and stdout).
+func (r *Replica) LogText() string {
+	b, err := os.ReadFile(r.log)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // Stop stops the proxy and every replica (SIGTERM); the test's end calls

@@ -143,6 +143,12 @@ type Gateway struct {
 	objectLimit int64
 	objLocks    objectLocks
 	staged      stagedBodies
+	// chunks holds object bodies when the store does (store.ObjectBodies);
+	// nil keeps them in files under dataDir.
+	chunks store.ObjectBodies
+	// noSQL, when not "", is why SQLiteDatabase bindings are not served
+	// (WithoutSQL).
+	noSQL string
 
 	keyMu     sync.Mutex
 	cursorKey []byte // kvCursorKey
@@ -174,6 +180,18 @@ func (g *Gateway) queueSent() {
 
 // Option configures a Gateway.
 type Option func(*Gateway)
+
+// SharedStoreSQL is why a host whose replicas share one store (PostgreSQL)
+// serves no SQLiteDatabase binding yet: each replica would open its own
+// copy of the database and split its data (spec/runtime-v1.md §10.5;
+// repo decision 0061). The runtime makes such versions not runnable with
+// it, and the gateway refuses SQL calls and migrations with it.
+const SharedStoreSQL = "SQLiteDatabase bindings do not run on a host on PostgreSQL yet: its replicas would each open their own copy of the database and split its data (one owner replica per database is not built yet); run this worker on a host with a SQLite data file, or deploy a version without sqliteBindings (handbook/postgresql.md)"
+
+// WithoutSQL makes the gateway refuse every SQLiteDatabase call and
+// migration with reason (SharedStoreSQL on a replicated host): SQL calls
+// with backend_unavailable, ApplyMigrations with unsupported_capability.
+func WithoutSQL(reason string) Option { return func(g *Gateway) { g.noSQL = reason } }
 
 // WithKVStorageLimit sets each tenant's limit on the bytes of its edge.kv
 // entries (default DefaultKVStorageBytes); a put past it is refused with
@@ -226,14 +244,19 @@ func WithObjectStorageLimit(n int64) Option {
 func WithClock(now func() time.Time) Option { return func(g *Gateway) { g.now = now } }
 
 // New returns a Gateway over st that keeps SQLite databases under
-// dataDir/sql (created 0700 on first use; never the host's state file).
-// A nil logger discards.
+// dataDir/sql (created 0700 on first use; never the host's state file),
+// and object bodies in st when it holds them (store.ObjectBodies), else
+// under dataDir/objects. dataDir may be "" only with such a store and
+// WithoutSQL. A nil logger discards.
 func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *Gateway {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{store: st, dataDir: dataDir, log: logger, now: time.Now, kvLimit: DefaultKVStorageBytes, queueLimit: DefaultQueueStorageBytes,
 		sqlLimit: DefaultSQLDatabaseBytes, objectLimit: DefaultObjectStorageBytes}
+	if ob, ok := st.(store.ObjectBodies); ok {
+		g.chunks = ob
+	}
 	for _, o := range opts {
 		o(g)
 	}
@@ -398,10 +421,16 @@ func (g *Gateway) Sweep(ctx context.Context, limit int) (map[string]int, error) 
 	if err != nil {
 		return out, err
 	}
-	if out["sql_databases"], err = g.sql.sweep(ctx); err != nil {
-		return out, err
+	if g.dataDir != "" {
+		if out["sql_databases"], err = g.sql.sweep(ctx); err != nil {
+			return out, err
+		}
 	}
-	out["object_buckets"], err = g.sweepObjects(func(uid string) (bool, error) { return g.live(ctx, uid, KindBucket) })
+	swept := "object_buckets"
+	if g.chunks != nil {
+		swept = "object_bodies"
+	}
+	out[swept], err = g.sweepObjects(ctx, func(uid string) (bool, error) { return g.live(ctx, uid, KindBucket) })
 	return out, err
 }
 

@@ -23,7 +23,7 @@ import (
 // tenant globex: the EdgeKVNamespace uid-kv-globex and the
 // SQLiteDatabase uid-sql-globex. srv serves acme's handler.
 type fixture struct {
-	st      *sqlite.Store
+	st      store.Store
 	gw      *gateway.Gateway
 	srv     *httptest.Server
 	dataDir string

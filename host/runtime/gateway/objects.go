@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -47,7 +48,8 @@ const (
 // store; a replaced or deleted body's file is removed after the commit.
 // Writes of one key (and of one upload) take a lock, so a conditional put
 // reads and writes its row with no other write of that key between
-// (object bodies are on this host's disk: single-host, like SQL).
+// (and, in the store, store.Objects.LockObject serializes them across
+// replicas: repo decision 0061).
 type objectLocks struct {
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
@@ -99,7 +101,10 @@ type written struct {
 // hashing: more than max bytes fails value_too_large, a count different
 // from declared (≥ 0) or a read error invalid_body; nothing is left
 // behind on failure.
-func (g *Gateway) writeBody(bucket, prefix string, r io.Reader, declared, max int64) (*written, *Error) {
+func (g *Gateway) writeBody(ctx context.Context, bucket, prefix string, r io.Reader, declared, max int64) (*written, *Error) {
+	if g.chunks != nil {
+		return g.writeChunks(ctx, bucket, prefix, r, declared, max)
+	}
 	dir := g.bucketDir(bucket)
 	if err := ensureDir(dir); err != nil {
 		return nil, unavailable(err)
@@ -146,11 +151,21 @@ func (g *Gateway) writeBody(bucket, prefix string, r io.Reader, declared, max in
 	return &written{file: name, size: n, etag: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// removeFiles deletes body files that no row names any more.
+// removeFiles deletes bodies that no row names any more: their chunks on
+// a store that holds bodies (and a file of the same name, written before
+// it did, when there is a data directory), else their files.
 func (g *Gateway) removeFiles(bucket string, files ...string) {
 	for _, f := range files {
 		if f == "" {
 			continue
+		}
+		if g.chunks != nil {
+			if err := g.chunks.DeleteObjectBody(context.Background(), bucket, f); err != nil {
+				g.log.Warn("gateway: an object body was not removed (the sweep will)", "bucket", bucket, "body", f, "err", err)
+			}
+			if g.dataDir == "" {
+				continue
+			}
 		}
 		if err := os.Remove(filepath.Join(g.bucketDir(bucket), f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			g.log.Warn("gateway: an object body was not removed", "bucket", bucket, "file", f, "err", err)
@@ -321,17 +336,17 @@ func (h *objectHandler) get(w http.ResponseWriter, r *http.Request) {
 			h.g.writeError(w, errorf(http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable", "range.offset %d is not before the object's size %d", offset, o.Size))
 			return
 		}
-		f, err := os.Open(filepath.Join(h.g.bucketDir(uid), o.File))
+		n := o.Size - offset
+		if length >= 0 && length < n {
+			n = length
+		}
+		f, err := h.g.openBody(r.Context(), uid, o.File, offset, n)
 		if errors.Is(err, os.ErrNotExist) && attempt < 3 {
 			continue // replaced between the read and the open: read again
 		}
 		if err != nil {
 			h.g.fail(w, r, h.tenant, err)
 			return
-		}
-		n := o.Size - offset
-		if length >= 0 && length < n {
-			n = length
 		}
 		i := info(o)
 		partial := ranged && (offset > 0 || n < o.Size)
@@ -347,7 +362,7 @@ func (h *objectHandler) get(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(ObjectHeader, base64.StdEncoding.EncodeToString(meta))
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
-		_, err = io.Copy(w, io.NewSectionReader(f, offset, n))
+		_, err = io.Copy(w, f)
 		h.g.delivered(errors.Join(err, f.Close()))
 		return
 	}
@@ -412,6 +427,9 @@ func (h *objectHandler) commit(r *http.Request, o *store.Object, ifMatch bool, e
 		old = ""
 		if e := h.g.checkBinding(tx, h.tenant, KindBucket, o.Bucket); e != nil {
 			return e
+		}
+		if err := tx.LockObject(o.Bucket, o.Key); err != nil {
+			return err
 		}
 		prev, err := tx.Object(o.Bucket, o.Key)
 		if errors.Is(err, store.ErrNotFound) {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -156,7 +157,7 @@ func (h *objectHandler) complete(w http.ResponseWriter, r *http.Request) {
 	for _, p := range stored {
 		byNumber[p.Number] = p
 	}
-	var files []string
+	var files []func() (io.ReadCloser, error)
 	var total int64
 	for i, lp := range req.Parts {
 		p := byNumber[lp.PartNumber]
@@ -175,13 +176,13 @@ func (h *objectHandler) complete(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		total += p.Size
-		files = append(files, filepath.Join(h.g.bucketDir(uid), p.File))
+		files = append(files, func() (io.ReadCloser, error) { return h.g.openBody(r.Context(), uid, p.File, 0, p.Size) })
 	}
 	if total > MaxObjectBytes {
 		h.g.writeError(w, errorf(http.StatusRequestEntityTooLarge, "value_too_large", "an object is at most %d bytes; these parts hold %d", MaxObjectBytes, total))
 		return
 	}
-	body, e := h.g.writeBody(uid, objectFilePrefix, &concat{files: files}, total, MaxObjectBytes)
+	body, e := h.g.writeBody(r.Context(), uid, objectFilePrefix, &concat{files: files}, total, MaxObjectBytes)
 	if e != nil {
 		h.g.fail(w, r, h.tenant, e)
 		return
@@ -243,10 +244,10 @@ func (h *objectHandler) abort(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// concat reads files one after another.
+// concat reads bodies one after another.
 type concat struct {
-	files []string
-	cur   *os.File
+	files []func() (io.ReadCloser, error)
+	cur   io.ReadCloser
 }
 
 func (c *concat) Read(p []byte) (int, error) {
@@ -255,7 +256,7 @@ func (c *concat) Read(p []byte) (int, error) {
 			if len(c.files) == 0 {
 				return 0, io.EOF
 			}
-			f, err := os.Open(c.files[0])
+			f, err := c.files[0]()
 			if err != nil {
 				return 0, err
 			}
@@ -280,8 +281,16 @@ func (c *concat) Read(p []byte) (int, error) {
 // sweepObjects removes the body directories of buckets that no longer
 // exist and temp files older than an hour (a write the host did not
 // finish).
-func (g *Gateway) sweepObjects(r func(uid string) (bool, error)) (int, error) {
+func (g *Gateway) sweepObjects(ctx context.Context, r func(uid string) (bool, error)) (int, error) {
 	g.staged.prune()
+	if g.chunks != nil {
+		// bodies nothing names, an hour after their last chunk; a file
+		// sweep too for bodies written before the store held them
+		n, err := g.chunks.SweepObjectBodies(ctx, g.now().Add(-objectTempMaxAge))
+		if err != nil || g.dataDir == "" {
+			return n, err
+		}
+	}
 	root := filepath.Join(g.dataDir, "objects")
 	buckets, err := os.ReadDir(root)
 	if errors.Is(err, os.ErrNotExist) {

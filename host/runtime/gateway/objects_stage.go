@@ -70,7 +70,7 @@ func (h *objectHandler) stage(w http.ResponseWriter, r *http.Request) {
 		h.g.fail(w, r, h.tenant, err)
 		return
 	}
-	body, e := h.g.writeBody(uid, objectTempPrefix, r.Body, -1, MaxObjectSinglePut)
+	body, e := h.g.writeBody(r.Context(), uid, objectTempPrefix, r.Body, -1, MaxObjectSinglePut)
 	if e != nil {
 		h.g.writeError(w, e)
 		return
@@ -85,7 +85,7 @@ func (h *objectHandler) stage(w http.ResponseWriter, r *http.Request) {
 func (h *objectHandler) body(r *http.Request, uid string, q map[string]string, declared int64, prefix string) (*written, *Error) {
 	name, staged := q["staged"]
 	if !staged {
-		return h.g.writeBody(uid, prefix, r.Body, declared, MaxObjectSinglePut)
+		return h.g.writeBody(r.Context(), uid, prefix, r.Body, declared, MaxObjectSinglePut)
 	}
 	b, ok := h.g.staged.take(uid, name)
 	if !ok {
@@ -100,6 +100,9 @@ func (h *objectHandler) body(r *http.Request, uid string, q map[string]string, d
 	case declared >= 0 && declared != b.size:
 		h.g.removeFiles(uid, b.file)
 		return nil, errorf(http.StatusBadRequest, "invalid_body", "the body carried %d bytes but contentLength declared %d; nothing was stored", b.size, declared)
+	}
+	if h.g.chunks != nil {
+		return &b, nil // chunks are never renamed: the staged name stays
 	}
 	final, err := randomName(prefix)
 	if err == nil {

@@ -264,6 +264,10 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 		h.g.writeError(w, e)
 		return
 	}
+	if h.g.noSQL != "" {
+		h.g.writeError(w, errorf(http.StatusServiceUnavailable, "backend_unavailable", "%s", h.g.noSQL))
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxSQLRequestBytes+1))
 	if err != nil {
 		h.g.writeError(w, invalidArgument("the request could not be read: %v", err))

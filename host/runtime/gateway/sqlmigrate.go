@@ -81,6 +81,9 @@ func (g *Gateway) Ledger(ctx context.Context, uid string) ([]LedgerEntry, error)
 // The database's size limit holds (a file that fills it fails
 // migration_failed); a file has no time limit.
 func (g *Gateway) ApplyMigrations(ctx context.Context, uid string, files []MigrationFile) ([]LedgerEntry, error) {
+	if g.noSQL != "" {
+		return nil, wire.Errorf(wire.UnsupportedCapability, "database %s was not migrated: %s", uid, g.noSQL)
+	}
 	var ledger []LedgerEntry
 	var ferr error
 	err := g.sql.with(ctx, uid, func(e *engine, pol *policy) {

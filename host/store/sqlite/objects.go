@@ -23,6 +23,10 @@ func scanObject(r sqlrow.Scanner) (*store.Object, error) {
 }
 
 // Object reads the object at (bucket, key).
+// LockObject holds nothing: the store's write transactions already run
+// one at a time.
+func (t *tx) LockObject(bucket, key string) error { return nil }
+
 func (t *tx) Object(bucket, key string) (*store.Object, error) {
 	o, err := scanObject(t.queryRow(qObject, bucket, kvKey(key)))
 	if err != nil {

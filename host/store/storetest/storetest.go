@@ -83,6 +83,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	suites = append(suites, secretCases...)
 	suites = append(suites, ledgerCases...)
 	suites = append(suites, eventCases...)
+	suites = append(suites, struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{"PeersHearAnnouncements", testPeers})
 	for _, sc := range suites {
 		t.Run(sc.name, func(t *testing.T) { sc.fn(t, open(t)) })
 	}
