@@ -84,21 +84,27 @@ func importedModules(v any) bool {
 // type, and a recorded content_file that is null (imported) or the
 // planned one.
 func sameModules(prior any, planned []any) bool {
+	return sameEntries(prior, planned, "name", func(hm, pm map[string]any) bool {
+		return mediaType(hm) == mediaType(pm) && (hm["content_file"] == nil || str(hm, "content_file") == str(pm, "content_file"))
+	})
+}
+
+// sameEntries reports whether the recorded entries of a local files list
+// (prior) describe the planned ones: the same values of key, each pair
+// with the same digest and size and for which same holds.
+func sameEntries(prior any, planned []any, key string, same func(recorded, planned map[string]any) bool) bool {
 	have := asList(prior)
 	if len(have) != len(planned) {
 		return false
 	}
-	byName := map[string]map[string]any{}
+	byKey := map[string]map[string]any{}
 	for _, h := range have {
-		byName[str(mapOf(h), "name")] = mapOf(h)
+		byKey[str(mapOf(h), key)] = mapOf(h)
 	}
 	for _, p := range planned {
 		pm := mapOf(p)
-		hm, ok := byName[str(pm, "name")]
-		if !ok || str(hm, "digest") != str(pm, "digest") || mediaType(hm) != mediaType(pm) || (hm["content_file"] != nil && str(hm, "content_file") != str(pm, "content_file")) {
-			return false
-		}
-		if hs, ps := integerText(hm["size"]), integerText(pm["size"]); hs != ps {
+		hm, ok := byKey[str(pm, key)]
+		if !ok || str(hm, "digest") != str(pm, "digest") || integerText(hm["size"]) != integerText(pm["size"]) || !same(hm, pm) {
 			return false
 		}
 	}

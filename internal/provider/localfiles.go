@@ -128,22 +128,9 @@ func (r *Resource) planFiles(plan, config, state map[string]any, id identity) di
 // import (every content_file null) and describe the planned ones: the
 // same paths, each with the same media type, digest and size.
 func sameFiles(prior any, planned []any) bool {
-	have := asList(prior)
-	if len(have) != len(planned) || !importedModules(prior) {
-		return false
-	}
-	byPath := map[string]map[string]any{}
-	for _, h := range have {
-		byPath[str(mapOf(h), "path")] = mapOf(h)
-	}
-	for _, p := range planned {
-		pm := mapOf(p)
-		hm, ok := byPath[str(pm, "path")]
-		if !ok || str(hm, "digest") != str(pm, "digest") || str(hm, "media_type") != str(pm, "media_type") || integerText(hm["size"]) != integerText(pm["size"]) {
-			return false
-		}
-	}
-	return true
+	return importedModules(prior) && sameEntries(prior, planned, "path", func(hm, pm map[string]any) bool {
+		return str(hm, "media_type") == str(pm, "media_type")
+	})
 }
 
 // uploadFiles uploads and commits local files at create, through the
