@@ -50,13 +50,13 @@ func TestRuntimeChecksOnTwoReplicas(t *testing.T) {
 			t.Fatalf("replica %d announced no worker ingress (%v):\n%s", i, err, c.Logs())
 		}
 		p := httputil.NewSingleHostReverseProxy(u)
-		p.FlushInterval = -1 // streams as the checks need (§2.3)
+		p.FlushInterval = -1 // streams as the checks need (spec/runtime-v1.md §2.3)
 		fronts = append(fronts, p)
 	}
 	var next atomic.Uint64
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// full duplex: the head may leave while the request body streams
-		// (checks 12 and 14, §2.3)
+		// (checks 12 and 14, spec/runtime-v1.md §2.3)
 		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
 			t.Error(err)
 		}
