@@ -5,9 +5,9 @@ import "time"
 // The delivery state of cron firings and queue batches
 // (spec/runtime-v1.md §2.5, §2.6; repo decision 0060): every decision the
 // events dispatcher takes is recorded here before it acts, so a
-// dispatcher that dies leaves a state the next one resumes from, and a
-// lease with a fencing epoch (spec/runtime-v1.md §10.5) can later guard
-// the same writes.
+// dispatcher that dies leaves a state the next one resumes from; every
+// write carries the Fence of the events lease (lease.go, repo decision
+// 0062), so a dispatcher whose lease lapsed settles nothing.
 
 // FiringState is where one cron firing stands.
 type FiringState string
@@ -46,20 +46,23 @@ type Firing struct {
 	State     FiringState
 	Version   string    // the WorkerVersion UID drawn, "" before dispatch
 	UpdatedAt time.Time // to the millisecond
+	Epoch     int64     // the lease epoch of the last write (RecordFiring, MoveFiring)
 }
 
 // Firings is the part of Tx holding cron firings. Deleting a trigger's
 // resource (DeleteResource) deletes its firings in the same transaction.
 type Firings interface {
-	// RecordFiring inserts f; ErrConflict when (Trigger, Minute) is
-	// recorded already.
-	RecordFiring(f *Firing) error
+	// RecordFiring inserts f with Epoch fence.Epoch; ErrConflict when
+	// (Trigger, Minute) is recorded already, ErrFenced when fence is not
+	// current.
+	RecordFiring(f *Firing, fence Fence) error
 	// Firing reads the firing of trigger at minute; ErrNotFound.
 	Firing(trigger string, minute time.Time) (*Firing, error)
-	// MoveFiring sets the firing's state, version and UpdatedAt only if it
-	// is in state from, and reports whether it was (false when it is in
-	// another state or absent).
-	MoveFiring(trigger string, minute time.Time, from, to FiringState, version string, at time.Time) (bool, error)
+	// MoveFiring sets the firing's state, version, UpdatedAt and Epoch
+	// (fence.Epoch) only if it is in state from, and reports whether it
+	// was (false when it is in another state or absent); ErrFenced when
+	// fence is not current.
+	MoveFiring(trigger string, minute time.Time, from, to FiringState, version string, at time.Time, fence Fence) (bool, error)
 	// OpenFirings lists up to limit open firings (FiringState.Open) of
 	// minutes at or after since, by Minute then Trigger.
 	OpenFirings(since time.Time, limit int) ([]*Firing, error)
@@ -84,24 +87,28 @@ type QueueStats struct {
 // QueueDelivery is the part of Queue a consumer's dispatcher uses
 // (spec/runtime-v1.md §2.6). A claimed message belongs to one batch: its
 // Claim is the batch id and its DeliverableAt the claim's deadline, after
-// which it is deliverable again should its batch never settle.
+// which it is deliverable again should its batch never settle. A claim
+// carries the epoch of the fence it was taken under; every write below
+// but QueueExpire is ErrFenced when its fence is not current.
 type QueueDelivery interface {
 	// QueueClaim claims up to limit unclaimed messages of queue
 	// deliverable at now (DeliverableAt <= now), by DeliverableAt then
 	// ID, for batch claim until until: each gets Claim = claim,
-	// DeliverableAt = until and Attempts + 1, and is returned so, by ID.
-	QueueClaim(queue, claim string, now, until time.Time, limit int) ([]*QueueMessage, error)
+	// DeliverableAt = until and Attempts + 1 under fence, and is returned
+	// so, by ID.
+	QueueClaim(queue, claim string, now, until time.Time, limit int, fence Fence) ([]*QueueMessage, error)
 	// QueueAck deletes the messages ids of queue still claimed by claim
 	// and returns how many.
-	QueueAck(queue, claim string, ids []string) (int, error)
+	QueueAck(queue, claim string, ids []string, fence Fence) (int, error)
 	// QueueRelease unclaims message id of queue if claim still holds it,
 	// deliverable at deliverableAt with attempts; false when claim does
 	// not hold it.
-	QueueRelease(queue, claim, id string, deliverableAt time.Time, attempts int) (bool, error)
-	// QueueReleaseClaims unclaims every claimed message of queue (their
-	// batches' dispatcher is gone), deliverable at once with their
-	// attempts, and returns how many.
-	QueueReleaseClaims(queue string, now time.Time) (int, error)
+	QueueRelease(queue, claim, id string, deliverableAt time.Time, attempts int, fence Fence) (bool, error)
+	// QueueReleaseClaims unclaims every message of queue claimed under
+	// an epoch before fence.Epoch (their batches' dispatcher lost the
+	// lease or died), deliverable at now with their attempts, and returns
+	// how many.
+	QueueReleaseClaims(queue string, now time.Time, fence Fence) (int, error)
 	// QueueExpire deletes the unclaimed messages of queue accepted before
 	// before and returns how many.
 	QueueExpire(queue string, before time.Time) (int, error)

@@ -319,4 +319,5 @@ type Tx interface {
 
 	// Cron firings of the events dispatcher (events.go).
 	Firings
+	Leases
 }

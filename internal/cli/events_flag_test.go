@@ -5,18 +5,16 @@ import (
 	"testing"
 )
 
-// --events: on with a SQLite data file and off on PostgreSQL by default
-// (replicas each running a dispatcher would break maxConcurrency and
-// release each other's claims until dispatch runs under a lease: repo
-// decision 0061); "on" and "off" win either way; anything else is a usage
-// error naming the flag.
+// --events: on by default with either store (replicas take turns under
+// the events lease: repo decision 0062); "on" and "off" win either way;
+// anything else is a usage error naming the flag.
 func TestEventsFlag(t *testing.T) {
 	const sqlite, pg = "/var/lib/takoform/host.db", "postgres://takoform@db.internal/takoform"
 	for _, tc := range []struct {
 		flag, data string
 		want       bool
 	}{
-		{"", sqlite, true}, {"", pg, false}, {"on", pg, true}, {"off", sqlite, false}, {"on", sqlite, true}, {"off", pg, false},
+		{"", sqlite, true}, {"", pg, true}, {"on", pg, true}, {"off", sqlite, false}, {"on", sqlite, true}, {"off", pg, false},
 	} {
 		f := &runtimeFlags{events: tc.flag}
 		got, err := f.eventsOn(tc.data)

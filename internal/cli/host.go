@@ -191,7 +191,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	im := ingress.NewMetrics()
 	cfg.Collectors = append(cfg.Collectors, im.Collectors()...)
 	if f.rt.bin != "" && !evOn {
-		logger.Info("cron triggers and queue consumers are not dispatched by this host (--events on runs them; on PostgreSQL give it to one replica)")
+		logger.Info("cron triggers and queue consumers are not dispatched by this host (--events off)")
 	}
 	if f.rt.bin != "" && evOn {
 		// Cron triggers and queue consumers (spec/runtime-v1.md §2.5, §2.6).

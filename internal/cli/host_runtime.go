@@ -73,7 +73,7 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.customDomains, "custom-domains", "", "file granting custom hostnames to tenants, one \"TENANT HOSTNAME\" or \"TENANT *.SUFFIX\" a line: the proof of ownership a WorkerCustomDomain outside .localhost needs before the ingress routes it (read at start)")
 	fl.StringVar(&f.secretsKey, "secrets-key", "", "file of the 32-byte key sealing workers' sensitive values (default: FILE.secrets-key beside a SQLite data file, created 0600 on first start; with PostgreSQL none, and sensitive values are off until every replica gets the same file); back it up apart from the data")
 	fl.StringVar(&f.secretsKeyPrevious, "secrets-key-previous", "", "during a key rotation, the retired key file: values it sealed still open until takoform host secrets rekey reseals them")
-	fl.StringVar(&f.events, "events", "", "\"on\" or \"off\": run the dispatcher that fires cron triggers and delivers queue batches (default on with a SQLite data file, off with PostgreSQL: give \"on\" to exactly one replica until dispatch runs under a lease); needs workerd")
+	fl.StringVar(&f.events, "events", "", "\"on\" or \"off\": run the dispatcher that fires cron triggers and delivers queue batches (default on; replicas sharing a store take turns under the store's events lease, off keeps this one out); needs workerd")
 	fl.StringVar(&f.runtimeDir, "runtime-dir", "", "directory for the workers' engine configs and sockets, created 0700 (default: a fresh temporary directory)")
 }
 
@@ -92,11 +92,10 @@ func (f *runtimeFlags) ingressAddr(data string) string {
 }
 
 // eventsOn says whether this host runs the events dispatcher (cron and
-// queue consumers, spec/runtime-v1.md §2.5, §2.6): --events, else on with
-// a SQLite data file and off on a store replicas share, where each
-// replica's own dispatcher would break maxConcurrency and release the
-// others' claims until dispatch runs under a lease (spec/runtime-v1.md
-// §10.5; repo decision 0061).
+// queue consumers, spec/runtime-v1.md §2.5, §2.6): --events, else on,
+// with either store: replicas sharing one dispatch in turn, under the
+// store's events lease with a fencing epoch (spec/runtime-v1.md §10.5;
+// repo decision 0062).
 func (f *runtimeFlags) eventsOn(data string) (bool, error) {
 	switch f.events {
 	case "on":
@@ -104,8 +103,7 @@ func (f *runtimeFlags) eventsOn(data string) (bool, error) {
 	case "off":
 		return false, nil
 	case "":
-		kind, _, err := storeurl.Parse(data)
-		return err == nil && kind == storeurl.SQLite, nil
+		return true, nil
 	}
 	return false, usage("--events is \"on\" or \"off\", not %q", f.events)
 }

@@ -20,10 +20,10 @@ const sweepAfter = time.Hour
 
 // cron fires every trigger whose schedule matches now's minute and has
 // not been settled for it, and settles the open firings of earlier
-// minutes (spec/runtime-v1.md §2.5).
-func (d *Dispatcher) cron(now time.Time, crons []runtime.CronTrigger) {
+// minutes (spec/runtime-v1.md §2.5), writing under fence.
+func (d *Dispatcher) cron(now time.Time, crons []runtime.CronTrigger, fence store.Fence) {
 	minute := now.Truncate(time.Minute)
-	retry := d.settleEarlier(minute, crons)
+	retry := d.settleEarlier(minute, crons, fence)
 	if !minute.Equal(d.minute) {
 		// A boundary: the triggers live now may fire this minute; one
 		// appearing later in it waits for the next (no catch-up). The
@@ -65,7 +65,7 @@ func (d *Dispatcher) cron(now time.Time, crons []runtime.CronTrigger) {
 		d.work.Add(1)
 		go func() {
 			defer d.work.Done()
-			settled := d.fire(t, minute)
+			settled := d.fire(t, minute, fence)
 			d.mu.Lock()
 			delete(d.firing, t.UID)
 			if settled {
@@ -105,14 +105,15 @@ func (d *Dispatcher) schedule(text string) *edge.Schedule {
 // fire records trigger t's firing of minute and dispatches it, and
 // reports whether the minute is settled here (false: retry it while the
 // minute lasts). The record comes first: a minute recorded by anyone is
-// dispatched at most once (spec/runtime-v1.md §2.5 rule 3).
-func (d *Dispatcher) fire(t runtime.CronTrigger, minute time.Time) bool {
+// dispatched at most once (spec/runtime-v1.md §2.5 rule 3); a write
+// refused for a lapsed epoch settles it here (the lease's holder owns it).
+func (d *Dispatcher) fire(t runtime.CronTrigger, minute time.Time, fence store.Fence) bool {
 	var state store.FiringState
 	err := d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
 		f, err := tx.Firing(t.UID, minute)
 		if errors.Is(err, store.ErrNotFound) {
 			state = store.FiringRecorded
-			return tx.RecordFiring(&store.Firing{Trigger: t.UID, Minute: minute, Tenant: t.Tenant, State: store.FiringRecorded, UpdatedAt: d.cfg.Now()})
+			return tx.RecordFiring(&store.Firing{Trigger: t.UID, Minute: minute, Tenant: t.Tenant, State: store.FiringRecorded, UpdatedAt: d.cfg.Now()}, fence)
 		}
 		if err != nil {
 			return err
@@ -120,6 +121,9 @@ func (d *Dispatcher) fire(t runtime.CronTrigger, minute time.Time) bool {
 		state = f.State
 		return nil
 	})
+	if d.fenced(err, "firing", fence) {
+		return true
+	}
 	if err != nil {
 		if d.ctx.Err() == nil {
 			d.log.Error("cron: firing not recorded; not dispatched", "trigger", t.Name, "tenant", t.Tenant, "minute", minute, "err", err)
@@ -133,9 +137,12 @@ func (d *Dispatcher) fire(t runtime.CronTrigger, minute time.Time) bool {
 	var moved bool
 	err = d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
 		var err error
-		moved, err = tx.MoveFiring(t.UID, minute, store.FiringRecorded, store.FiringDispatching, version, d.cfg.Now())
+		moved, err = tx.MoveFiring(t.UID, minute, store.FiringRecorded, store.FiringDispatching, version, d.cfg.Now(), fence)
 		return err
 	})
+	if d.fenced(err, "firing", fence) {
+		return true
+	}
 	if err != nil || !moved {
 		return err == nil
 	}
@@ -144,7 +151,7 @@ func (d *Dispatcher) fire(t runtime.CronTrigger, minute time.Time) bool {
 	switch {
 	case errors.Is(err, runtime.ErrNotReached) || version == "":
 		// Rule 4: nothing ran; back to recorded, retried while the minute lasts.
-		d.move(t, minute, store.FiringDispatching, store.FiringRecorded, "")
+		d.move(t, minute, store.FiringDispatching, store.FiringRecorded, "", fence)
 		d.log.Warn("cron: dispatch reached no handler; retrying while the minute lasts", "trigger", t.Name, "tenant", t.Tenant, "minute", minute, "version", version, "err", err)
 		return false
 	case err != nil:
@@ -154,21 +161,28 @@ func (d *Dispatcher) fire(t runtime.CronTrigger, minute time.Time) bool {
 		to = store.FiringFailed
 		d.log.Warn("cron: scheduled handler failed", "trigger", t.Name, "tenant", t.Tenant, "worker", t.Worker.Space+"/"+t.Worker.Name, "version", version, "minute", minute, "outcome", outcome)
 	}
-	d.move(t, minute, store.FiringDispatching, to, version)
-	d.m.firing(t.Worker, string(to))
+	if d.move(t, minute, store.FiringDispatching, to, version, fence) {
+		d.m.firing(t.Worker, string(to))
+	}
 	return true
 }
 
-// move records a firing's move; a failure is logged (the firing then
-// settles as lost at the minute's end).
-func (d *Dispatcher) move(t runtime.CronTrigger, minute time.Time, from, to store.FiringState, version string) {
+// move records a firing's move and reports whether it was recorded; a
+// failure is logged (the firing then settles as lost at the minute's
+// end, by this host or the lease's new holder).
+func (d *Dispatcher) move(t runtime.CronTrigger, minute time.Time, from, to store.FiringState, version string, fence store.Fence) bool {
 	err := d.cfg.Store.Update(context.WithoutCancel(d.ctx), func(tx store.Tx) error {
-		_, err := tx.MoveFiring(t.UID, minute, from, to, version, d.cfg.Now())
+		_, err := tx.MoveFiring(t.UID, minute, from, to, version, d.cfg.Now(), fence)
 		return err
 	})
+	if d.fenced(err, "firing", fence) {
+		return false
+	}
 	if err != nil {
 		d.log.Error("cron: firing state not recorded", "trigger", t.Name, "minute", minute, "to", to, "err", err)
+		return false
 	}
+	return true
 }
 
 // settleEarlier settles the open firings of minutes before minute that
@@ -177,7 +191,7 @@ func (d *Dispatcher) move(t runtime.CronTrigger, minute time.Time, from, to stor
 // mid-invocation (lost). It returns the triggers with a firing of minute
 // recorded and not dispatched: an earlier run died between the two, and
 // the minute is retried while it lasts (spec/runtime-v1.md §2.5 rule 4).
-func (d *Dispatcher) settleEarlier(minute time.Time, crons []runtime.CronTrigger) map[string]bool {
+func (d *Dispatcher) settleEarlier(minute time.Time, crons []runtime.CronTrigger, fence store.Fence) map[string]bool {
 	retry := map[string]bool{}
 	var open []*store.Firing
 	err := d.cfg.Store.View(d.ctx, func(tx store.Tx) error {
@@ -211,10 +225,10 @@ func (d *Dispatcher) settleEarlier(minute time.Time, crons []runtime.CronTrigger
 		var moved bool
 		err := d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
 			var err error
-			moved, err = tx.MoveFiring(f.Trigger, f.Minute, f.State, to, f.Version, d.cfg.Now())
+			moved, err = tx.MoveFiring(f.Trigger, f.Minute, f.State, to, f.Version, d.cfg.Now(), fence)
 			return err
 		})
-		if err != nil || !moved {
+		if d.fenced(err, "firing", fence) || err != nil || !moved {
 			continue
 		}
 		w := runtime.Worker{Tenant: f.Tenant}

@@ -61,7 +61,7 @@ func (w *world) firing(t *testing.T, trigger string, m time.Time) *store.Firing 
 func (w *world) record(t *testing.T, trigger string, m time.Time, state store.FiringState) {
 	t.Helper()
 	err := w.h.Store.Update(context.Background(), func(tx store.Tx) error {
-		return tx.RecordFiring(&store.Firing{Trigger: trigger, Minute: m, Tenant: "tenant-a", State: state, UpdatedAt: m})
+		return tx.RecordFiring(&store.Firing{Trigger: trigger, Minute: m, Tenant: "tenant-a", State: state, UpdatedAt: m}, store.Fence{})
 	})
 	if err != nil {
 		t.Fatal(err)

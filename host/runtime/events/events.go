@@ -1,5 +1,6 @@
 // Package events is the host's events dispatcher (spec/runtime-v1.md
-// §2.5, §2.6; repo decision 0060): one loop per host that fires each live
+// §2.5, §2.6; repo decision 0060): one loop, run by the host holding the
+// events lease (lease.go, repo decision 0062), that fires each live
 // WorkerCronTrigger's scheduled handler at its matched minutes and
 // delivers each QueueConsumer's queue in batches to its queue handler,
 // through the data plane (package runtime). Every decision is recorded in
@@ -13,6 +14,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/takoform/takoform/forms/edge"
@@ -36,6 +38,13 @@ type Config struct {
 	// deliverable message within one poll (spec/runtime-v1.md §2.5 rule 6,
 	// §2.6).
 	Poll time.Duration
+	// Holder names this host in the events lease (default: its host
+	// name); replicas sharing a store need distinct names (repo decision
+	// 0062).
+	Holder string
+	// LeaseTTL is how long an acquisition or renewal of the lease holds
+	// (default DefaultLeaseTTL); it is renewed every third of it.
+	LeaseTTL time.Duration
 }
 
 // Dispatcher is the running events loop of one host.
@@ -64,6 +73,11 @@ type Dispatcher struct {
 	minute   time.Time
 	eligible map[string]bool
 	retryAt  map[string]time.Time
+	// The events lease this host holds (zero Epoch: none), and when the
+	// loop may try to acquire it again.
+	lease   store.Lease
+	nextTry time.Time
+	lapsed  atomic.Bool // a write was refused for its epoch (any goroutine sets it)
 }
 
 // Start starts the loop; Close stops it.
@@ -79,6 +93,12 @@ func Start(cfg Config) *Dispatcher {
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 200 * time.Millisecond
+	}
+	if cfg.Holder == "" {
+		cfg.Holder = defaultHolder()
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Dispatcher{cfg: cfg, log: cfg.Logger, m: cfg.Metrics, ctx: ctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
@@ -103,6 +123,7 @@ func (d *Dispatcher) Close() {
 	d.cancel()
 	<-d.done
 	d.work.Wait()
+	d.releaseLease()
 }
 
 func (d *Dispatcher) loop() {
@@ -111,9 +132,11 @@ func (d *Dispatcher) loop() {
 	defer t.Stop()
 	for {
 		now := d.cfg.Now().UTC()
-		crons, consumers := d.cfg.Runtime.Events()
-		d.cron(now, crons)
-		d.queues(now, consumers)
+		if fence, ok := d.hold(now); ok {
+			crons, consumers := d.cfg.Runtime.Events()
+			d.cron(now, crons, fence)
+			d.queues(now, consumers, fence)
+		}
 		select {
 		case <-d.ctx.Done():
 			return

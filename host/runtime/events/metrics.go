@@ -21,6 +21,9 @@ type Metrics struct {
 	retries    *prometheus.CounterVec // tenant, space, queue
 	dead       *prometheus.CounterVec // tenant, space, queue
 	dropped    *prometheus.CounterVec // tenant, space, queue, reason
+	leaseHeld  prometheus.Gauge       // 1 while this host holds the events lease
+	takeovers  prometheus.Counter     // acquisitions of an epoch after the first
+	fenced     *prometheus.CounterVec // write: firing, claim, batch
 }
 
 // NewMetrics makes the dispatcher's metrics; register Collectors.
@@ -52,12 +55,21 @@ func NewMetrics() *Metrics {
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "takoform_queue_dropped_total", Help: "Messages dropped by tenant, space, queue name and reason: exhausted (no dead-letter queue), expired (messageRetentionSeconds passed).",
 		}, append(q, "reason")),
+		leaseHeld: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "takoform_events_lease_held", Help: "1 while this host holds the events lease and dispatches cron and queues, else 0 (repo decision 0062).",
+		}),
+		takeovers: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "takoform_events_lease_takeovers_total", Help: "Acquisitions of the events lease by this host with a new epoch after an earlier holder's (lapsed, released or this host's previous run).",
+		}),
+		fenced: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "takoform_events_fenced_writes_total", Help: "Writes of this host's dispatcher refused because its lease epoch was no longer current, by write: firing, claim, batch (a settlement).",
+		}, []string{"write"}),
 	}
 }
 
 // Collectors are the metrics to register.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.firings, m.depth, m.oldest, m.deliveries, m.batches, m.retries, m.dead, m.dropped}
+	return []prometheus.Collector{m.firings, m.depth, m.oldest, m.deliveries, m.batches, m.retries, m.dead, m.dropped, m.leaseHeld, m.takeovers, m.fenced}
 }
 
 func (m *Metrics) firing(w runtime.Worker, outcome string) {

@@ -15,7 +15,8 @@ import (
 // claimFor is how long a batch holds its messages: the queue handler's
 // wall-clock limit (spec/runtime-v1.md §10.3) plus a margin. A batch
 // whose dispatcher died leaves its messages deliverable again after it
-// (and at once when this host starts again: releaseStale).
+// (and at once when a host next acquires the events lease, which
+// releases the claims of earlier epochs).
 const claimFor = 16 * time.Minute
 
 // queueInfo is what a consumer's delivery reads of its queues.
@@ -29,18 +30,18 @@ type queueInfo struct {
 // queues runs one look at every consumer: expiry, the gauges, and as
 // many batches as are ready and allowed in flight (spec/runtime-v1.md
 // §2.6).
-func (d *Dispatcher) queues(now time.Time, consumers []runtime.Consumer) {
+func (d *Dispatcher) queues(now time.Time, consumers []runtime.Consumer, fence store.Fence) {
 	for _, c := range consumers {
 		if c.Queue == "" {
 			continue
 		}
-		if err := d.consume(now, c); err != nil && d.ctx.Err() == nil {
+		if err := d.consume(now, c, fence); err != nil && !d.fenced(err, "claim", fence) && d.ctx.Err() == nil {
 			d.log.Warn("queue: consumer not served this round", "consumer", c.Name, "tenant", c.Tenant, "err", err)
 		}
 	}
 }
 
-func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
+func (d *Dispatcher) consume(now time.Time, c runtime.Consumer, fence store.Fence) error {
 	var qi queueInfo
 	var st store.QueueStats
 	expired, released := 0, 0
@@ -48,11 +49,11 @@ func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
 	stale := !d.released[c.Queue]
 	d.mu.Unlock()
 	if stale {
-		// This host's earlier run died with batches in flight: their
-		// claims are nobody's now (one dispatcher per host).
+		// The claims of earlier epochs are nobody's now: their holder
+		// died or lost the lease, and its settlement would be refused.
 		if err := d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
 			var err error
-			released, err = tx.QueueReleaseClaims(c.Queue, now)
+			released, err = tx.QueueReleaseClaims(c.Queue, now, fence)
 			return err
 		}); err != nil {
 			return err
@@ -86,7 +87,7 @@ func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
 		d.released[c.Queue] = true
 		d.mu.Unlock()
 		if released > 0 {
-			d.log.Info("queue: claims of batches lost with an earlier run released", "queue", qi.name.name, "tenant", c.Tenant, "messages", released)
+			d.log.Info("queue: claims of batches of an earlier lease epoch released", "queue", qi.name.name, "tenant", c.Tenant, "messages", released)
 		}
 	}
 	if expired > 0 {
@@ -125,7 +126,7 @@ func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
 		var msgs []*store.QueueMessage
 		err = d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
 			var err error
-			msgs, err = tx.QueueClaim(c.Queue, claim, now, now.Add(claimFor), c.MaxBatchSize)
+			msgs, err = tx.QueueClaim(c.Queue, claim, now, now.Add(claimFor), c.MaxBatchSize, fence)
 			return err
 		})
 		if err != nil || len(msgs) == 0 {
@@ -136,7 +137,7 @@ func (d *Dispatcher) consume(now time.Time, c runtime.Consumer) error {
 		go func() {
 			defer d.work.Done()
 			defer d.release(c)
-			d.deliver(c, qi, claim, msgs)
+			d.deliver(c, qi, claim, msgs, fence)
 		}()
 		if len(msgs) < c.MaxBatchSize {
 			return nil // the rest waits for its own batch's size or timeout
@@ -195,8 +196,8 @@ func readQueue(tx store.Tx, c runtime.Consumer) (queueInfo, error) {
 }
 
 // deliver hands one claimed batch to a version drawn by the consumer
-// worker's weights and settles it by the handler's outcome.
-func (d *Dispatcher) deliver(c runtime.Consumer, qi queueInfo, claim string, msgs []*store.QueueMessage) {
+// worker's weights and settles it by the handler's outcome under fence.
+func (d *Dispatcher) deliver(c runtime.Consumer, qi queueInfo, claim string, msgs []*store.QueueMessage, fence store.Fence) {
 	version := c.Versions.Draw()
 	var res *runtime.QueueResult
 	err := runtime.ErrNotReached
@@ -214,12 +215,12 @@ func (d *Dispatcher) deliver(c runtime.Consumer, qi queueInfo, claim string, msg
 		d.log.Warn("queue: batch reached no handler; its messages are deliverable again", "consumer", c.Name, "tenant", c.Tenant, "version", version, "err", err)
 		if err := d.cfg.Store.Update(context.WithoutCancel(d.ctx), func(tx store.Tx) error {
 			for _, m := range msgs {
-				if _, err := tx.QueueRelease(c.Queue, claim, m.ID, now, m.Attempts-1); err != nil {
+				if _, err := tx.QueueRelease(c.Queue, claim, m.ID, now, m.Attempts-1, fence); err != nil {
 					return err
 				}
 			}
 			return nil
-		}); err != nil {
+		}); err != nil && !d.fenced(err, "batch", fence) {
 			d.log.Error("queue: a batch's claims not released; they lapse at their deadline", "consumer", c.Name, "err", err)
 		}
 		return
@@ -236,7 +237,7 @@ func (d *Dispatcher) deliver(c runtime.Consumer, qi queueInfo, claim string, msg
 	}
 	d.m.batches.WithLabelValues(qi.name.labels(outcome)...).Inc()
 	d.m.deliveries.WithLabelValues(qi.name.labels()...).Add(float64(len(msgs)))
-	d.settle(c, qi, claim, msgs, res, outcome == "ok", now)
+	d.settle(c, qi, claim, msgs, res, outcome == "ok", now, fence)
 }
 
 // settle applies a batch's settlements in one transaction
@@ -245,7 +246,7 @@ func (d *Dispatcher) deliver(c runtime.Consumer, qi queueInfo, claim string, msg
 // (to the dead-letter queue as new messages, or dropped) or expired
 // (dropped); unsettled ones count as acknowledged when the handler
 // returned normally and as retried when it did not.
-func (d *Dispatcher) settle(c runtime.Consumer, qi queueInfo, claim string, msgs []*store.QueueMessage, res *runtime.QueueResult, ok bool, now time.Time) {
+func (d *Dispatcher) settle(c runtime.Consumer, qi queueInfo, claim string, msgs []*store.QueueMessage, res *runtime.QueueResult, ok bool, now time.Time, fence store.Fence) {
 	acked := map[string]bool{}
 	for _, id := range res.ExplicitAcks {
 		acked[id] = true
@@ -274,7 +275,7 @@ func (d *Dispatcher) settle(c runtime.Consumer, qi queueInfo, claim string, msgs
 	var retried, dead, exhausted, expired int
 	err := d.cfg.Store.Update(context.WithoutCancel(d.ctx), func(tx store.Tx) error {
 		retried, dead, exhausted, expired = 0, 0, 0, 0
-		if _, err := tx.QueueAck(c.Queue, claim, acks); err != nil {
+		if _, err := tx.QueueAck(c.Queue, claim, acks, fence); err != nil {
 			return err
 		}
 		var letters []*store.QueueMessage
@@ -302,12 +303,12 @@ func (d *Dispatcher) settle(c runtime.Consumer, qi queueInfo, claim string, msgs
 				drop = append(drop, m.ID)
 			default:
 				retried++
-				if _, err := tx.QueueRelease(c.Queue, claim, m.ID, now.Add(delay), m.Attempts); err != nil {
+				if _, err := tx.QueueRelease(c.Queue, claim, m.ID, now.Add(delay), m.Attempts, fence); err != nil {
 					return err
 				}
 			}
 		}
-		if _, err := tx.QueueAck(c.Queue, claim, drop); err != nil {
+		if _, err := tx.QueueAck(c.Queue, claim, drop, fence); err != nil {
 			return err
 		}
 		if len(letters) > 0 {
@@ -315,6 +316,9 @@ func (d *Dispatcher) settle(c runtime.Consumer, qi queueInfo, claim string, msgs
 		}
 		return nil
 	})
+	if d.fenced(err, "batch", fence) {
+		return
+	}
 	if err != nil {
 		d.log.Error("queue: a batch's settlement not recorded; its messages are delivered again after their claim lapses", "consumer", c.Name, "tenant", c.Tenant, "err", err)
 		return

@@ -406,7 +406,7 @@ func TestQueueConcurrencyAndRestart(t *testing.T) {
 	w.h.Events.Close()
 	w.send(t, c.queue, "ack")
 	err := w.h.Store.Update(context.Background(), func(tx store.Tx) error {
-		_, err := tx.QueueClaim(c.queue, "batch_dead", clk.Now(), clk.Now().Add(time.Hour), 10)
+		_, err := tx.QueueClaim(c.queue, "batch_dead", clk.Now(), clk.Now().Add(time.Hour), 10, store.Fence{})
 		return err
 	})
 	if err != nil {

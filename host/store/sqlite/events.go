@@ -11,12 +11,16 @@ import (
 )
 
 // Cron firings (store.Firings) and queue delivery (store.QueueDelivery)
-// of migration 00011_events.sql. The one writer serializes every Update,
+// of migration 00011_events.sql, fenced by the leases of lease.go. The one writer serializes every Update,
 // so a claim needs no row lock.
 
 // RecordFiring inserts f; a recorded (trigger, minute) wraps ErrConflict.
-func (t *tx) RecordFiring(f *store.Firing) error {
-	res, err := t.exec(qRecordFiring, f.Trigger, f.Minute.UnixMilli(), f.Tenant, string(f.State), f.Version, f.UpdatedAt.UnixMilli())
+func (t *tx) RecordFiring(f *store.Firing, fence store.Fence) error {
+	if err := t.fenced(fence); err != nil {
+		return err
+	}
+	f.Epoch = fence.Epoch
+	res, err := t.exec(qRecordFiring, f.Trigger, f.Minute.UnixMilli(), f.Tenant, string(f.State), f.Version, f.UpdatedAt.UnixMilli(), f.Epoch)
 	var n int
 	if err == nil {
 		n, err = affected(res)
@@ -35,7 +39,7 @@ func (t *tx) Firing(trigger string, minute time.Time) (*store.Firing, error) {
 	f := &store.Firing{Trigger: trigger, Minute: time.UnixMilli(minute.UnixMilli()).UTC()}
 	var state string
 	var updated int64
-	err := t.queryRow(qFiring, trigger, minute.UnixMilli()).Scan(&f.Tenant, &state, &f.Version, &updated)
+	err := t.queryRow(qFiring, trigger, minute.UnixMilli()).Scan(&f.Tenant, &state, &f.Version, &updated, &f.Epoch)
 	if err != nil {
 		return nil, notFound(err, fmt.Sprintf("the firing of %s at %s", trigger, minute.UTC().Format(time.RFC3339)))
 	}
@@ -44,8 +48,11 @@ func (t *tx) Firing(trigger string, minute time.Time) (*store.Firing, error) {
 }
 
 // MoveFiring moves a firing from state from to state to.
-func (t *tx) MoveFiring(trigger string, minute time.Time, from, to store.FiringState, version string, at time.Time) (bool, error) {
-	res, err := t.exec(qMoveFiring, trigger, minute.UnixMilli(), string(from), string(to), version, at.UnixMilli())
+func (t *tx) MoveFiring(trigger string, minute time.Time, from, to store.FiringState, version string, at time.Time, fence store.Fence) (bool, error) {
+	if err := t.fenced(fence); err != nil {
+		return false, err
+	}
+	res, err := t.exec(qMoveFiring, trigger, minute.UnixMilli(), string(from), string(to), version, at.UnixMilli(), fence.Epoch)
 	if err != nil {
 		return false, fmt.Errorf("move the firing of %s: %w", trigger, err)
 	}
@@ -65,7 +72,7 @@ func (t *tx) OpenFirings(since time.Time, limit int) (_ []*store.Firing, rerr er
 		f := &store.Firing{}
 		var minute, updated int64
 		var state string
-		if err := rows.Scan(&f.Trigger, &minute, &f.Tenant, &state, &f.Version, &updated); err != nil {
+		if err := rows.Scan(&f.Trigger, &minute, &f.Tenant, &state, &f.Version, &updated, &f.Epoch); err != nil {
 			return nil, fmt.Errorf("list open firings: %w", err)
 		}
 		f.Minute, f.State, f.UpdatedAt = time.UnixMilli(minute).UTC(), store.FiringState(state), time.UnixMilli(updated).UTC()
@@ -87,7 +94,10 @@ func (t *tx) SweepFirings(before time.Time) (int, error) {
 }
 
 // QueueClaim claims up to limit deliverable messages for claim.
-func (t *tx) QueueClaim(queue, claim string, now, until time.Time, limit int) (_ []*store.QueueMessage, rerr error) {
+func (t *tx) QueueClaim(queue, claim string, now, until time.Time, limit int, fence store.Fence) (_ []*store.QueueMessage, rerr error) {
+	if err := t.fenced(fence); err != nil {
+		return nil, err
+	}
 	rows, err := t.query(qQueueClaimable, queue, now.UnixMilli(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim messages of queue %s: %w", queue, err)
@@ -111,7 +121,7 @@ func (t *tx) QueueClaim(queue, claim string, now, until time.Time, limit int) (_
 	}
 	slices.SortFunc(out, func(a, b *store.QueueMessage) int { return strings.Compare(a.ID, b.ID) })
 	for _, m := range out {
-		if _, err := t.exec(qQueueClaim, queue, m.ID, claim, until.UnixMilli()); err != nil {
+		if _, err := t.exec(qQueueClaim, queue, m.ID, claim, until.UnixMilli(), fence.Epoch); err != nil {
 			return nil, fmt.Errorf("claim message %s of queue %s: %w", m.ID, queue, err)
 		}
 	}
@@ -119,7 +129,10 @@ func (t *tx) QueueClaim(queue, claim string, now, until time.Time, limit int) (_
 }
 
 // QueueAck deletes the messages ids claim still holds.
-func (t *tx) QueueAck(queue, claim string, ids []string) (int, error) {
+func (t *tx) QueueAck(queue, claim string, ids []string, fence store.Fence) (int, error) {
+	if err := t.fenced(fence); err != nil {
+		return 0, err
+	}
 	n := 0
 	for _, id := range ids {
 		res, err := t.exec(qQueueAck, queue, id, claim)
@@ -136,7 +149,10 @@ func (t *tx) QueueAck(queue, claim string, ids []string) (int, error) {
 }
 
 // QueueRelease unclaims one message claim holds.
-func (t *tx) QueueRelease(queue, claim, id string, deliverableAt time.Time, attempts int) (bool, error) {
+func (t *tx) QueueRelease(queue, claim, id string, deliverableAt time.Time, attempts int, fence store.Fence) (bool, error) {
+	if err := t.fenced(fence); err != nil {
+		return false, err
+	}
 	res, err := t.exec(qQueueRelease, queue, id, claim, deliverableAt.UnixMilli(), attempts)
 	if err != nil {
 		return false, fmt.Errorf("release message %s of queue %s: %w", id, queue, err)
@@ -145,9 +161,13 @@ func (t *tx) QueueRelease(queue, claim, id string, deliverableAt time.Time, atte
 	return n == 1, err
 }
 
-// QueueReleaseClaims unclaims every claimed message of queue.
-func (t *tx) QueueReleaseClaims(queue string, now time.Time) (int, error) {
-	res, err := t.exec(qQueueReleaseClaims, queue, now.UnixMilli())
+// QueueReleaseClaims unclaims the messages of queue claimed under
+// earlier epochs than fence's.
+func (t *tx) QueueReleaseClaims(queue string, now time.Time, fence store.Fence) (int, error) {
+	if err := t.fenced(fence); err != nil {
+		return 0, err
+	}
+	res, err := t.exec(qQueueReleaseClaims, queue, now.UnixMilli(), fence.Epoch)
 	if err != nil {
 		return 0, fmt.Errorf("release the claims of queue %s: %w", queue, err)
 	}

@@ -99,6 +99,11 @@ const (
 	qQueueAck
 	qQueueRelease
 	qQueueReleaseClaims
+	qLease
+	qLeaseForFence
+	qLeasePut
+	qLeaseRenew
+	qLeaseRelease
 	qQueueExpire
 	qQueueStats
 	qQueueDeliverable
@@ -265,23 +270,29 @@ var queries = [numQueries]string{
 	qLedgerHead: `INSERT INTO migration_ledgers (database, tenant, length) VALUES (?, ?, ?)
 		ON CONFLICT (database) DO UPDATE SET length = excluded.length`,
 	// cron firings and queue delivery (events.go).
-	qRecordFiring: `INSERT INTO cron_firings (trigger_uid, minute, tenant, state, version, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+	qRecordFiring: `INSERT INTO cron_firings (trigger_uid, minute, tenant, state, version, updated_at, epoch) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (trigger_uid, minute) DO NOTHING`,
-	qFiring: `SELECT tenant, state, version, updated_at FROM cron_firings WHERE trigger_uid = ? AND minute = ?`,
-	qMoveFiring: `UPDATE cron_firings SET state = ?4, version = ?5, updated_at = ?6
+	qFiring: `SELECT tenant, state, version, updated_at, epoch FROM cron_firings WHERE trigger_uid = ? AND minute = ?`,
+	qMoveFiring: `UPDATE cron_firings SET state = ?4, version = ?5, updated_at = ?6, epoch = ?7
 		WHERE trigger_uid = ?1 AND minute = ?2 AND state = ?3`,
-	qOpenFirings: `SELECT trigger_uid, minute, tenant, state, version, updated_at FROM cron_firings
+	qOpenFirings: `SELECT trigger_uid, minute, tenant, state, version, updated_at, epoch FROM cron_firings
 		WHERE state IN ('recorded', 'dispatching') AND minute >= ? ORDER BY minute, trigger_uid LIMIT ?`,
 	qSweepFirings: `DELETE FROM cron_firings WHERE minute < ? AND state NOT IN ('recorded', 'dispatching')`,
 	qQueueClaimable: `SELECT tenant, id, body, accepted_at, attempts FROM queue_messages
 		WHERE queue = ? AND deliverable_at <= ? ORDER BY deliverable_at, id LIMIT ?`,
-	qQueueClaim: `UPDATE queue_messages SET claim = ?3, deliverable_at = ?4, attempts = attempts + 1
+	qQueueClaim: `UPDATE queue_messages SET claim = ?3, deliverable_at = ?4, attempts = attempts + 1, claim_epoch = ?5
 		WHERE queue = ?1 AND id = ?2`,
 	qQueueAck: `DELETE FROM queue_messages WHERE queue = ? AND id = ? AND claim = ?`,
 	qQueueRelease: `UPDATE queue_messages SET claim = '', deliverable_at = ?4, attempts = ?5
 		WHERE queue = ?1 AND id = ?2 AND claim = ?3`,
-	qQueueReleaseClaims: `UPDATE queue_messages SET claim = '', deliverable_at = ?2 WHERE queue = ?1 AND claim <> ''`,
-	qQueueExpire:        `DELETE FROM queue_messages WHERE queue = ? AND claim = '' AND accepted_at < ?`,
+	qQueueReleaseClaims: `UPDATE queue_messages SET claim = '', deliverable_at = ?2 WHERE queue = ?1 AND claim <> '' AND claim_epoch < ?3`,
+	qLease:              `SELECT holder, epoch, expires_at FROM leases WHERE name = ?`,
+	qLeaseForFence:      `SELECT epoch FROM leases WHERE name = ?`,
+	qLeasePut: `INSERT INTO leases (name, holder, epoch, expires_at) VALUES (?1, ?2, ?3, ?4)
+		ON CONFLICT (name) DO UPDATE SET holder = ?2, epoch = ?3, expires_at = ?4`,
+	qLeaseRenew:   `UPDATE leases SET expires_at = ?4 WHERE name = ?1 AND holder = ?2 AND epoch = ?3`,
+	qLeaseRelease: `UPDATE leases SET expires_at = min(expires_at, ?4) WHERE name = ?1 AND holder = ?2 AND epoch = ?3`,
+	qQueueExpire:  `DELETE FROM queue_messages WHERE queue = ? AND claim = '' AND accepted_at < ?`,
 	qQueueStats: `SELECT count(*), coalesce(min(accepted_at), 0), coalesce(min(deliverable_at), 0)
 		FROM queue_messages WHERE queue = ?`,
 	qQueueDeliverable: `SELECT count(*) FROM queue_messages WHERE queue = ? AND deliverable_at <= ?`,

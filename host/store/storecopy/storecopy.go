@@ -55,6 +55,7 @@ var tables = []struct{ name, order string }{
 	{"migration_ledgers", "database"},
 	{"migration_ledger_entries", "database, position"},
 	{"cron_firings", "trigger_uid, minute"},
+	{"leases", "name"}, // the epochs go on where they stood, above the copied claims'
 	// Last: the target's triggers (migrations 00002, 00007, 00008, 00009)
 	// fill tenant_usage as resources, holdings, KV entries, queue
 	// messages, objects and parts are copied; Copy replaces those rows

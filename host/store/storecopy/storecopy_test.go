@@ -116,14 +116,18 @@ func TestCopyMovesAHost(t *testing.T) {
 			return err
 		}
 		if err := tx.RecordFiring(&store.Firing{Trigger: "uid-trigger", Minute: time.UnixMilli(60000), Tenant: "tenant-a",
-			State: store.FiringOK, Version: "uid-version", UpdatedAt: time.UnixMilli(61000)}); err != nil {
+			State: store.FiringOK, Version: "uid-version", UpdatedAt: time.UnixMilli(61000)}, store.Fence{}); err != nil {
+			return err
+		}
+		lease, err := tx.AcquireLease(store.EventsLease, "host-a", time.UnixMilli(1000), time.Minute) // the epochs go on
+		if err != nil {
 			return err
 		}
 		if err := tx.QueueSend([]*store.QueueMessage{{Tenant: "tenant-a", Queue: "uid-queue", ID: "msg_1", Body: kvValue,
 			AcceptedAt: time.UnixMilli(1000), DeliverableAt: time.UnixMilli(2000)}}); err != nil {
 			return err
 		}
-		_, err := tx.QueueClaim("uid-queue", "batch_1", time.UnixMilli(2000), time.UnixMilli(5000), 10) // a claim comes across too
+		_, err = tx.QueueClaim("uid-queue", "batch_1", time.UnixMilli(2000), time.UnixMilli(5000), 10, lease.Fence()) // a claim comes across too
 		return err
 	})
 	if err != nil {
@@ -153,13 +157,13 @@ func TestCopyMovesAHost(t *testing.T) {
 		rows[tb.Name] = tb.Rows
 	}
 	for table, want := range map[string]int64{"resources": 3, "idempotency": 4, "settings": 1, "sequences": 1, "kv_entries": 2, "queue_messages": 1, "worker_secrets": 1,
-		"migration_ledgers": 1, "migration_ledger_entries": 1, "cron_firings": 1} {
+		"migration_ledgers": 1, "migration_ledger_entries": 1, "cron_firings": 1, "leases": 1} {
 		if rows[table] != want {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
 	}
-	if len(tables) != 22 {
-		t.Errorf("copied %d tables, want all 22", len(tables))
+	if len(tables) != 23 {
+		t.Errorf("copied %d tables, want all 23", len(tables))
 	}
 
 	pg := hosttest.Start(t, hosttest.Options{Data: target})

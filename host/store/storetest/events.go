@@ -39,18 +39,18 @@ func readFiring(t *testing.T, s store.Store, trigger string, minute time.Time) (
 // another minute or trigger is its own; an unrecorded one is ErrNotFound.
 func testFiringsOnce(t *testing.T, s store.Store) {
 	a := firing("uid-t1", 0, store.FiringRecorded)
-	update(t, s, func(tx store.Tx) error { return tx.RecordFiring(a) })
+	update(t, s, func(tx store.Tx) error { return tx.RecordFiring(a, store.Fence{}) })
 	again := firing("uid-t1", 0, store.FiringOK)
-	err := s.Update(t.Context(), func(tx store.Tx) error { return tx.RecordFiring(again) })
+	err := s.Update(t.Context(), func(tx store.Tx) error { return tx.RecordFiring(again, store.Fence{}) })
 	wantErr(t, "a second RecordFiring of one minute", err, store.ErrConflict)
 	got, err := readFiring(t, s, "uid-t1", a.Minute)
 	wantNoErr(t, "Firing", err)
 	equal(t, "the firing after a refused second record", got, a)
 	update(t, s, func(tx store.Tx) error {
-		if err := tx.RecordFiring(firing("uid-t1", time.Minute, store.FiringRecorded)); err != nil {
+		if err := tx.RecordFiring(firing("uid-t1", time.Minute, store.FiringRecorded), store.Fence{}); err != nil {
 			return err
 		}
-		return tx.RecordFiring(firing("uid-t2", 0, store.FiringRecorded))
+		return tx.RecordFiring(firing("uid-t2", 0, store.FiringRecorded), store.Fence{})
 	})
 	_, err = readFiring(t, s, "uid-t3", a.Minute)
 	wantErr(t, "an unrecorded firing", err, store.ErrNotFound)
@@ -69,7 +69,7 @@ func testFiringsMove(t *testing.T, s store.Store) {
 	f3 := firing("uid-other", 2*time.Minute, store.FiringOK)
 	update(t, s, func(tx store.Tx) error {
 		for _, f := range []*store.Firing{f0, f1, f2, f3} {
-			if err := tx.RecordFiring(f); err != nil {
+			if err := tx.RecordFiring(f, store.Fence{}); err != nil {
 				return err
 			}
 		}
@@ -95,10 +95,10 @@ func testFiringsMove(t *testing.T, s store.Store) {
 	later := at(30 * time.Second).Truncate(time.Millisecond)
 	update(t, s, func(tx store.Tx) error {
 		var err error
-		if wrong, err = tx.MoveFiring(trig.UID, f0.Minute, store.FiringDispatching, store.FiringOK, "uid-v", later); err != nil {
+		if wrong, err = tx.MoveFiring(trig.UID, f0.Minute, store.FiringDispatching, store.FiringOK, "uid-v", later, store.Fence{}); err != nil {
 			return err
 		}
-		moved, err = tx.MoveFiring(trig.UID, f0.Minute, store.FiringRecorded, store.FiringDispatching, "uid-v", later)
+		moved, err = tx.MoveFiring(trig.UID, f0.Minute, store.FiringRecorded, store.FiringDispatching, "uid-v", later, store.Fence{})
 		return err
 	})
 	equal(t, "a move from a state the firing is not in", wrong, false)
@@ -107,7 +107,7 @@ func testFiringsMove(t *testing.T, s store.Store) {
 	wantNoErr(t, "Firing", err)
 	equal(t, "the moved firing", got, &store.Firing{Trigger: trig.UID, Minute: f0.Minute, Tenant: "acme", State: store.FiringDispatching, Version: "uid-v", UpdatedAt: later})
 	update(t, s, func(tx store.Tx) error {
-		_, err := tx.MoveFiring(trig.UID, f0.Minute, store.FiringDispatching, store.FiringFailed, "uid-v", later)
+		_, err := tx.MoveFiring(trig.UID, f0.Minute, store.FiringDispatching, store.FiringFailed, "uid-v", later, store.Fence{})
 		return err
 	})
 
@@ -136,7 +136,7 @@ func claim(t *testing.T, s store.Store, queue, batch string, now, until time.Tim
 	var got []*store.QueueMessage
 	update(t, s, func(tx store.Tx) error {
 		var err error
-		got, err = tx.QueueClaim(queue, batch, now, until, limit)
+		got, err = tx.QueueClaim(queue, batch, now, until, limit, store.Fence{})
 		return err
 	})
 	return got
@@ -169,16 +169,16 @@ func testQueueClaim(t *testing.T, s store.Store) {
 	retryAt := at(10 * time.Second).Truncate(time.Millisecond)
 	update(t, s, func(tx store.Tx) error {
 		var err error
-		if wrongAck, err = tx.QueueAck("uid-q", "b2", []string{"m1"}); err != nil {
+		if wrongAck, err = tx.QueueAck("uid-q", "b2", []string{"m1"}, store.Fence{}); err != nil {
 			return err
 		}
-		if acked, err = tx.QueueAck("uid-q", "b1", []string{"m1", "m9"}); err != nil {
+		if acked, err = tx.QueueAck("uid-q", "b1", []string{"m1", "m9"}, store.Fence{}); err != nil {
 			return err
 		}
-		if wrongRelease, err = tx.QueueRelease("uid-q", "b1", "m3", retryAt, 1); err != nil {
+		if wrongRelease, err = tx.QueueRelease("uid-q", "b1", "m3", retryAt, 1, store.Fence{}); err != nil {
 			return err
 		}
-		released, err = tx.QueueRelease("uid-q", "b1", "m2", retryAt, 1)
+		released, err = tx.QueueRelease("uid-q", "b1", "m2", retryAt, 1, store.Fence{})
 		return err
 	})
 	equal(t, "an ack by a batch not holding the message", wrongAck, 0)
@@ -200,8 +200,8 @@ func testQueueClaim(t *testing.T, s store.Store) {
 	equal(t, "a claim at the first claims' deadline", claim(t, s, "uid-q", "b5", until, until2, 10), []*store.QueueMessage{again(m2, 3), again(m3, 2)})
 }
 
-// QueueReleaseClaims returns every claimed message deliverable at once,
-// attempts kept; QueueExpire deletes unclaimed messages accepted before
+// QueueReleaseClaims returns every message claimed under an earlier
+// epoch deliverable at once, attempts kept; QueueExpire deletes unclaimed messages accepted before
 // the instant; QueueStats counts depth, the oldest acceptance, the next
 // deliverable instant and the deliverable ones up to a cap.
 func testQueueReleaseExpire(t *testing.T, s store.Store) {
@@ -232,12 +232,13 @@ func testQueueReleaseExpire(t *testing.T, s store.Store) {
 	equal(t, "deliverable after the claim", stats(at(2*time.Second), 10).Deliverable, 1)
 	var expired, releasedN int
 	now := at(3 * time.Second).Truncate(time.Millisecond)
+	fence := acquire(t, s, "host-a", now).Fence() // epoch 1, after the claims' 0
 	update(t, s, func(tx store.Tx) error {
 		var err error
 		if expired, err = tx.QueueExpire("uid-q", at(time.Second)); err != nil { // old is claimed: kept
 			return err
 		}
-		releasedN, err = tx.QueueReleaseClaims("uid-q", now)
+		releasedN, err = tx.QueueReleaseClaims("uid-q", now, fence)
 		return err
 	})
 	equal(t, "expired while claimed", expired, 0)

@@ -87,6 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		name string
 		fn   func(t *testing.T, s store.Store)
 	}{"PeersHearAnnouncements", testPeers})
+	suites = append(suites, leaseCases...)
 	for _, sc := range suites {
 		t.Run(sc.name, func(t *testing.T) { sc.fn(t, open(t)) })
 	}
