@@ -197,7 +197,7 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 		// Cron triggers and queue consumers (spec/runtime-v1.md §2.5, §2.6).
 		em := events.NewMetrics()
 		cfg.Collectors = append(cfg.Collectors, em.Collectors()...)
-		ev := events.Start(events.Config{Store: st, Runtime: rt, Logger: logger, Metrics: em})
+		ev := events.Start(events.Config{Store: st, Runtime: rt, Logger: logger, Metrics: em, Holder: eventsHolder(ep.ln.Addr())})
 		defer ev.Close()
 		if f.rt.gateway != nil {
 			f.rt.gateway.OnQueueSend(ev.Wake)

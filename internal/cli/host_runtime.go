@@ -398,3 +398,15 @@ func serveLoader(ctx context.Context, addr, bin, token string, out io.Writer, lo
 		}
 	}, nil
 }
+
+// eventsHolder names this replica in the events lease (repo decision
+// 0062): its host name and the address its API listens on, so replicas on
+// one machine are distinct holders and a replica restarted on the same
+// address takes its lease back at once.
+func eventsHolder(addr net.Addr) string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		h = "host"
+	}
+	return h + " " + addr.String()
+}

@@ -27,8 +27,9 @@ import (
 // worker requests to alternate replicas (so check 11's put and get, and
 // 16's task and its read, cross replicas). Both replicas hold the same
 // secrets key (the probe's sensitive variable is set through the secret
-// route); replica 0 dispatches cron and queues (`--events on`), and check
-// 17 waits for a real minute. Checks 1–5 need a loader adapter, which a
+// route); both run the events dispatcher, which dispatches cron and
+// queues on whichever holds the events lease (repo decision 0062), and
+// check 17 waits for a real minute. Checks 1–5 need a loader adapter, which a
 // replica serves only under --conformance-probe: they are unmeasured here
 // (TestRuntimeChecksOnOurHost runs them).
 func TestRuntimeChecksOnTwoReplicas(t *testing.T) {
@@ -41,8 +42,7 @@ func TestRuntimeChecksOnTwoReplicas(t *testing.T) {
 	if err := os.WriteFile(key, k, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := cluster(t, 2, replicatest.Options{Args: []string{"--workerd", bin, "--ingress", "127.0.0.1:0", "--secrets-key", key},
-		ReplicaArgs: [][]string{{"--events", "on"}}})
+	c := cluster(t, 2, replicatest.Options{Args: []string{"--workerd", bin, "--ingress", "127.0.0.1:0", "--secrets-key", key}})
 	var fronts []*httputil.ReverseProxy
 	for i, r := range c.Replicas {
 		u, err := url.Parse(r.Ingress())
