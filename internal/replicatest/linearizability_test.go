@@ -170,7 +170,7 @@ func (c *linClient) mutate(ctx context.Context, in linIn, cur *wire.Resource) {
 }
 
 // TestLinearizableAcrossReplicasAndKills records a history of 16 clients
-// issuing fenced creates, updates, deletes and reads on six names
+// issuing fenced creates, updates, deletes and reads on twelve names
 // through the round-robin proxy over two replicas, while replica 1 is
 // SIGKILLed and restarted (once per 1,000 requests), and checks it with porcupine against the
 // lane's model (model_test.go): 0 violations. -replicatest.ops=N records
@@ -179,12 +179,13 @@ func TestLinearizableAcrossReplicasAndKills(t *testing.T) {
 	f := newFixture(t, 2, replicatest.Options{})
 	ctx := context.Background()
 	qref := ref(t, f.proxy, "AtLeastOnceQueue")
-	// Six names: porcupine's search grows exponentially with the requests
-	// of one name in flight together (an unknown outcome, cut by a kill,
-	// stays in flight to the end), so fewer clients per name keep the
-	// check within its bound while every name still sees contention.
+	// Twelve names: porcupine's search grows exponentially with the
+	// requests of one name in flight together (an unknown outcome, cut by
+	// a kill, stays in flight to the end), so fewer clients per name keep
+	// the check within its bound while every name still sees contention
+	// (with six, a history of 11 unknown outcomes once ran past the bound).
 	var names []string
-	for range 6 {
+	for range 12 {
 		names = append(names, f.proxy.Name("lin"))
 	}
 	const clients = 16
