@@ -46,9 +46,6 @@ type Options struct {
 	Probe bool
 	// Args are extra `host serve` flags, e.g. "--provisioning-delay=2s".
 	Args []string
-	// ReplicaArgs, when set, are further flags of replica i
-	// (ReplicaArgs[i]), after Args: e.g. "--events on" for one of them.
-	ReplicaArgs [][]string
 }
 
 // Cluster is N host processes on one database and the proxy in front.
@@ -173,9 +170,6 @@ func (c *Cluster) launch(r *Replica) error {
 		args = append(args, "--conformance-probe")
 	}
 	args = append(args, c.opts.Args...)
-	if r.Index < len(c.opts.ReplicaArgs) {
-		args = append(args, c.opts.ReplicaArgs[r.Index]...)
-	}
 	logf, err := os.OpenFile(r.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
