@@ -107,12 +107,14 @@ fuzz-space:
 # Host benchmarks over real HTTP (32 concurrent clients; 0 and 100,000
 # stored resources), then `host serve` processes on SQLite and on a
 # throwaway PostgreSQL with one and two replicas beside bare pgx
-# (internal/replicatest prints them with their targets), and the
+# (internal/replicatest prints them with their targets), edge.sql calls
+# through a database's owner replica and through the other one beside a
+# SQLite file's (host/runtime/gateway), and the
 # peak RSS of one `host serve` on SQLite at 10,000 stored beside its
 # 60 MB budget: the budgets of PERFORMANCE.md.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./host ./host/store/sqlite
-	./scripts/postgres.sh run -- $(GO) test -run '^$$' -bench Replicas -benchtime 3s -timeout 30m ./internal/replicatest
+	./scripts/postgres.sh run -- $(GO) test -run '^$$' -bench Replicas -benchtime 3s -timeout 30m ./internal/replicatest ./host/runtime/gateway
 	$(GO) test -run '^$$' -bench ServeRSS -benchtime 1x ./internal/replicatest
 
 # The data plane on real workerd (installed first), each figure beside its

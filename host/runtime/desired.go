@@ -122,7 +122,6 @@ func (v *versionSpec) fingerprint() string {
 // the binding gateway runs, and the secrets keys (nil: none).
 type readOpts struct {
 	gateway bool
-	noSQL   string // why sqliteBindings do not run here ("" when they do)
 	keys    *secrets.Keyring
 	domains *Domains // custom hostnames granted to tenants
 }
@@ -370,9 +369,6 @@ func readVersion(tx store.Tx, ver *store.Resource, o readOpts) (*versionSpec, []
 		}
 		if len(list) > 0 && ok && !o.gateway && v.unrunnable == "" {
 			v.unrunnable = bl.Field + " need the binding gateway, which this host does not run yet"
-		}
-		if len(list) > 0 && bl.Field == "sqliteBindings" && o.noSQL != "" && v.unrunnable == "" {
-			v.unrunnable = o.noSQL
 		}
 		for i, b := range list {
 			name := ijson.As[string](ijson.As[map[string]any](b)["name"])

@@ -133,30 +133,6 @@ func TestDesiredReadsBothGroupsEachWithinItself(t *testing.T) {
 	}
 }
 
-// TestDesiredSQLRefusedOnASharedStore: with noSQL (a host on PostgreSQL,
-// spec/runtime-v1.md §10.5) a version with sqliteBindings, of either
-// group, is not runnable and says exactly why; one with only a KV binding
-// still runs.
-func TestDesiredSQLRefusedOnASharedStore(t *testing.T) {
-	f := newDesiredFixture(t)
-	f.add(edge.GroupV1alpha1, "SQLiteDatabase", "db-alpha", `{}`)
-	f.add(edge.GroupV1beta1, "SQLiteDatabase", "db-beta", `{}`)
-	f.add(edge.GroupV1alpha1, "EdgeKVNamespace", "kv", `{}`)
-	f.app(edge.GroupV1alpha1, "alpha", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-alpha")
-	f.app(edge.GroupV1beta1, "beta", `,"sqliteBindings":[{"name":"DB"}]`, "/sqliteBindings/0/resource=db-beta")
-	f.app(edge.GroupV1alpha1, "kvonly", `,"kvBindings":[{"name":"CACHE"}]`, "/kvBindings/0/resource=kv")
-	d := f.readWith(readOpts{gateway: true, noSQL: "no SQL here"})
-	for w, want := range map[string]string{"alpha": "no SQL here", "beta": "no SQL here", "kvonly": ""} {
-		r := d.hosts["ep-"+w+"-e.localhost"]
-		if r == nil || len(r.versions) != 1 {
-			t.Fatalf("%s: route %+v; want one version", w, r)
-		}
-		if v := d.tenants["acme"][r.versions[0].uid]; v == nil || v.unrunnable != want {
-			t.Errorf("%s: version %+v; want unrunnable %q", w, v, want)
-		}
-	}
-}
-
 // TestDesiredCustomHostnameClaimedTwice: a hostname claimed once routes;
 // claimed by WorkerCustomDomains of both groups of one tenant (which the
 // control plane refuses, spec/lane-v1beta1.md §2.5 rule 7) it routes for

@@ -49,10 +49,6 @@ type Config struct {
 	// Gateway serves bindings; nil makes every version with a gateway
 	// binding not runnable (503, logged).
 	Gateway Gateway
-	// NoSQL, when not "", makes every version with sqliteBindings not
-	// runnable, saying this (gateway.SharedStoreSQL on a host whose
-	// replicas share PostgreSQL: spec/runtime-v1.md §10.5).
-	NoSQL string
 	// Projections maps projection module names (engine.Projections) to JS
 	// sources; the gateway kinds need them.
 	Projections map[string]string
@@ -320,7 +316,7 @@ func (rt *Runtime) reconcile() error {
 	var d *desired
 	err := rt.cfg.Store.View(context.Background(), func(tx store.Tx) error {
 		var err error
-		d, err = readDesired(tx, rt.cfg.Hostname, readOpts{domains: rt.cfg.Domains, gateway: rt.cfg.Gateway != nil, noSQL: rt.cfg.NoSQL, keys: rt.cfg.Secrets})
+		d, err = readDesired(tx, rt.cfg.Hostname, readOpts{domains: rt.cfg.Domains, gateway: rt.cfg.Gateway != nil, keys: rt.cfg.Secrets})
 		return err
 	})
 	if err != nil {

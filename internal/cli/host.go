@@ -182,6 +182,14 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if kind, _, _ := storeurl.Parse(data); kind != storeurl.SQLite {
+		if f.rt.peer.url, err = peerURL(f.rt.peerURL, ep.ln.Addr(), ep.certs != nil); err != nil {
+			return err
+		}
+		if f.rt.peer.client, err = peerClient(f.deploy.tlsCert); err != nil {
+			return err
+		}
+	}
 	rt, closeGateway, notice, err := f.rt.startRuntime(st, data, &cfg, f.deploy.strictPerms, logger)
 	if err != nil {
 		return err
@@ -210,6 +218,10 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	defer srv.Close()
 	hs := srv.HTTPServer()
+	if f.rt.gateway != nil {
+		// Other replicas forward SQLiteDatabase calls here (repo decision 0063).
+		hs.Handler = peerRoutes(f.rt.gateway.PeerHandler(), hs.Handler)
+	}
 	ingressAddr := f.rt.ingressAddr(data)
 	var itls *ingressTLS
 	if ingressAddr != "" {

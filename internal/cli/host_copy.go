@@ -16,12 +16,13 @@ import (
 // newHostCopyCommand is `takoform host copy --from FILE --to postgres://…`
 // (spec/decisions/0012-copy-sqlite-to-postgres.md).
 func newHostCopyCommand() *cobra.Command {
-	var from, to string
+	var from, to, workerData string
 	cmd := &cobra.Command{
 		Use:   "copy --from FILE --to postgres://USER:PASSWORD@HOST:PORT/DATABASE",
 		Short: "Copy a host's SQLite file into an empty PostgreSQL database",
 		Long: "copy moves a host from its SQLite file to PostgreSQL: every table, in one transaction on\n" +
-			"the target (a failure leaves it empty), sequences past the source's values, and row counts\n" +
+			"the target (a failure leaves it empty), sequences past the source's values, the SQLite\n" +
+			"databases of its worker data directory, and row counts\n" +
 			"and content digests compared before it commits. Stop the host first; the target must be a\n" +
 			"new, empty database. Then start `takoform host serve --data postgres://…` on it.",
 		Args: cobra.NoArgs,
@@ -38,7 +39,10 @@ func newHostCopyCommand() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			tables, err := storecopy.Copy(ctx, path, to)
+			if workerData == "" {
+				workerData = path + ".workers"
+			}
+			tables, err := storecopy.CopyWithWorkerData(ctx, path, workerData, to)
 			if err != nil {
 				return err
 			}
@@ -68,6 +72,7 @@ func newHostCopyCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the host's SQLite data file")
+	cmd.Flags().StringVar(&workerData, "worker-data", "", "the host's worker data directory, whose SQLite databases are copied too (default FILE.workers beside --from)")
 	cmd.Flags().StringVar(&to, "to", "", "an empty PostgreSQL database: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
 	return cmd
 }

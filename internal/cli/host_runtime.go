@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,9 +49,16 @@ type runtimeFlags struct {
 	loaderListen, loaderToken    string
 	secretsKey                   string
 	secretsKeyPrevious           string
-	shardCPU                     float64
-	shardMemoryMiB               int64
-	shardUIDBase                 uint32
+	peerURL                      string
+	// peer is this replica's peer URL and the client of its forwarded
+	// calls (serve sets it before startRuntime on PostgreSQL).
+	peer struct {
+		url    string
+		client *http.Client
+	}
+	shardCPU       float64
+	shardMemoryMiB int64
+	shardUIDBase   uint32
 	// bin is the workerd binary startRuntime found, "" for none.
 	bin string
 }
@@ -69,7 +77,8 @@ func (f *runtimeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.testListen, "runtime-test-listen", "", "ADDR=HOSTNAME: with --conformance-probe only, a plain-HTTP listener on the loopback ADDR that routes every request as HOSTNAME (for runtime runners that accept only a loopback IP)")
 	fl.StringVar(&f.loaderListen, "runtime-loader-listen", "", "LOOPBACK-IP:PORT: with --conformance-probe only, serve the loader adapter takoform.runtime-abi-loader@v1 there (POST a bundle, get its exported handlers or load refusal from workerd); needs workerd")
 	fl.StringVar(&f.loaderToken, "runtime-loader-token-file", "", "with --runtime-loader-listen: a file holding the bearer token every load request must carry (default: none required)")
-	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL not needed: object bodies live in the database, and SQLiteDatabase bindings do not run there yet)")
+	fl.StringVar(&f.workerData, "worker-data", "", "directory for the workers' SQLite databases and object bodies, created 0700 (default: FILE.workers beside a SQLite data file; with PostgreSQL not needed: object bodies and SQLite databases live in the database, and a replica keeps its copies of the databases it owns in a temporary directory, or here under sql-copies/)")
+	fl.StringVar(&f.peerURL, "peer-url", "", "with PostgreSQL: the scheme, host and port the other replicas reach this one's API listener at, to forward SQLiteDatabase calls to the replica that owns the database (default: the --listen address, this machine's host name when it listens on every address, with the API's scheme)")
 	fl.StringVar(&f.customDomains, "custom-domains", "", "file granting custom hostnames to tenants, one \"TENANT HOSTNAME\" or \"TENANT *.SUFFIX\" a line: the proof of ownership a WorkerCustomDomain outside .localhost needs before the ingress routes it (read at start)")
 	fl.StringVar(&f.secretsKey, "secrets-key", "", "file of the 32-byte key sealing workers' sensitive values (default: FILE.secrets-key beside a SQLite data file, created 0600 on first start; with PostgreSQL none, and sensitive values are off until every replica gets the same file); back it up apart from the data")
 	fl.StringVar(&f.secretsKeyPrevious, "secrets-key-previous", "", "during a key rotation, the retired key file: values it sealed still open until takoform host secrets rekey reseals them")
@@ -167,14 +176,26 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 	}
 	closeGateway := func() {}
 	var gwOpts []gateway.Option
+	shared := false
+	removeCopies := func() {}
 	if kind, _, err := storeurl.Parse(data); err == nil && kind != storeurl.SQLite {
 		// Replicas share the store: KV, queue and object data are served
-		// from it by every replica; SQLite databases not yet
-		// (spec/runtime-v1.md §10.5; repo decision 0061).
-		rc.NoSQL = gateway.SharedStoreSQL
-		gwOpts = append(gwOpts, gateway.WithoutSQL(gateway.SharedStoreSQL))
+		// from it by every replica, and each SQLite database by the
+		// replica that owns it, from the pages the store holds
+		// (spec/runtime-v1.md §10.5; repo decisions 0061, 0063).
+		shared = true
+		copies := ""
+		if f.workerData != "" {
+			copies = filepath.Join(f.workerData, "sql-copies")
+		} else {
+			if copies, err = os.MkdirTemp("", "takoform-sql-copies-"); err != nil {
+				return nil, nil, "", err
+			}
+			removeCopies = func() { _ = os.RemoveAll(copies) }
+		}
+		gwOpts = append(gwOpts, gateway.WithSQLOwnership(gateway.SQLOwnership{Holder: f.peer.url, Dir: copies, Client: f.peer.client}))
 	}
-	if dir := f.workerDataDir(data); dir != "" || rc.NoSQL != "" {
+	if dir := f.workerDataDir(data); dir != "" || shared {
 		gw := gateway.New(st, dir, log, gwOpts...)
 		f.gateway = gw
 		rc.Gateway, rc.Projections, cfg.DataSweep = gw, projection.Modules(), gw.Sweep
@@ -185,18 +206,19 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 			if err := gw.Close(); err != nil {
 				log.Warn("closing the binding gateway", "err", err)
 			}
+			removeCopies()
 		}
-		if rc.NoSQL != "" {
-			log.Info("worker bindings served from the shared store by every replica; SQLiteDatabase bindings do not run here yet")
+		if shared {
+			log.Info("worker bindings served from the shared store by every replica; each SQLite database by the replica that owns it", "peerURL", f.peer.url)
 		} else {
 			log.Info("worker bindings served from the host's store", "workerData", dir)
 		}
 	}
 	// Replicas sharing the store hear each other's changes at once
 	// (store.Peers: NOTIFY and LISTEN on PostgreSQL; repo decision 0061).
-	peers, shared := st.(store.Peers)
+	peers, announce := st.(store.Peers)
 	peerCtx, stopPeers := context.WithCancel(context.Background())
-	if shared {
+	if announce {
 		// One announcer: a burst of changes is one announcement or two.
 		pending := make(chan struct{}, 1)
 		rc.Announce = func() {
@@ -224,7 +246,7 @@ func (f *runtimeFlags) startRuntime(st store.Store, data string, cfg *host.Confi
 		closeGateway()
 		return nil, nil, "", err
 	}
-	if shared {
+	if announce {
 		go func() {
 			if err := peers.Listen(peerCtx, runtime.PeerChannel, rt.Refresh); err != nil && peerCtx.Err() == nil {
 				log.Warn("runtime: no longer hearing the other replicas' changes (they reach this one at its periodic reconcile)", "err", err)

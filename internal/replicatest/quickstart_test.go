@@ -76,13 +76,6 @@ func TestQuickstartThroughOpenTofu(t *testing.T) {
 			t.Fatalf("%s: the plan is not empty (exit %d):\n%s", step, code, out)
 		}
 	}
-	// A host on PostgreSQL runs no SQLite database yet (repo decision
-	// 0061): the quickstart's migration application is refused with the
-	// reason, and the app applies without its migrations.
-	if out, code := tf("apply", "-auto-approve"); code == 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "SQLiteDatabase bindings do not run on a host on PostgreSQL yet") {
-		t.Fatalf("the quickstart's migrations on PostgreSQL replicas: tofu exited %d, want the refusal naming why:\n%s", code, out)
-	}
-	withoutMigrations(t, filepath.Join(app, "main.tf"))
 	must("apply", "apply", "-auto-approve")
 	empty("plan after apply")
 	src := filepath.Join(app, "src", "worker.js")
@@ -105,32 +98,5 @@ func TestQuickstartThroughOpenTofu(t *testing.T) {
 	must("destroy", "destroy", "-auto-approve")
 	if out, code := tf("state", "list"); code != 0 || strings.TrimSpace(out) != "" {
 		t.Fatalf("state after destroy (exit %d): %s", code, out)
-	}
-}
-
-// withoutMigrations removes the quickstart's migration set and
-// application from main.tf, and the deployment's wait for them.
-func withoutMigrations(t *testing.T, path string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := string(b)
-	for _, block := range []string{`resource "takoform_sqlite_migration_set" "schema" {`, `resource "takoform_sqlite_migration_application" "schema" {`} {
-		i := strings.Index(src, block)
-		j := strings.Index(src[max(i, 0):], "\n}\n")
-		if i < 0 || j < 0 {
-			t.Fatalf("examples/quickstart/main.tf has no %s ... } block any more; update withoutMigrations", block)
-		}
-		src = src[:i] + src[i+j+3:]
-	}
-	const wait = "  depends_on = [takoform_sqlite_migration_application.schema]\n"
-	if !strings.Contains(src, wait) {
-		t.Fatalf("examples/quickstart/main.tf's deployment no longer waits for the migrations as %q; update withoutMigrations", wait)
-	}
-	src = strings.Replace(src, wait, "", 1)
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host/runtime/enginetest"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/internal/replicatest"
@@ -46,7 +47,22 @@ const dataWorker = `export default {
 `
 
 // sqlWorker binds a SQLiteDatabase, which a host on PostgreSQL refuses.
-const sqlWorker = `export default { async fetch(request, env) { return new Response(String(await env.DB.query("SELECT 1"))); } };`
+// sqlWorker keeps ids in its database: POST /init makes the table, POST
+// /add?id=X adds one (answering "ok" once the gateway acknowledged it),
+// GET / lists them in order, comma-separated.
+const sqlWorker = `export default { async fetch(request, env) {
+  const u = new URL(request.url);
+  if (request.method === "POST" && u.pathname === "/init") {
+    await env.DB.execute("CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY)");
+    return new Response("ok");
+  }
+  if (request.method === "POST" && u.pathname === "/add") {
+    await env.DB.execute("INSERT INTO ids (id) VALUES (?1)", [{ type: "text", value: u.searchParams.get("id") }]);
+    return new Response("ok");
+  }
+  const r = await env.DB.query("SELECT id FROM ids ORDER BY id");
+  return new Response(r.rows.map((row) => row.id.value).join(","));
+} };`
 
 // TestWorkersServeFromEveryReplica (spec/runtime-v1.md §10.5, repo
 // decision 0061): two replicas on one PostgreSQL, each with its own
@@ -55,46 +71,16 @@ const sqlWorker = `export default { async fetch(request, env) { return new Respo
 // commit it told at once (store.Peers); KV put through replica A
 // is read through replica B; an object of more than two 1 MiB chunks put
 // through A streams back byte-identical through B (and B's through A); a
-// queue send through either is stored once; a version binding a
-// SQLiteDatabase is not runnable on either, each replica saying why.
+// queue send through either is stored once; a SQLiteDatabase's rows
+// written through either replica are read through both (one replica owns
+// it, the other forwards: repo decision 0063).
 func TestWorkersServeFromEveryReplica(t *testing.T) {
 	bin := enginetest.Binary(t)
 	c := cluster(t, 2, replicatest.Options{Args: []string{"--workerd", bin, "--ingress", "127.0.0.1:0"}})
 	e := newEnv(t, c.URL, "")
 	ctx := context.Background()
-	create := func(kind, prefix string, spec map[string]any) string {
-		t.Helper()
-		r, err := e.Create(ctx, e.A1, kind, e.Name(prefix), spec)
-		if err != nil {
-			t.Fatalf("create %s: %v", kind, err)
-		}
-		return r.Metadata.Name
-	}
-	deploy := func(source string, bindings map[string]any) string {
-		t.Helper()
-		worker := create("ModuleWorker", "worker", map[string]any{})
-		digest, err := e.UploadBundle(ctx, e.A1, []byte(source))
-		if err != nil {
-			t.Fatal(err)
-		}
-		bundle := create("WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
-		spec := map[string]any{"worker": e.Rel("ModuleWorker", worker), "bundle": e.Rel("WorkerBundle", bundle), "handlers": []any{"fetch"}}
-		for k, v := range bindings {
-			spec[k] = v
-		}
-		version := create("WorkerVersion", "version", spec)
-		create("WorkerDeployment", "deploy", map[string]any{"worker": e.Rel("ModuleWorker", worker),
-			"versions": []any{map[string]any{"weight": 10000, "workerVersion": e.Rel("WorkerVersion", version)}}})
-		r, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": e.Rel("ModuleWorker", worker)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out struct{ Hostname string }
-		if err := json.Unmarshal(r.Status.Outputs, &out); err != nil || out.Hostname == "" {
-			t.Fatalf("the endpoint's outputs %s: %v", r.Status.Outputs, err)
-		}
-		return out.Hostname
-	}
+	create := func(kind, prefix string, spec map[string]any) string { return createResource(t, e, kind, prefix, spec) }
+	deploy := func(source string, bindings map[string]any) string { return deployWorker(t, e, source, bindings) }
 	kv := create("EdgeKVNamespace", "kv", map[string]any{})
 	bucket := create("ObjectBucket", "files", map[string]any{})
 	queue := create("AtLeastOnceQueue", "events", queueSpec(3600))
@@ -208,20 +194,67 @@ func TestWorkersServeFromEveryReplica(t *testing.T) {
 	hostname = sqlHost
 	for i := range ingress {
 		var status int
+		var body []byte
 		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-			if status, _ = do(i, "GET", "/", nil); status != http.StatusNotFound {
+			if status, body = do(i, "POST", "/init", nil); status == http.StatusOK {
 				break
 			}
 		}
-		if status != http.StatusServiceUnavailable {
-			t.Errorf("replica %d answered %d for a worker binding a SQLiteDatabase; want the host's 503 (not runnable)", i, status)
+		if status != http.StatusOK {
+			t.Fatalf("replica %d answered %d %s for the SQL worker's /init; want 200:\n%s", i, status, body, c.Logs())
 		}
 	}
-	const why = "SQLiteDatabase bindings do not run on a host on PostgreSQL yet"
-	for deadline := time.Now().Add(30 * time.Second); strings.Count(c.Logs(), why) < 2 && time.Now().Before(deadline); {
-		time.Sleep(200 * time.Millisecond)
+	var want []string
+	for i := range 6 {
+		id := fmt.Sprintf("id-%d", i)
+		if status, body := do(i%2, "POST", "/add?id="+id, nil); status != 200 {
+			t.Fatalf("SQL insert %s through replica %d: %d %s", id, i%2, status, body)
+		}
+		want = append(want, id)
 	}
-	if logs := c.Logs(); !strings.Contains(c.Replicas[0].LogText(), why) || !strings.Contains(c.Replicas[1].LogText(), why) {
-		t.Errorf("a replica's log does not say why the SQL-bound version is not runnable (%q):\n%s", why, logs)
+	for i := range ingress {
+		if status, body := do(i, "GET", "/", nil); status != 200 || string(body) != strings.Join(want, ",") {
+			t.Errorf("SQL rows read through replica %d: %d %q; want %q", i, status, body, strings.Join(want, ","))
+		}
 	}
+}
+
+// createResource creates a resource of kind named from prefix in e's
+// space (tenant A1) and returns its name.
+func createResource(t *testing.T, e *conformance.Env, kind, prefix string, spec map[string]any) string {
+	t.Helper()
+	r, err := e.Create(context.Background(), e.A1, kind, e.Name(prefix), spec)
+	if err != nil {
+		t.Fatalf("create %s: %v", kind, err)
+	}
+	return r.Metadata.Name
+}
+
+// deployWorker deploys source as a worker with bindings (fields of its
+// WorkerVersion) behind an endpoint and returns the endpoint's hostname.
+func deployWorker(t *testing.T, e *conformance.Env, source string, bindings map[string]any) string {
+	t.Helper()
+	ctx := context.Background()
+	worker := createResource(t, e, "ModuleWorker", "worker", map[string]any{})
+	digest, err := e.UploadBundle(ctx, e.A1, []byte(source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := createResource(t, e, "WorkerBundle", "bundle", map[string]any{"manifestDigest": digest})
+	spec := map[string]any{"worker": e.Rel("ModuleWorker", worker), "bundle": e.Rel("WorkerBundle", bundle), "handlers": []any{"fetch"}}
+	for k, v := range bindings {
+		spec[k] = v
+	}
+	version := createResource(t, e, "WorkerVersion", "version", spec)
+	createResource(t, e, "WorkerDeployment", "deploy", map[string]any{"worker": e.Rel("ModuleWorker", worker),
+		"versions": []any{map[string]any{"weight": 10000, "workerVersion": e.Rel("WorkerVersion", version)}}})
+	r, err := e.Create(ctx, e.A1, "WorkerEndpoint", e.Name("endpoint"), map[string]any{"worker": e.Rel("ModuleWorker", worker)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Hostname string }
+	if err := json.Unmarshal(r.Status.Outputs, &out); err != nil || out.Hostname == "" {
+		t.Fatalf("the endpoint's outputs %s: %v", r.Status.Outputs, err)
+	}
+	return out.Hostname
 }

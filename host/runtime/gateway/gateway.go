@@ -146,8 +146,8 @@ type Gateway struct {
 	// chunks holds object bodies when the store does (store.ObjectBodies);
 	// nil keeps them in files under dataDir.
 	chunks store.ObjectBodies
-	// noSQL, when not "", is why SQLiteDatabase bindings are not served
-	// (WithoutSQL).
+	// noSQL, when not "", is why SQLiteDatabase bindings are not served:
+	// no data directory and no store that holds them (New).
 	noSQL string
 
 	keyMu     sync.Mutex
@@ -180,18 +180,6 @@ func (g *Gateway) queueSent() {
 
 // Option configures a Gateway.
 type Option func(*Gateway)
-
-// SharedStoreSQL is why a host whose replicas share one store (PostgreSQL)
-// serves no SQLiteDatabase binding yet: each replica would open its own
-// copy of the database and split its data (spec/runtime-v1.md §10.5;
-// repo decision 0061). The runtime makes such versions not runnable with
-// it, and the gateway refuses SQL calls and migrations with it.
-const SharedStoreSQL = "SQLiteDatabase bindings do not run on a host on PostgreSQL yet: its replicas would each open their own copy of the database and split its data (one owner replica per database is not built yet); run this worker on a host with a SQLite data file, or deploy a version without sqliteBindings (handbook/postgresql.md)"
-
-// WithoutSQL makes the gateway refuse every SQLiteDatabase call and
-// migration with reason (SharedStoreSQL on a replicated host): SQL calls
-// with backend_unavailable, ApplyMigrations with unsupported_capability.
-func WithoutSQL(reason string) Option { return func(g *Gateway) { g.noSQL = reason } }
 
 // WithKVStorageLimit sets each tenant's limit on the bytes of its edge.kv
 // entries (default DefaultKVStorageBytes); a put past it is refused with
@@ -246,8 +234,9 @@ func WithClock(now func() time.Time) Option { return func(g *Gateway) { g.now = 
 // New returns a Gateway over st that keeps SQLite databases under
 // dataDir/sql (created 0700 on first use; never the host's state file),
 // and object bodies in st when it holds them (store.ObjectBodies), else
-// under dataDir/objects. dataDir may be "" only with such a store and
-// WithoutSQL. A nil logger discards.
+// under dataDir/objects. With dataDir "" SQLiteDatabases are served only
+// on a store that holds them (WithSQLOwnership), else refused. A nil
+// logger discards.
 func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *Gateway {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -257,10 +246,13 @@ func New(st store.Store, dataDir string, logger *slog.Logger, opts ...Option) *G
 	if ob, ok := st.(store.ObjectBodies); ok {
 		g.chunks = ob
 	}
+	g.sql.init(g)
 	for _, o := range opts {
 		o(g)
 	}
-	g.sql.init(g)
+	if dataDir == "" && g.sql.owner == nil {
+		g.noSQL = "this host keeps no SQLiteDatabase files: it was started with no worker data directory"
+	}
 	return g
 }
 

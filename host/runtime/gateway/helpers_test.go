@@ -46,7 +46,7 @@ func resourceIn(group, tenant, kind, name, uid string) *store.Resource {
 	}
 }
 
-func newFixture(t *testing.T, opts ...gateway.Option) *fixture {
+func newFixture(t testing.TB, opts ...gateway.Option) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "host.db"), sqlite.Options{})
@@ -97,7 +97,7 @@ func (a answer) code() string {
 
 // do sends one request naming uids in the binding header (none when
 // empty).
-func (f *fixture) do(t *testing.T, method, path string, body []byte, hdr http.Header, uids ...string) answer {
+func (f *fixture) do(t testing.TB, method, path string, body []byte, hdr http.Header, uids ...string) answer {
 	t.Helper()
 	req, err := http.NewRequest(method, f.srv.URL+path, bytes.NewReader(body))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/postgres"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
-	"github.com/takoform/takoform/wire"
 )
 
 // pgReplica is one gateway over its own Store on a shared PostgreSQL
@@ -31,7 +29,7 @@ func pgReplica(t *testing.T, url string) *fixture {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	f := &fixture{st: st}
-	f.gw = gateway.New(st, "", nil, gateway.WithoutSQL(gateway.SharedStoreSQL))
+	f.gw = gateway.New(st, "", nil)
 	t.Cleanup(func() { _ = f.gw.Close() })
 	f.srv = httptest.NewServer(f.gw.ForTenant("acme"))
 	t.Cleanup(f.srv.Close)
@@ -54,17 +52,11 @@ func chunkRows(t *testing.T, st store.Store, bucket string) int {
 // byte-identical, whole and by ranges across chunk edges, through
 // another's; replacing, deleting and completing remove the bodies nothing
 // names; create-only puts of one key through both at once create it once;
-// deleting the bucket deletes its chunks; and SQL is refused with the
-// reason, calls and migrations alike.
+// and deleting the bucket deletes its chunks.
 func TestObjectsOnPostgresServeEveryReplica(t *testing.T) {
 	url := pgtest.URL(t)
 	a, b := pgReplica(t, url), pgReplica(t, url)
 	a.addBucket(t, "acme", "uid-b")
-	if err := a.st.Update(context.Background(), func(tx store.Tx) error {
-		return tx.CreateResource(resource("acme", gateway.KindSQL, "db", "uid-sql"))
-	}); err != nil {
-		t.Fatal(err)
-	}
 	big := make([]byte, 2*store.ObjectChunkBytes+12345)
 	for i := range big {
 		big[i] = byte(i*7 + i/store.ObjectChunkBytes)
@@ -169,16 +161,6 @@ func TestObjectsOnPostgresServeEveryReplica(t *testing.T) {
 		t.Errorf("%d chunks after the create-only puts; want 3 (the refused bodies removed)", n)
 	}
 
-	r := a.do(t, "POST", "/sql/v1/query", []byte(`{"sql":"SELECT 1"}`), nil, "uid-sql")
-	if r.code() != "backend_unavailable" || !strings.Contains(string(r.body), "do not run on a host on PostgreSQL yet") {
-		t.Errorf("a SQL call on a replicated host: %d %s; want backend_unavailable saying why", r.status, r.body)
-	}
-	_, err := a.gw.ApplyMigrations(context.Background(), "uid-sql", []gateway.MigrationFile{{Path: "0001.sql", Digest: "d", SQL: "CREATE TABLE t (x)"}})
-	var we *wire.Error
-	if !errors.As(err, &we) || we.Code != wire.UnsupportedCapability || !strings.Contains(we.Message, "host with a SQLite data file") {
-		t.Errorf("ApplyMigrations on a replicated host: %v; want unsupported_capability saying why", err)
-	}
-
 	if err := a.st.Update(context.Background(), func(tx store.Tx) error { return tx.DeleteResource("uid-b") }); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +186,7 @@ func TestObjectsOnPostgresReadBodiesFromBefore(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	f := &fixture{st: st, dataDir: dir}
-	f.gw = gateway.New(st, dir, nil, gateway.WithoutSQL(gateway.SharedStoreSQL))
+	f.gw = gateway.New(st, dir, nil)
 	f.srv = httptest.NewServer(f.gw.ForTenant("acme"))
 	t.Cleanup(f.srv.Close)
 	f.addBucket(t, "acme", "uid-b")

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	sqlitedrv "modernc.org/sqlite"
 
@@ -27,16 +28,31 @@ import (
 // (spec/runtime-v1.md §5.3). Each is opened once with one connection, so
 // the calls of one database run one after another; every call is one
 // SQLite transaction.
+//
+// On a host whose replicas share a store holding the databases' pages
+// (owner set, store.SQLPages), the file is this replica's copy of a
+// database it owns, and the store's pages are the database
+// (sqlowner.go; repo decision 0063).
 type sqlFiles struct {
-	g   *Gateway
-	mu  sync.Mutex
-	dbs map[string]*sqlDB
+	g     *Gateway
+	mu    sync.Mutex
+	dbs   map[string]*sqlDB
+	owner *sqlOwner
 }
 
 type sqlDB struct {
-	mu  sync.Mutex // held by a call, and by removal
-	db  *sql.DB
-	pol policy
+	mu      sync.Mutex // held by a call, and by removal
+	db      *sql.DB    // nil while a replicated database has no copy here
+	removed bool
+	pol     policy
+	// On a replicated host: the lease epoch the copy is current under
+	// (zero: none) and the lease's deadline as last taken or renewed.
+	fence store.Fence
+	until time.Time
+	// other is another replica's lease as last read, so calls forward to
+	// it without reading the lease again until its deadline (sqlpeer.go
+	// forgets it when the owner does not answer as one).
+	other *notOwner
 }
 
 func (f *sqlFiles) init(g *Gateway) {
@@ -44,9 +60,14 @@ func (f *sqlFiles) init(g *Gateway) {
 	f.dbs = map[string]*sqlDB{}
 }
 
-const sqlPageSize = 4096
+const sqlPageSize = store.SQLPageBytes
 
-func (f *sqlFiles) dir() string { return filepath.Join(f.g.dataDir, "sql") }
+func (f *sqlFiles) dir() string {
+	if f.owner != nil {
+		return f.owner.dir
+	}
+	return filepath.Join(f.g.dataDir, "sql")
+}
 
 // SQLitePath is where the database of the SQLiteDatabase with uid lives
 // under dataDir (for backups and host copy).
@@ -54,7 +75,10 @@ func SQLitePath(dataDir, uid string) string {
 	return filepath.Join(dataDir, "sql", uid+".sqlite")
 }
 
-// open returns uid's database, opening (and creating) it on first use.
+func (f *sqlFiles) path(uid string) string { return filepath.Join(f.dir(), uid+".sqlite") }
+
+// open returns uid's database, opening (and creating) its file on first
+// use; on a replicated host the copy is made by the owner's hold.
 func (f *sqlFiles) open(uid string) (*sqlDB, error) {
 	if !wire.ValidUID(uid) {
 		return nil, fmt.Errorf("UID %q cannot name a file", uid)
@@ -64,10 +88,24 @@ func (f *sqlFiles) open(uid string) (*sqlDB, error) {
 	if d := f.dbs[uid]; d != nil {
 		return d, nil
 	}
+	d := &sqlDB{}
+	if f.owner == nil {
+		db, err := f.openFile(uid)
+		if err != nil {
+			return nil, err
+		}
+		d.db = db
+	}
+	f.dbs[uid] = d
+	return d, nil
+}
+
+// openFile opens uid's file, creating it empty when absent.
+func (f *sqlFiles) openFile(uid string) (*sql.DB, error) {
 	if err := ensureDir(f.dir()); err != nil {
 		return nil, err
 	}
-	path := SQLitePath(f.g.dataDir, uid)
+	path := f.path(uid)
 	fh, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) // SQLite's journal takes the file's mode
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
@@ -77,9 +115,17 @@ func (f *sqlFiles) open(uid string) (*sqlDB, error) {
 	}
 	// page_size holds only for a new file (SQLite's default, 4096, for an
 	// old one); max_page_count is per connection and worker SQL cannot
-	// change it (its PRAGMA is refused).
+	// change it (its PRAGMA is refused). A replica's copy runs in WAL
+	// mode with no automatic checkpoint, so the owner reads each
+	// transaction's pages from the log; it needs no fsync, since the
+	// store holds the database and a copy is rebuilt from it whenever
+	// this process did not make it (repo decision 0063).
+	mode := "&_pragma=synchronous(FULL)"
+	if f.owner != nil {
+		mode = "&_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)&_pragma=synchronous(OFF)"
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_defensive=1" +
+		"?_pragma=busy_timeout(5000)" + mode + "&_defensive=1" +
 		fmt.Sprintf("&_pragma=page_size(%d)&_pragma=max_page_count(%d)", sqlPageSize, max(f.g.sqlLimit/sqlPageSize, 16))
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -87,13 +133,12 @@ func (f *sqlFiles) open(uid string) (*sqlDB, error) {
 	}
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
-	d := &sqlDB{db: db}
-	f.dbs[uid] = d
-	return d, nil
+	return db, nil
 }
 
-// run runs one call on uid's database.
-func (f *sqlFiles) run(ctx context.Context, uid string, c sqlCall) ([]result, *Error) {
+// run runs one call on uid's database; on a replicated host it returns
+// a *notOwner error when another replica owns it.
+func (f *sqlFiles) run(ctx context.Context, uid string, c sqlCall) ([]result, error) {
 	var results []result
 	var ferr *Error
 	err := f.with(ctx, uid, func(e *engine, pol *policy) {
@@ -105,10 +150,17 @@ func (f *sqlFiles) run(ctx context.Context, uid string, c sqlCall) ([]result, *E
 				f.limitBytes())
 		}
 	})
+	var no *notOwner
+	if errors.As(err, &no) {
+		return nil, no
+	}
 	if err != nil {
 		return nil, asError(err)
 	}
-	return results, ferr
+	if ferr != nil {
+		return nil, ferr
+	}
+	return results, nil
 }
 
 // limitBytes is the size limit of one database file, in bytes.
@@ -117,7 +169,10 @@ func (f *sqlFiles) limitBytes() int64 { return max(f.g.sqlLimit/sqlPageSize, 16)
 // with runs fn on uid's database, holding it for the call, with the
 // policy registered as the connection's authorizer and ATTACH disabled.
 // A database removed meanwhile is errBindingRefused; a driver or
-// connection fault is backend_unavailable.
+// connection fault is backend_unavailable. On a replicated host it first
+// holds the database's lease (a *notOwner error when another replica
+// does) and afterwards stores the pages fn's transactions committed; a
+// failure to store them drops this copy and is the call's answer.
 func (f *sqlFiles) with(ctx context.Context, uid string, fn func(*engine, *policy)) error {
 	d, err := f.open(uid)
 	if err != nil {
@@ -125,8 +180,13 @@ func (f *sqlFiles) with(ctx context.Context, uid string, fn func(*engine, *polic
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.db == nil { // removed meanwhile
+	if d.removed {
 		return errBindingRefused
+	}
+	if f.owner != nil {
+		if err := f.owner.hold(ctx, f, uid, d); err != nil {
+			return err
+		}
 	}
 	conn, err := d.db.Conn(ctx)
 	if err != nil {
@@ -137,6 +197,7 @@ func (f *sqlFiles) with(ctx context.Context, uid string, fn func(*engine, *polic
 			f.g.log.Warn("gateway: closing a SQLite connection failed", "uid", uid, "err", err)
 		}
 	}()
+	var shipErr error
 	err = conn.Raw(func(dc any) error {
 		reg, ok := dc.(sqlitedrv.AuthorizerRegisterer)
 		if !ok {
@@ -151,8 +212,15 @@ func (f *sqlFiles) with(ctx context.Context, uid string, fn func(*engine, *polic
 		}
 		e.noAttach()
 		fn(e, &d.pol)
+		if f.owner != nil {
+			shipErr = f.owner.ship(uid, d, e, f.path(uid)+"-wal")
+		}
 		return nil
 	})
+	if shipErr != nil {
+		f.owner.discard(f, uid, d)
+		return shipErr
+	}
 	if err != nil {
 		return unavailable(err)
 	}
@@ -172,9 +240,16 @@ func (f *sqlFiles) remove(uid string) error {
 			errs = append(errs, d.db.Close())
 			d.db = nil
 		}
+		d.removed = true
 		d.mu.Unlock()
 	}
-	path := SQLitePath(f.g.dataDir, uid)
+	errs = append(errs, removeFiles(f.path(uid)))
+	return errors.Join(errs...)
+}
+
+// removeFiles deletes a database file and its journals.
+func removeFiles(path string) error {
+	var errs []error
 	for _, p := range []string{path, path + "-journal", path + "-wal", path + "-shm"} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
@@ -225,6 +300,10 @@ func (f *sqlFiles) closeAll() error {
 			errs = append(errs, d.db.Close())
 			d.db = nil
 		}
+		if f.owner != nil {
+			f.owner.release(uid, d)
+		}
+		d.removed = true
 		d.mu.Unlock()
 		delete(f.dbs, uid)
 	}
@@ -246,15 +325,13 @@ type sqlHandler struct {
 // v1beta1 family (the projection of each family speaks its own route; a
 // database of the other family is refused): a body {sql, params?} or
 // {statements: [{sql, params?}]}, an answer that is a statement result or
-// {results: [...]}.
+// {results: [...]}. On a replicated host a database another replica owns
+// is served there, its answer relayed as it is (sqlpeer.go).
 func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 	op := r.PathValue("op")
 	beta := strings.HasPrefix(r.URL.Path, "/sql/v1beta1/")
-	mode := authExecute
 	switch op {
-	case "execute", "transaction":
-	case "query":
-		mode = authQuery
+	case "execute", "transaction", "query":
 	default:
 		h.g.writeError(w, invalidArgument("no SQL operation %q", op))
 		return
@@ -273,11 +350,7 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 		h.g.writeError(w, invalidArgument("the request could not be read: %v", err))
 		return
 	}
-	if len(body) > MaxSQLRequestBytes {
-		h.g.writeError(w, sqlErrorf("one call carries at most %d bytes of statements and params; send less per call", MaxSQLRequestBytes))
-		return
-	}
-	stmts, e := decodeCall(op, body)
+	c, e := decodeSQLCall(op, beta, body)
 	if e != nil {
 		h.g.writeError(w, e)
 		return
@@ -298,16 +371,58 @@ func (h *sqlHandler) serve(w http.ResponseWriter, r *http.Request) {
 		h.g.fail(w, r, h.tenant, err)
 		return
 	}
-	results, ferr := h.g.sql.run(r.Context(), uid, sqlCall{mode: mode, transaction: op == "transaction", beta: beta, stmts: stmts})
-	if ferr != nil {
-		h.g.fail(w, r, h.tenant, ferr)
+	var results []result
+	relayed := false
+	err = h.g.sql.onOwner(r.Context(), uid, func() (err error) {
+		results, err = h.g.sql.run(r.Context(), uid, c)
+		return err
+	}, func(holder string) error {
+		status, ctype, answer, err := h.g.sql.owner.post(r.Context(), holder,
+			PeerPathPrefix+"sql/"+url.PathEscape(uid)+"/"+op+"?family="+familyOf(beta), body)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		_, err = w.Write(answer)
+		h.g.delivered(err)
+		relayed = true
+		return nil
+	})
+	if !relayed {
+		h.g.answerSQL(w, r, h.tenant, op, results, err)
+	}
+}
+
+// decodeSQLCall reads one call's body: a statement, or a transaction's
+// statements.
+func decodeSQLCall(op string, beta bool, body []byte) (sqlCall, *Error) {
+	if len(body) > MaxSQLRequestBytes {
+		return sqlCall{}, sqlErrorf("one call carries at most %d bytes of statements and params; send less per call", MaxSQLRequestBytes)
+	}
+	stmts, e := decodeCall(op, body)
+	if e != nil {
+		return sqlCall{}, e
+	}
+	mode := authExecute
+	if op == "query" {
+		mode = authQuery
+	}
+	return sqlCall{mode: mode, transaction: op == "transaction", beta: beta, stmts: stmts}, nil
+}
+
+// answerSQL writes a call's results, or its refusal.
+func (g *Gateway) answerSQL(w http.ResponseWriter, r *http.Request, tenant, op string, results []result, err error) {
+	if err != nil {
+		g.fail(w, r, tenant, err)
 		return
 	}
 	if op == "transaction" {
-		h.g.writeJSON(w, map[string]any{"results": results})
+		g.writeJSON(w, map[string]any{"results": results})
 		return
 	}
-	h.g.writeJSON(w, results[0])
+	g.writeJSON(w, results[0])
 }
 
 func decodeCall(op string, body []byte) ([]statement, *Error) {

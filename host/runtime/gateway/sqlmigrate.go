@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -38,6 +39,20 @@ type LedgerEntry struct {
 // is the truth the host store's ledger copy is repaired from
 // (spec/runtime-v1.md §9.3). Errors are *Error (backend_unavailable).
 func (g *Gateway) Ledger(ctx context.Context, uid string) ([]LedgerEntry, error) {
+	var out []LedgerEntry
+	err := g.sql.onOwner(ctx, uid, func() (err error) {
+		out, err = g.ledgerHere(ctx, uid)
+		return err
+	}, func(holder string) (err error) {
+		out, err = g.sql.owner.forwardLedger(ctx, holder, uid, "ledger", nil)
+		return err
+	})
+	return out, err
+}
+
+// ledgerHere reads uid's ledger on this replica (*notOwner when another
+// owns it).
+func (g *Gateway) ledgerHere(ctx context.Context, uid string) ([]LedgerEntry, error) {
 	var out []LedgerEntry
 	var ferr error
 	err := g.sql.with(ctx, uid, func(e *engine, pol *policy) {
@@ -84,6 +99,24 @@ func (g *Gateway) ApplyMigrations(ctx context.Context, uid string, files []Migra
 	if g.noSQL != "" {
 		return nil, wire.Errorf(wire.UnsupportedCapability, "database %s was not migrated: %s", uid, g.noSQL)
 	}
+	var ledger []LedgerEntry
+	err := g.sql.onOwner(ctx, uid, func() (err error) {
+		ledger, err = g.applyHere(ctx, uid, files)
+		return err
+	}, func(holder string) error {
+		body, err := json.Marshal(files)
+		if err != nil {
+			return err
+		}
+		ledger, err = g.sql.owner.forwardLedger(ctx, holder, uid, "migrate", body)
+		return err
+	})
+	return ledger, err
+}
+
+// applyHere migrates uid on this replica (*notOwner when another owns
+// it).
+func (g *Gateway) applyHere(ctx context.Context, uid string, files []MigrationFile) ([]LedgerEntry, error) {
 	var ledger []LedgerEntry
 	var ferr error
 	err := g.sql.with(ctx, uid, func(e *engine, pol *policy) {

@@ -64,10 +64,13 @@ var tables = []struct{ name, order string }{
 }
 
 // targetOnly lists the tables only a PostgreSQL host has, which a SQLite
-// source has nothing for: object_chunks (object bodies, which a SQLite
-// host keeps in its worker data directory; repo decision 0061). The target
-// must hold them empty, and they stay so.
-var targetOnly = []string{"object_chunks"}
+// source has no table for: object_chunks (object bodies, which a SQLite
+// host keeps in its worker data directory; repo decision 0061), peer_keys
+// (made by the first replica), and sql_databases and sql_pages (SQLite
+// databases, which a SQLite host keeps as files in its worker data
+// directory and copySQLDatabases copies; repo decision 0063). The target
+// must hold them empty.
+var targetOnly = []string{"object_chunks", "peer_keys", "sql_databases", "sql_pages"}
 
 // Table is what was copied of one table.
 type Table struct {
@@ -115,7 +118,16 @@ var ErrTargetNotEmpty = errors.New("the target database is not empty")
 // side is written; a target that does not open (unreachable, refused,
 // newer) fails before the source is migrated. Errors name the database
 // without its password.
-func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
+func Copy(ctx context.Context, from, to string) ([]Table, error) {
+	return CopyWithWorkerData(ctx, from, from+".workers", to)
+}
+
+// CopyWithWorkerData is Copy of a host whose worker data directory is
+// workerData (Copy: FILE.workers, the default beside the file): the file
+// of each SQLiteDatabase under workerData/sql is copied too, as the pages
+// a host on PostgreSQL keeps (rows of sql_databases and sql_pages in the
+// result). Object bodies under it are not (repo decision 0061).
+func CopyWithWorkerData(ctx context.Context, from, workerData, to string) (_ []Table, err error) {
 	// A file that is no host's (empty, another program's) is refused
 	// before anything writes to it.
 	sdb, err := sqlite.OpenHostFile(ctx, from)
@@ -180,6 +192,11 @@ func Copy(ctx context.Context, from, to string) (_ []Table, err error) {
 		}
 		out = append(out, got)
 	}
+	dbs, err := copySQLDatabases(ctx, stx, ptx, workerData)
+	if err != nil {
+		return nil, fmt.Errorf("copy the SQLite databases of %s: %w", workerData, err)
+	}
+	out = append(out, dbs...)
 	if err := ptx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("commit the copy on %s: %w", dst.URL(), err)
 	}

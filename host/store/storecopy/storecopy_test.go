@@ -162,8 +162,8 @@ func TestCopyMovesAHost(t *testing.T) {
 			t.Errorf("copied %d rows of %s, want %d", rows[table], table, want)
 		}
 	}
-	if len(tables) != 23 {
-		t.Errorf("copied %d tables, want all 23", len(tables))
+	if len(tables) != 25 {
+		t.Errorf("copied %d tables, want all 23 and the SQLite databases' 2", len(tables))
 	}
 
 	pg := hosttest.Start(t, hosttest.Options{Data: target})
