@@ -398,8 +398,8 @@ func (g *Gateway) fail(w http.ResponseWriter, r *http.Request, tenant string, er
 
 // Sweep removes what deleted resources and expired entries leave: up to
 // limit expired edge.kv entries ("kv_entries"), every SQLite file under
-// the data directory whose SQLiteDatabase no longer exists
-// ("sql_databases"), the object bodies of deleted ObjectBuckets
+// the data directory (or copy of a replica) whose SQLiteDatabase no
+// longer exists ("sql_databases"), the object bodies of deleted ObjectBuckets
 // ("object_buckets") and object temp files a write never finished. It
 // returns what it removed by kind. The host calls it on its sweep
 // interval (host.Config.DataSweep); it is safe beside serving.
@@ -413,7 +413,7 @@ func (g *Gateway) Sweep(ctx context.Context, limit int) (map[string]int, error) 
 	if err != nil {
 		return out, err
 	}
-	if g.dataDir != "" {
+	if g.dataDir != "" || g.sql.owner != nil { // files, or a replica's copies (repo decision 0063)
 		if out["sql_databases"], err = g.sql.sweep(ctx); err != nil {
 			return out, err
 		}

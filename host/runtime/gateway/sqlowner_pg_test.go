@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,11 +31,14 @@ type ownerReplica struct {
 	*fixture
 	peer   *httptest.Server
 	holder string
+	copies string // where it keeps its copies of the databases it owns
 }
 
 const testLease = time.Second
 
-func pgOwnerReplica(t testing.TB, url string) *ownerReplica { return pgOwnerReplicaLease(t, url, testLease) }
+func pgOwnerReplica(t testing.TB, url string) *ownerReplica {
+	return pgOwnerReplicaLease(t, url, testLease)
+}
 
 func pgOwnerReplicaLease(t testing.TB, url string, lease time.Duration) *ownerReplica {
 	t.Helper()
@@ -43,8 +48,8 @@ func pgOwnerReplicaLease(t testing.TB, url string, lease time.Duration) *ownerRe
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	peer := httptest.NewUnstartedServer(nil)
-	r := &ownerReplica{fixture: &fixture{st: st}, peer: peer, holder: "http://" + peer.Listener.Addr().String()}
-	r.gw = gateway.New(st, "", nil, gateway.WithSQLOwnership(gateway.SQLOwnership{Holder: r.holder, Dir: t.TempDir(), Lease: lease}))
+	r := &ownerReplica{fixture: &fixture{st: st}, peer: peer, holder: "http://" + peer.Listener.Addr().String(), copies: t.TempDir()}
+	r.gw = gateway.New(st, "", nil, gateway.WithSQLOwnership(gateway.SQLOwnership{Holder: r.holder, Dir: r.copies, Lease: lease}))
 	t.Cleanup(func() { _ = r.gw.Close() })
 	peer.Config.Handler = r.gw.PeerHandler()
 	peer.Start()
@@ -151,6 +156,16 @@ func TestSQLOnReplicasOneOwnerForwardingFailover(t *testing.T) {
 	}
 	if pages, leases := pageRows(t, a.st, "uid-sql"); pages != 0 || leases != 0 {
 		t.Fatalf("after the delete %d pages and %d leases remain", pages, leases)
+	}
+	copyPath := filepath.Join(b.copies, "uid-sql.sqlite")
+	if _, err := os.Stat(copyPath); err != nil {
+		t.Fatalf("B, the owner, has no copy at %s before the sweep: %v", copyPath, err)
+	}
+	if swept, err := b.gw.Sweep(ctx, 10); err != nil || swept["sql_databases"] != 1 {
+		t.Fatalf("B's sweep after the delete: %v, %v; want its copy removed", swept, err)
+	}
+	if _, err := os.Stat(copyPath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("B's copy of the deleted database is still there: %v", err)
 	}
 }
 
