@@ -1,8 +1,13 @@
 package replicatest_test
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +35,8 @@ type ingressPath struct {
 // (spec/runtime-v1.md §10.5): two `host serve` replicas on one
 // PostgreSQL, each with its own workerd, one hello-world worker
 // deployed; the same 32 clients send to replica 0's ingress alone, or
-// half to each replica's. The floors, in the same run: the same load on
+// half to each replica's (and to replica 1's alone, to show the two
+// are alike). The floors, in the same run: the same load on
 // the replicas' workerd sockets themselves (BenchmarkIngressHello's
 // socket floor, internal/runtimebench), replica 0's alone and both
 // halves. Short rounds rotate the order (BENCH_RUNTIME_HELLO_ROUNDS,
@@ -45,17 +51,32 @@ func BenchmarkDataPlaneIngress(b *testing.B) {
 	win := benchEnvDuration(b, "BENCH_RUNTIME_WINDOW", time.Second)
 	p := startPlane(b, 2)
 	_, hostname := p.deploy(helloBench, []any{"fetch"}, nil)
+	var dials []*atomic.Int64 // connections each path's clients opened
+	counted := func(tr *http.Transport) *http.Client {
+		n := &atomic.Int64{}
+		dials = append(dials, n)
+		dial := tr.DialContext
+		if dial == nil {
+			dial = (&net.Dialer{}).DialContext
+		}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			n.Add(1)
+			return dial(ctx, network, addr)
+		}
+		return &http.Client{Transport: tr}
+	}
 	tcp := func() *http.Client {
-		return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * benchClients, DisableCompression: true}}
+		return counted(&http.Transport{MaxIdleConnsPerHost: 2 * benchClients, DisableCompression: true})
 	}
 	s0, pid0 := p.shardSocket(0)
 	s1, pid1 := p.shardSocket(1)
-	unix := func(s string) *http.Client { return &http.Client{Transport: engine.UnixTransport(s)} }
+	unix := func(s string) *http.Client { return counted(engine.UnixTransport(s)) }
 	paths := []*ingressPath{
 		{name: "ingress, one replica", base: p.ingress[:1], clients: []*http.Client{tcp()}},
 		{name: "ingresses, two replicas", base: p.ingress, clients: []*http.Client{tcp(), tcp()}},
 		{name: "floor: workerd socket, one replica", base: []string{"http://workerd"}, clients: []*http.Client{unix(s0)}},
 		{name: "floor: workerd sockets, two replicas", base: []string{"http://workerd", "http://workerd"}, clients: []*http.Client{unix(s0), unix(s1)}},
+		{name: "ingress, the other replica alone", base: p.ingress[1:], clients: []*http.Client{tcp()}},
 	}
 	fmt.Printf("\n== hello world at c = %d through two replicas' ingresses and one's, on PostgreSQL (%d rounds of %s per path, order rotated)\n", benchClients, rounds, win)
 	fmt.Printf("   load average (1 5 15 min) at start: %s\n", loadavg())
@@ -112,6 +133,11 @@ func BenchmarkDataPlaneIngress(b *testing.B) {
 		m, per := ratio(r.a, r.f)
 		fmt.Printf("   %-48s %.2f× (per round %s)\n", r.label, m, joinFloats(per, "%.2f"))
 	}
+	var opened []string
+	for _, d := range dials {
+		opened = append(opened, strconv.FormatInt(d.Load(), 10))
+	}
+	fmt.Printf("   connections the clients opened, by client in path order: %s (keep-alive: at most %d each)\n", strings.Join(opened, " "), benchClients)
 	fmt.Printf("   load average at end: %s\n", loadavg())
 	two, _ := ratio(paths[1], paths[0])
 	b.ReportMetric(two, "x-one-replica")
