@@ -100,6 +100,13 @@ func BenchmarkDataPlaneQueue(b *testing.B) {
 			c := perMessage(f.cpu, n)
 			fmt.Printf("     %-50s %9.0f  %-22s %24.0f %8.0f %9.0f %6.0f\n", f.name, medianOf(f.rates), joinFloats(f.rates, "%.0f"), c.host, c.engine, c.pg, c.client)
 		}
+		for _, f := range figures[1:] {
+			var per []float64
+			for i := range f.rates {
+				per = append(per, figures[0].rates[i]/f.rates[i])
+			}
+			fmt.Printf("     end to end / %-36s %.2f× (per round %s)\n", strings.TrimPrefix(f.name, "floor: ")+":", medianOf(per), joinFloats(per, "%.2f"))
+		}
 		b.ReportMetric(medianOf(figures[0].rates), fmt.Sprintf("msgs/s-x%d", replicas))
 	}
 	b.StopTimer()
