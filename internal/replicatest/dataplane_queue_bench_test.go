@@ -45,6 +45,7 @@ const (
 // CPU spent per message.
 type queueFigure struct {
 	name  string
+	short string // in the ratio lines
 	rates []float64
 	cpu   []cpuSample // per message: see perMessage
 }
@@ -105,7 +106,7 @@ func BenchmarkDataPlaneQueue(b *testing.B) {
 			for i := range f.rates {
 				per = append(per, figures[0].rates[i]/f.rates[i])
 			}
-			fmt.Printf("     end to end / %-36s %.2f× (per round %s)\n", strings.TrimPrefix(f.name, "floor: ")+":", medianOf(per), joinFloats(per, "%.2f"))
+			fmt.Printf("     end to end / %-35s %.2f× (per round %s)\n", f.short, medianOf(per), joinFloats(per, "%.2f"))
 		}
 		b.ReportMetric(medianOf(figures[0].rates), fmt.Sprintf("msgs/s-x%d", replicas))
 	}
@@ -242,8 +243,8 @@ func (q *queueBench) drain(n int) {
 // run measures rounds of the three paths, order rotated.
 func (q *queueBench) run(rounds int) []*queueFigure {
 	e2e := &queueFigure{name: "send → handler → acknowledged"}
-	sendOnly := &queueFigure{name: "floor: send and store only (no consumer)"}
-	storeOnly := &queueFigure{name: "floor: store send/claim/ack, no host (in process)"}
+	sendOnly := &queueFigure{name: "floor: send and store only (no consumer)", short: "sends alone"}
+	storeOnly := &queueFigure{name: "floor: store send/claim/ack, no host (in process)", short: "the store alone"}
 	timed := func(f *queueFigure, work func()) func() {
 		return func() {
 			cpu0, t0 := q.cpu.sample(), time.Now()
