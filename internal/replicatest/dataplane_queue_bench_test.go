@@ -91,11 +91,13 @@ func BenchmarkDataPlaneQueue(b *testing.B) {
 	b.ResetTimer()
 	for _, replicas := range []int{1, 2} {
 		q := startQueueBench(b, replicas, n)
+		rest := q.atRest(3 * time.Second)
 		figures := q.run(rounds)
 		holder := q.holder()
 		q.c.Stop()
 		q.st.Close()
 		fmt.Printf("   postgres ×%d (%s), load average now %s\n", replicas, holder, loadavg())
+		fmt.Printf("     at rest before the rounds, CPU ms per second: host %.0f, workerd %.0f, postgres %.0f\n", rest.host, rest.engine, rest.pg)
 		fmt.Printf("     %-50s %9s  %-22s %s\n", "", "median/s", "per round", "CPU µs/message: host  workerd  postgres  bench")
 		for _, f := range figures {
 			c := perMessage(f.cpu, n)
@@ -149,6 +151,16 @@ func startQueueBench(b *testing.B, replicas, n int) *queueBench {
 	// dispatch worker on each replica; deliver a first batch through it
 	q.drain(queueSendBatch)
 	return q
+}
+
+// atRest is the CPU the hosts, their workerd and PostgreSQL spend per
+// second of d with nothing sent (leases, polls, reconciles), in ms.
+func (q *queueBench) atRest(d time.Duration) struct{ host, engine, pg float64 } {
+	cpu0, t0 := q.cpu.sample(), time.Now()
+	time.Sleep(d)
+	used, secs := q.cpu.sample().minus(cpu0), time.Since(t0).Seconds()
+	ms := func(x time.Duration) float64 { return float64(x.Milliseconds()) / secs }
+	return struct{ host, engine, pg float64 }{ms(used.host), ms(used.engine), ms(used.pg)}
 }
 
 // holder names the replica that holds the events lease (it dispatches).
