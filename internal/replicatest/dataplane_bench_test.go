@@ -16,6 +16,7 @@ import (
 
 	"github.com/takoform/takoform/conformance"
 	"github.com/takoform/takoform/host/runtime/enginetest"
+	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/internal/hosttest"
 	"github.com/takoform/takoform/internal/replicatest"
 	"github.com/takoform/takoform/wire"
@@ -43,10 +44,24 @@ type plane struct {
 	cpu     *cpuMeter    // hosts, their workerd, PostgreSQL, this process
 }
 
+// requirePlane skips b, saying why, unless workerd and PostgreSQL are at
+// hand (`make bench-runtime-replicas` provides both), and returns the
+// workerd binary.
+func requirePlane(b *testing.B) string {
+	bin := enginetest.Binary(b)
+	if os.Getenv("REPLICATEST_SQLITE") == "1" {
+		b.Skip("the data plane's benchmarks measure PostgreSQL replicas; REPLICATEST_SQLITE=1 runs one SQLite replica")
+	}
+	if os.Getenv(pgtest.EnvVar) == "" {
+		b.Skipf("the data plane's benchmarks need PostgreSQL: %s is unset (make bench-runtime-replicas runs them through scripts/postgres.sh)", pgtest.EnvVar)
+	}
+	return bin
+}
+
 // startPlane starts n replicas on a fresh PostgreSQL database, each with
 // real workerd and an ingress on a free loopback port.
 func startPlane(b *testing.B, n int) *plane {
-	bin := enginetest.Binary(b)
+	bin := requirePlane(b)
 	c := cluster(b, n, replicatest.Options{Args: []string{"--workerd", bin, "--ingress", "127.0.0.1:0"}})
 	ctx := context.Background()
 	e, err := conformance.NewEnv(ctx, c.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)

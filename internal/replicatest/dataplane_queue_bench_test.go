@@ -86,6 +86,7 @@ type queueBench struct {
 func BenchmarkDataPlaneQueue(b *testing.B) {
 	n := benchEnvInt(b, "BENCH_RUNTIME_QUEUE_N", 2000)
 	rounds := benchEnvInt(b, "BENCH_RUNTIME_ROUNDS", 3)
+	requirePlane(b)
 	fmt.Printf("\n== queue messages per second end to end on PostgreSQL (send → queue handler → acknowledged), %d messages a round, %d rounds\n", n, rounds)
 	fmt.Printf("   load average (1 5 15 min) at start: %s\n", loadavg())
 	b.ResetTimer()
