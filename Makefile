@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet lint tofu workerd unit conformance acceptance build generate fuzz fuzz-space bench bench-runtime demo bench-provider docs release-snapshot
+.PHONY: test fmt-check vet lint tofu workerd unit conformance acceptance build generate fuzz fuzz-space bench bench-runtime bench-runtime-replicas demo bench-provider docs release-snapshot
 
 # The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
 # installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
@@ -122,9 +122,19 @@ bench:
 # and latency at c = 32 through the ingress, a bare reverse proxy and
 # workerd's socket; a KV read-after-write through a worker; a shard's
 # resident memory and each further worker's; the time from a version's
-# apply to its first answer. PERFORMANCE.md lists the knobs.
+# apply to its first answer; queue messages/s end to end and the delay of
+# a cron firing. Then bench-runtime-replicas. PERFORMANCE.md lists the knobs.
 bench-runtime: workerd
 	TAKOFORM_WORKERD="$$(./scripts/workerd.sh)" $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./internal/runtimebench
+	$(MAKE) --no-print-directory bench-runtime-replicas
+
+# The data plane on `host serve` replicas on a throwaway PostgreSQL, each
+# with its own workerd (internal/replicatest, BenchmarkDataPlane*): queue
+# messages/s end to end on one and on two replicas beside sends alone and
+# the store's own delivery transactions; hello-world requests/s through
+# two replicas' ingresses beside one's and beside their workerd sockets.
+bench-runtime-replicas: workerd
+	TAKOFORM_WORKERD="$$(./scripts/workerd.sh)" ./scripts/postgres.sh run -- $(GO) test -count=1 -run '^$$' -bench DataPlane -benchtime 1x -timeout 30m ./internal/replicatest
 
 # The provider against the protocol floor: tofu apply, plan (no changes) and
 # destroy of 500 takoform_edge_kv_namespace resources on our host beside 500

@@ -3,7 +3,9 @@
 // host has in production (spec/host-api-v1alpha3.md §2.2; ARCHITECTURE.md
 // §5). Tests in this package prove the lane's promises hold across
 // replicas: conformance, fences, idempotent replay, operations, conflicting
-// creates, crashes (SIGKILL) and linearizability.
+// creates, crashes (SIGKILL) and linearizability; its benchmarks measure
+// the host and the data plane on replicas (PERFORMANCE.md, `make bench`
+// and `make bench-runtime-replicas`).
 //
 // The database is real PostgreSQL: the tests take a fresh database from
 // host/store/postgres/pgtest (TAKOFORM_TEST_POSTGRES, which `make test`

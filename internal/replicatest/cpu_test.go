@@ -30,31 +30,46 @@ const clockTick = 10 * time.Millisecond
 type cpuMeter struct {
 	hosts      []int // host process ids
 	postmaster int   // 0: no PostgreSQL in this measurement
+	// engines counts the hosts' child processes (their workerd shards,
+	// live and reaped) as a fourth party.
+	engines bool
 }
 
-// cpuSample is CPU time spent so far.
-type cpuSample struct{ host, pg, client time.Duration }
+// cpuSample is CPU time spent so far; engine only when cpuMeter.engines.
+type cpuSample struct{ host, pg, client, engine time.Duration }
 
 func (m *cpuMeter) sample() cpuSample {
 	var s cpuSample
 	if m == nil {
 		return s
 	}
+	host := map[int]bool{}
 	for _, pid := range m.hosts {
 		st, _ := procStat(pid)
 		s.host += st.self
+		host[pid] = true
+		if m.engines {
+			s.engine += st.children // shards of earlier generations, reaped
+		}
 	}
-	if m.postmaster != 0 {
-		st, _ := procStat(m.postmaster)
-		s.pg = st.self + st.children // children: backends already reaped
+	if m.postmaster != 0 || m.engines {
+		if m.postmaster != 0 {
+			st, _ := procStat(m.postmaster)
+			s.pg = st.self + st.children // children: backends already reaped
+		}
 		dirs, _ := filepath.Glob("/proc/[0-9]*")
 		for _, d := range dirs {
 			pid, err := strconv.Atoi(filepath.Base(d))
 			if err != nil {
 				continue
 			}
-			if st, ok := procStat(pid); ok && st.ppid == m.postmaster {
+			st, ok := procStat(pid)
+			switch {
+			case !ok:
+			case m.postmaster != 0 && st.ppid == m.postmaster:
 				s.pg += st.self
+			case m.engines && host[st.ppid]:
+				s.engine += st.self
 			}
 		}
 	}
