@@ -185,11 +185,13 @@ func TestPeerRoutesRefuseUnsignedAndReplayed(t *testing.T) {
 	}
 	uri := gateway.PeerPathPrefix + "sql/uid-sql/execute?family=v1alpha1"
 	body := []byte(`{"sql":"CREATE TABLE x (y)"}`)
-	send := func(sig string) int {
-		req, err := http.NewRequest("POST", a.peer.URL+uri, bytes.NewReader(body))
+	digest := fmt.Sprintf("%x", sha256.Sum256(body))
+	send := func(sig string, tampered ...byte) int {
+		req, err := http.NewRequest("POST", a.peer.URL+uri, bytes.NewReader(append(bytes.Clone(body), tampered...)))
 		if err != nil {
 			t.Fatal(err)
 		}
+		req.Header.Set("Takoform-Peer-Body-Digest", digest)
 		if sig != "" {
 			req.Header.Set("Takoform-Peer-Signature", sig)
 		}
@@ -202,9 +204,8 @@ func TestPeerRoutesRefuseUnsignedAndReplayed(t *testing.T) {
 	}
 	sign := func(k []byte, t int64) string {
 		const nonce = "0123456789abcdef"
-		sum := sha256.Sum256(body)
 		m := hmac.New(sha256.New, k)
-		fmt.Fprintf(m, "POST\n%s\n%d\n%s\n%x", uri, t, nonce, sum)
+		fmt.Fprintf(m, "POST\n%s\n%d\n%s\n%s", uri, t, nonce, digest)
 		return fmt.Sprintf("t=%d,n=%s,s=%s", t, nonce, hex.EncodeToString(m.Sum(nil)))
 	}
 	now := time.Now().UnixMilli()
@@ -218,6 +219,9 @@ func TestPeerRoutesRefuseUnsignedAndReplayed(t *testing.T) {
 		if got := send(sig); got != http.StatusUnauthorized {
 			t.Errorf("%s: %d; want 401", name, got)
 		}
+	}
+	if got := send(sign(key, now+1), ' '); got != http.StatusUnauthorized {
+		t.Errorf("a body other than the signed digest's: %d; want 401", got)
 	}
 	good := sign(key, now)
 	if got := send(good); got != http.StatusOK {

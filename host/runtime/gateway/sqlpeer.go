@@ -27,18 +27,22 @@ import (
 // (op: execute, query, transaction; the body as the edge.sql route's)
 // or .../{uid}/migrate and .../{uid}/ledger (JSON). Every request is
 // signed with the store's peer key (store.SQLPages.PeerKey):
+// Takoform-Peer-Body-Digest: HEX(SHA-256(body)) and
 // Takoform-Peer-Signature: t=UNIX_MS,n=NONCE,s=HEX(HMAC-SHA256(key,
-// "POST\n" + request URI + "\n" + t + "\n" + n + "\n" +
-// HEX(SHA-256(body)))), NONCE 16 random hex digits, so two equal calls
-// in one millisecond sign differently. The owner refuses a signature more
-// than peerSkew from its clock, or one it has already accepted; it never
-// forwards again, answering 421 when it does not own the database.
+// "POST\n" + request URI + "\n" + t + "\n" + n + "\n" + body digest)),
+// NONCE 16 random hex digits, so two equal calls in one millisecond sign
+// differently. The owner checks the signature before it reads the body
+// (an unsigned request costs it no body), then the body against its
+// digest; it refuses a signature more than peerSkew from its clock, or
+// one it has already accepted; it never forwards again, answering 421
+// when it does not own the database.
 
 // PeerPathPrefix is the path every route between replicas starts with.
 const PeerPathPrefix = "/_takoform/peer/v1/"
 
 const (
 	peerSignatureHeader = "Takoform-Peer-Signature"
+	peerDigestHeader    = "Takoform-Peer-Body-Digest"
 	peerSkew            = time.Minute
 	peerMaxBody         = 4 * MaxSQLRequestBytes
 	ownerTries          = 4
@@ -120,10 +124,14 @@ func (o *sqlOwner) peerKey(ctx context.Context) ([]byte, error) {
 	return o.key, nil
 }
 
-func peerSignature(key []byte, uri string, t int64, nonce string, body []byte) string {
+func bodyDigest(body []byte) string {
 	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+func peerSignature(key []byte, uri string, t int64, nonce, digest string) string {
 	m := hmac.New(sha256.New, key)
-	m.Write(fmt.Appendf(nil, "POST\n%s\n%d\n%s\n%x", uri, t, nonce, sum))
+	m.Write(fmt.Appendf(nil, "POST\n%s\n%d\n%s\n%s", uri, t, nonce, digest))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
@@ -155,7 +163,9 @@ func (o *sqlOwner) post(ctx context.Context, holder, path string, body []byte) (
 		return 0, "", nil, unavailable(err)
 	}
 	nonce := hex.EncodeToString(nb)
-	req.Header.Set(peerSignatureHeader, fmt.Sprintf("t=%d,n=%s,s=%s", t, nonce, peerSignature(key, target.RequestURI(), t, nonce, body)))
+	digest := bodyDigest(body)
+	req.Header.Set(peerDigestHeader, digest)
+	req.Header.Set(peerSignatureHeader, fmt.Sprintf("t=%d,n=%s,s=%s", t, nonce, peerSignature(key, target.RequestURI(), t, nonce, digest)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := o.client.Do(req)
 	if err != nil {
@@ -184,8 +194,8 @@ func (o *sqlOwner) post(ctx context.Context, holder, path string, body []byte) (
 	return resp.StatusCode, resp.Header.Get("Content-Type"), answer, nil
 }
 
-// verify checks r's signature over body.
-func (o *sqlOwner) verify(r *http.Request, body []byte) error {
+// verify checks r's signature, before its body is read.
+func (o *sqlOwner) verify(r *http.Request) error {
 	key, err := o.peerKey(r.Context())
 	if err != nil {
 		return err
@@ -212,7 +222,7 @@ func (o *sqlOwner) verify(r *http.Request, body []byte) error {
 	if d := time.Since(at); d > peerSkew || d < -peerSkew {
 		return fmt.Errorf("the signature's time %s is more than %s from this replica's clock; synchronize the replicas' clocks", at.UTC().Format(time.RFC3339), peerSkew)
 	}
-	want := peerSignature(key, r.URL.RequestURI(), t, nonce, body)
+	want := peerSignature(key, r.URL.RequestURI(), t, nonce, r.Header.Get(peerDigestHeader))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return errors.New("the signature does not match: the sender does not hold this store's peer key")
 	}
@@ -250,14 +260,18 @@ func (g *Gateway) PeerHandler() http.Handler {
 
 func (g *Gateway) servePeer(w http.ResponseWriter, r *http.Request) {
 	o := g.sql.owner
+	if err := o.verify(r); err != nil {
+		g.log.Warn("gateway: a forwarded SQL call was refused", "remote", r.RemoteAddr, "err", err)
+		g.writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: err.Error()})
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, peerMaxBody+1))
 	if err != nil || len(body) > peerMaxBody {
 		g.writeError(w, invalidArgument("the forwarded request could not be read whole (at most %d bytes): %v", peerMaxBody, err))
 		return
 	}
-	if err := o.verify(r, body); err != nil {
-		g.log.Warn("gateway: a forwarded SQL call was refused", "remote", r.RemoteAddr, "err", err)
-		g.writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: err.Error()})
+	if bodyDigest(body) != r.Header.Get(peerDigestHeader) {
+		g.writeError(w, &Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: "the body does not match its signed digest"})
 		return
 	}
 	uid, op := r.PathValue("uid"), r.PathValue("op")
