@@ -80,14 +80,25 @@ type Replica struct {
 	// ingress is the worker ingress URL the process announced (with
 	// `--ingress` in Options.Args), "" before.
 	ingress atomic.Pointer[string]
+	// loader is the runtime loader adapter's URL the process announced
+	// (with `--runtime-loader-listen`), "" before.
+	loader atomic.Pointer[string]
 }
 
 // Ingress is the worker ingress URL r's running process announced
 // (`worker ingress on http://…`), waiting up to 30 s for it; "" when it
 // announced none.
-func (r *Replica) Ingress() string {
+func (r *Replica) Ingress() string { return announced(&r.ingress) }
+
+// Loader is the URL of the runtime loader adapter r's running process
+// announced (`loader adapter … on http://…/`, with --conformance-probe
+// and --runtime-loader-listen in Options.Args), waiting up to 30 s for
+// it; "" when it announced none.
+func (r *Replica) Loader() string { return announced(&r.loader) }
+
+func announced(p *atomic.Pointer[string]) string {
 	for range 300 {
-		if u := r.ingress.Load(); u != nil {
+		if u := p.Load(); u != nil {
 			return *u
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -155,6 +166,7 @@ func (c *Cluster) pick() *url.URL {
 var (
 	servingLine = regexp.MustCompile(`^takoform host serving (http://\S+) `)
 	ingressLine = regexp.MustCompile(`^worker ingress on (http://\S+) `)
+	loaderLine  = regexp.MustCompile(`^loader adapter \S+ on (http://\S+)/$`)
 )
 
 // launch starts r's process and waits until it serves.
@@ -164,6 +176,7 @@ func (c *Cluster) launch(r *Replica) error {
 		return err
 	}
 	r.ingress.Store(nil)
+	r.loader.Store(nil)
 	args := []string{"host", "serve", "--listen", r.addr, "--data", c.opts.Data, "--tokens", filepath.Join(c.dir, "tokens.json")}
 	if c.opts.Forms != "" {
 		args = append(args, "--forms", c.opts.Forms)
@@ -194,6 +207,9 @@ func (c *Cluster) launch(r *Replica) error {
 			fmt.Fprintln(logf, sc.Text())
 			if m := ingressLine.FindStringSubmatch(sc.Text()); m != nil {
 				r.ingress.Store(&m[1])
+			}
+			if m := loaderLine.FindStringSubmatch(sc.Text()); m != nil {
+				r.loader.Store(&m[1])
 			}
 			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil && !sent {
 				lines <- m[1]

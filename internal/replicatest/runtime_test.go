@@ -21,7 +21,7 @@ import (
 	"github.com/takoform/takoform/internal/replicatest"
 )
 
-// TestRuntimeChecksOnTwoReplicas runs the runtime checks 6–18
+// TestRuntimeChecksOnTwoReplicas runs the runtime checks 1–18
 // (spec/runtime-v1.md §8.3) against two replicas on one PostgreSQL, each
 // with its own workerd and ingress, behind a front that sends consecutive
 // worker requests to alternate replicas (so check 11's put and get, and
@@ -29,9 +29,9 @@ import (
 // secrets key (the probe's sensitive variable is set through the secret
 // route); both run the events dispatcher, which dispatches cron and
 // queues on whichever holds the events lease (repo decision 0062), and
-// check 17 waits for a real minute. Checks 1–5 need a loader adapter, which a
-// replica serves only under --conformance-probe: they are unmeasured here
-// (TestRuntimeChecksOnOurHost runs them).
+// check 17 waits for a real minute. Checks 1–5 load bundles through the
+// loader adapter of replica 0 (each replica serves one under
+// --conformance-probe).
 func TestRuntimeChecksOnTwoReplicas(t *testing.T) {
 	bin := enginetest.Binary(t)
 	key := filepath.Join(t.TempDir(), "secrets.key")
@@ -42,7 +42,12 @@ func TestRuntimeChecksOnTwoReplicas(t *testing.T) {
 	if err := os.WriteFile(key, k, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := cluster(t, 2, replicatest.Options{Args: []string{"--workerd", bin, "--ingress", "127.0.0.1:0", "--secrets-key", key}})
+	c := cluster(t, 2, replicatest.Options{Probe: true, Args: []string{"--workerd", bin, "--ingress", "127.0.0.1:0", "--secrets-key", key,
+		"--runtime-loader-listen", "127.0.0.1:0"}})
+	loader := c.Replicas[0].Loader()
+	if loader == "" {
+		t.Fatalf("replica 0 announced no loader adapter:\n%s", c.Logs())
+	}
 	var fronts []*httputil.ReverseProxy
 	for i, r := range c.Replicas {
 		u, err := url.Parse(r.Ingress())
@@ -89,12 +94,9 @@ func TestRuntimeChecksOnTwoReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := runtimeabi.NewRun(runtimeabi.Options{Worker: w})
+	run := runtimeabi.NewRun(runtimeabi.Options{Worker: w, Loader: &runtimeabi.Loader{URL: loader}})
 	for _, r := range run.All(ctx) {
 		want := runtimeabi.Passed
-		if r.Number <= 5 {
-			want = runtimeabi.Unmeasured
-		}
 		if r.Outcome != want {
 			t.Errorf("check %d %s %s, want %s: %s", r.Number, r.ID, r.Outcome, want, r.Detail)
 		} else {
