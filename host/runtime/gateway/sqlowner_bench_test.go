@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/takoform/takoform/host/runtime/gateway"
@@ -32,17 +33,20 @@ func BenchmarkSQLOnReplicas(b *testing.B) {
 	}{{"floor_sqlite_file", file}, {"owner", a.fixture}, {"forwarded", o.fixture}} {
 		callB(b, c.f, "execute", "CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT)")
 		b.Run(c.name+"/insert", func(b *testing.B) {
-			for i := 0; b.Loop(); i++ {
-				callB(b, c.f, "execute", "INSERT INTO kv VALUES (?1, 'value')", tagged("text", fmt.Sprint(c.name, i)))
+			for b.Loop() {
+				callB(b, c.f, "execute", "INSERT INTO kv VALUES (?1, 'value')", tagged("text", fmt.Sprint(c.name, benchKey.Add(1))))
 			}
 		})
 		b.Run(c.name+"/read", func(b *testing.B) {
 			for b.Loop() {
-				callB(b, c.f, "query", "SELECT v FROM kv WHERE k = ?1", tagged("text", c.name+"0"))
+				callB(b, c.f, "query", "SELECT v FROM kv WHERE k = ?1", tagged("text", c.name+"1"))
 			}
 		})
 	}
 }
+
+// benchKey numbers the inserted keys across -count runs.
+var benchKey atomic.Int64
 
 func callB(b *testing.B, f *fixture, op, text string, params ...any) {
 	b.Helper()
