@@ -89,7 +89,11 @@ func deployEvents(t *testing.T, c *replicatest.Cluster, source string) *eventsAp
 	a.kv, a.queue, a.dlq = kv.Metadata.UID, q.Metadata.UID, dlq.Metadata.UID
 	a.kvName, a.queueName = kv.Metadata.Name, q.Metadata.Name
 	a.worker = create("ModuleWorker", "worker", map[string]any{}).Metadata.Name
-	version := a.version(t, source)
+	version := a.version(t, e, source, map[string]any{
+		"handlers":              []any{"fetch", "scheduled", "queue"},
+		"kvBindings":            []any{map[string]any{"name": "CACHE", "resource": e.Rel("EdgeKVNamespace", a.kvName)}},
+		"queueProducerBindings": []any{map[string]any{"name": "EVENTS", "resource": e.Rel("AtLeastOnceQueue", a.queueName)}},
+	})
 	a.deployment = create("WorkerDeployment", "deploy", map[string]any{"worker": e.Rel("ModuleWorker", a.worker),
 		"versions": []any{map[string]any{"weight": 10000, "workerVersion": e.Rel("WorkerVersion", version)}}}).Metadata.Name
 	a.trigger = create("WorkerCronTrigger", "cron", map[string]any{"worker": e.Rel("ModuleWorker", a.worker), "cron": "* * * * *"}).Metadata.UID
@@ -114,13 +118,12 @@ func deployEvents(t *testing.T, c *replicatest.Cluster, source string) *eventsAp
 	return a
 }
 
-// version uploads source and creates a WorkerVersion of it on a's worker
-// (handlers fetch, scheduled and queue; CACHE and EVENTS bound),
-// returning its name.
-func (a *eventsApp) version(t *testing.T, source string) string {
+// version uploads source and creates, through e, a WorkerVersion of it
+// on a's worker with spec's other fields (handlers, bindings), returning
+// its name.
+func (a *eventsApp) version(t *testing.T, e *conformance.Env, source string, spec map[string]any) string {
 	t.Helper()
 	ctx := context.Background()
-	e := a.e
 	digest, err := e.UploadBundle(ctx, e.A1, []byte(source))
 	if err != nil {
 		t.Fatal(err)
@@ -129,12 +132,8 @@ func (a *eventsApp) version(t *testing.T, source string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), map[string]any{
-		"worker": e.Rel("ModuleWorker", a.worker), "bundle": e.Rel("WorkerBundle", bundle.Metadata.Name),
-		"handlers":              []any{"fetch", "scheduled", "queue"},
-		"kvBindings":            []any{map[string]any{"name": "CACHE", "resource": e.Rel("EdgeKVNamespace", a.kvName)}},
-		"queueProducerBindings": []any{map[string]any{"name": "EVENTS", "resource": e.Rel("AtLeastOnceQueue", a.queueName)}},
-	})
+	spec["worker"], spec["bundle"] = e.Rel("ModuleWorker", a.worker), e.Rel("WorkerBundle", bundle.Metadata.Name)
+	v, err := e.Create(ctx, e.A1, "WorkerVersion", e.Name("version"), spec)
 	if err != nil {
 		t.Fatalf("create WorkerVersion: %v", err)
 	}
