@@ -122,8 +122,14 @@ func TestRolloutWhileTheOtherReplicaServes(t *testing.T) {
 					t.Logf("%s (deployed through replica %d) served by replica %d %v after the deployment's update", v, through, i, time.Since(deployed).Round(time.Millisecond))
 					break
 				}
-				if time.Now().After(deadline) || len(errs) > 0 {
-					t.Fatalf("replica %d does not serve %s 30 s after the deployment's update (or a reader failed: %d errors)\n%s", i, v, len(errs), c.Logs())
+				if lost := len(errs); time.Now().After(deadline) || lost > 0 {
+					stop.Store(true)
+					wg.Wait()
+					close(errs)
+					for err := range errs {
+						t.Error(err)
+					}
+					t.Fatalf("replica %d does not serve %s 30 s after the deployment's update (or a reader failed: %d errors)\n%s", i, v, lost, c.Logs())
 				}
 			}
 		}
