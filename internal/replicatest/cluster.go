@@ -3,7 +3,9 @@
 // host has in production (spec/host-api-v1alpha3.md §2.2; ARCHITECTURE.md
 // §5). Tests in this package prove the lane's promises hold across
 // replicas: conformance, fences, idempotent replay, operations, conflicting
-// creates, crashes (SIGKILL) and linearizability.
+// creates, crashes (SIGKILL) and linearizability; and the data plane's:
+// workers served by every replica, the events dispatcher's lease under a
+// SIGKILLed holder, rollouts under load (repo decisions 0061, 0062, 0064).
 //
 // The database is real PostgreSQL: the tests take a fresh database from
 // host/store/postgres/pgtest (TAKOFORM_TEST_POSTGRES, which `make test`
