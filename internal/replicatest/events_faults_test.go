@@ -170,8 +170,12 @@ func TestEventsLeaseHolderKilledUnderCronAndQueueLoad(t *testing.T) {
 	if left != 0 {
 		t.Errorf("%d messages still on the queue 45 s after the senders stopped", left)
 	}
-	t.Logf("%d sends acknowledged (%d through replica 0, %d through 1), %d refused or cut; %d delivered more than once (at least once); %d dead letters; test ran %v",
-		n, perRepl[0].Load(), perRepl[1].Load(), failed.Load(), len(twice), len(letters), time.Since(start).Round(time.Second))
+	released := regexp.MustCompile(`claims of batches of an earlier lease epoch released.* messages=(\d+)`).FindStringSubmatch(c.Replicas[other].LogText())
+	if released == nil {
+		released = []string{"", "0"}
+	}
+	t.Logf("%d sends acknowledged (%d through replica 0, %d through 1), %d refused or cut; %s claimed by the killed holder released by the new one; %d delivered more than once (at least once); %d dead letters; test ran %v",
+		n, perRepl[0].Load(), perRepl[1].Load(), failed.Load(), released[1], len(twice), len(letters), time.Since(start).Round(time.Second))
 	if t.Failed() {
 		t.Log(a.eventLogs())
 	}
