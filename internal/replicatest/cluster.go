@@ -3,9 +3,12 @@
 // host has in production (spec/host-api-v1alpha3.md §2.2; ARCHITECTURE.md
 // §5). Tests in this package prove the lane's promises hold across
 // replicas: conformance, fences, idempotent replay, operations, conflicting
-// creates, crashes (SIGKILL) and linearizability; its benchmarks measure
-// the host and the data plane on replicas (PERFORMANCE.md, `make bench`
-// and `make bench-runtime-replicas`).
+// creates, crashes (SIGKILL) and linearizability; and the data plane's:
+// workers served by every replica, SQLite databases under a SIGKILLed
+// owner, the events dispatcher's lease under a SIGKILLed holder, rollouts
+// under load (repo decisions 0061–0064). Its benchmarks measure the host
+// and the data plane on replicas (PERFORMANCE.md, `make bench` and `make
+// bench-runtime-replicas`).
 //
 // The database is real PostgreSQL: the tests take a fresh database from
 // host/store/postgres/pgtest (TAKOFORM_TEST_POSTGRES, which `make test`
@@ -48,6 +51,9 @@ type Options struct {
 	Probe bool
 	// Args are extra `host serve` flags, e.g. "--provisioning-delay=2s".
 	Args []string
+	// Env is extra environment ("NAME=value") of replica i's process,
+	// by index, at its first start (Replica.Env at a restart).
+	Env map[int][]string
 }
 
 // Cluster is N host processes on one database and the proxy in front.
@@ -83,6 +89,10 @@ type Replica struct {
 	// loader is the runtime loader adapter's URL the process announced
 	// (with `--runtime-loader-listen`), "" before.
 	loader atomic.Pointer[string]
+	// Env is extra environment ("NAME=value") of the next start of the
+	// process (Options.Env[Index] at first); a test may change it between
+	// a Kill and a Restart.
+	Env []string
 }
 
 // Ingress is the worker ingress URL r's running process announced
@@ -121,7 +131,7 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	t.Cleanup(c.Stop)
 	for i := 0; i < o.Replicas; i++ {
-		r := &Replica{Index: i, addr: "127.0.0.1:0", log: filepath.Join(c.dir, fmt.Sprintf("replica-%d.log", i))}
+		r := &Replica{Index: i, addr: "127.0.0.1:0", log: filepath.Join(c.dir, fmt.Sprintf("replica-%d.log", i)), Env: o.Env[i]}
 		c.Replicas = append(c.Replicas, r)
 		if err := c.launch(r); err != nil {
 			t.Fatal(err)
@@ -191,6 +201,7 @@ func (c *Cluster) launch(r *Replica) error {
 	}
 	defer logf.Close()
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), r.Env...)
 	cmd.Stderr = logf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -272,6 +283,28 @@ func (c *Cluster) Kill(i int) {
 	<-done
 }
 
+// Terminate stops replica i in order (SIGTERM, as an operator stops a
+// host: it releases what it holds) and waits for the process to be gone;
+// the proxy stops routing to it.
+func (c *Cluster) Terminate(i int) { c.Replicas[i].terminate() }
+
+func (r *Replica) terminate() {
+	r.up.Store(false)
+	r.mu.Lock()
+	cmd, done := r.cmd, r.done
+	r.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
 // Restart starts replica i again on its old address.
 func (c *Cluster) Restart(i int) {
 	c.t.Helper()
@@ -308,20 +341,7 @@ func (c *Cluster) Stop() {
 		_ = c.proxy.Close()
 	}
 	for _, r := range c.Replicas {
-		r.up.Store(false)
-		r.mu.Lock()
-		cmd, done := r.cmd, r.done
-		r.mu.Unlock()
-		if cmd == nil {
-			continue
-		}
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		r.terminate()
 	}
 	if c.t.Failed() {
 		c.t.Logf("replica logs:\n%s", c.Logs())

@@ -24,17 +24,6 @@ const sweepAfter = time.Hour
 func (d *Dispatcher) cron(now time.Time, crons []runtime.CronTrigger, fence store.Fence) {
 	minute := now.Truncate(time.Minute)
 	retry := d.settleEarlier(minute, crons, fence)
-	if !minute.Equal(d.minute) {
-		// A boundary: the triggers live now may fire this minute; one
-		// appearing later in it waits for the next (no catch-up). The
-		// first look after a start fires only what an earlier run
-		// recorded and never dispatched.
-		first := d.minute.IsZero()
-		d.minute, d.eligible = minute, map[string]bool{}
-		for _, t := range crons {
-			d.eligible[t.UID] = !first
-		}
-	}
 	for _, t := range crons {
 		if !d.eligible[t.UID] && !retry[t.UID] {
 			continue
@@ -85,6 +74,27 @@ func (d *Dispatcher) cron(now time.Time, crons []runtime.CronTrigger, fence stor
 	}
 }
 
+// boundary notes a minute boundary at now, whether this host holds the
+// lease or not: the triggers live at it may fire its minute; one
+// appearing later in it waits for the next (no catch-up). The first look
+// after a start saw no boundary (the host was down at it) and fires only
+// what an earlier run recorded and never dispatched. A replica that
+// takes the lease over in a minute whose boundary it lived through fires
+// that minute if nobody recorded it (repo decision 0064): the host as a
+// whole was up, so the match is not skipped; the record still makes it
+// at most once.
+func (d *Dispatcher) boundary(now time.Time, crons []runtime.CronTrigger) {
+	minute := now.Truncate(time.Minute)
+	if minute.Equal(d.minute) {
+		return
+	}
+	first := d.minute.IsZero()
+	d.minute, d.eligible = minute, map[string]bool{}
+	for _, t := range crons {
+		d.eligible[t.UID] = !first
+	}
+}
+
 // schedule is the parsed cron text, nil when it is not a schedule (the
 // host refuses those before storage; a stored one fires never).
 func (d *Dispatcher) schedule(text string) *edge.Schedule {
@@ -109,18 +119,22 @@ func (d *Dispatcher) schedule(text string) *edge.Schedule {
 // refused for a lapsed epoch settles it here (the lease's holder owns it).
 func (d *Dispatcher) fire(t runtime.CronTrigger, minute time.Time, fence store.Fence) bool {
 	var state store.FiringState
+	var recorded bool
 	err := d.cfg.Store.Update(d.ctx, func(tx store.Tx) error {
 		f, err := tx.Firing(t.UID, minute)
 		if errors.Is(err, store.ErrNotFound) {
-			state = store.FiringRecorded
+			state, recorded = store.FiringRecorded, true
 			return tx.RecordFiring(&store.Firing{Trigger: t.UID, Minute: minute, Tenant: t.Tenant, State: store.FiringRecorded, UpdatedAt: d.cfg.Now()}, fence)
 		}
 		if err != nil {
 			return err
 		}
-		state = f.State
+		state, recorded = f.State, false
 		return nil
 	})
+	if err == nil && recorded {
+		afterRecord(t.UID, minute) // a test-only fault hook (fault.go)
+	}
 	if d.fenced(err, "firing", fence) {
 		return true
 	}

@@ -67,9 +67,9 @@ type Dispatcher struct {
 	rest      map[string]time.Time      // consumer UID → no batch before (real time): its last reached no handler
 	swept     time.Time                 // the last sweep of settled firings
 
-	// The loop's own: the minute it last looked at, the triggers live at
-	// its boundary, and when a minute that reached no handler is tried
-	// again, by trigger UID.
+	// The loop's own: the minute it last looked at (held the lease or
+	// not), the triggers live at its boundary, and when a minute that
+	// reached no handler is tried again, by trigger UID.
 	minute   time.Time
 	eligible map[string]bool
 	retryAt  map[string]time.Time
@@ -132,8 +132,9 @@ func (d *Dispatcher) loop() {
 	defer t.Stop()
 	for {
 		now := d.cfg.Now().UTC()
+		crons, consumers := d.cfg.Runtime.Events()
+		d.boundary(now, crons) // held or not: a replica that lived at a boundary may fire its minute on taking over
 		if fence, ok := d.hold(now); ok {
-			crons, consumers := d.cfg.Runtime.Events()
 			d.cron(now, crons, fence)
 			d.queues(now, consumers, fence)
 		}

@@ -90,10 +90,11 @@ func (d *Dispatcher) hold(now time.Time) (store.Fence, bool) {
 	}
 	d.lease = l
 	d.lapsed.Store(false)
-	// A new epoch starts as a start does: a minute found recorded is
+	// A new epoch starts as a start does — a minute found recorded is
 	// dispatched while it lasts, one found dispatching becomes lost, and
-	// the claims of earlier epochs are released at each queue's first look.
-	d.minute = time.Time{}
+	// the claims of earlier epochs are released at each queue's first
+	// look — except that the current minute fires if this host lived
+	// through its boundary (boundary, repo decision 0064).
 	d.mu.Lock()
 	d.released = map[string]bool{}
 	d.mu.Unlock()

@@ -209,3 +209,49 @@ func testLeaseTakeover(t *testing.T, data string) {
 		t.Errorf("host-b settled %v firings, want 2 (minutes 2 and 3)", got)
 	}
 }
+
+// TestLeaseTakeoverFiresTheMinuteItLivedThrough (repo decision 0064):
+// the holder stops (its clock with it) at second 50, its lease running
+// past the next boundary; the other host, up all along, sees that
+// boundary without the lease, takes the lease over when it lapses, and
+// fires the minute then — once, under the new epoch — rather than
+// skipping it as a host that was down at the boundary would.
+func TestLeaseTakeoverFiresTheMinuteItLivedThrough(t *testing.T) {
+	clkA, clkB := &clock{now: minute(0).Add(30 * time.Second)}, &clock{now: minute(0).Add(30 * time.Second)}
+	log := slog.New(slog.NewTextHandler(testLog{t}, nil))
+	mA := events.NewMetrics()
+	h := hosttest.Start(t, hosttest.Options{Workerd: enginetest.Binary(t), Logger: log, Events: func(c *events.Config) {
+		c.Metrics, c.Now, c.Holder = mA, clkA.Now, "host-a"
+	}})
+	e, err := conformance.NewEnv(context.Background(), h.URL, conformance.Credentials{A1: hosttest.TokenA1, A2: hosttest.TokenA2, B: hosttest.TokenB}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{h: h, e: e, m: mA, clk: clkA}
+	eventually(t, "host-a holds the lease", func() bool { return w.metric(t, "takoform_events_lease_held", nil) == 1 })
+	b := w.replica(t, "host-b", clkB)
+	worker, version := w.deploy(t, scheduledSource, "scheduled")
+	const cron = "* * * * *"
+	_, trigger := w.create(t, "WorkerCronTrigger", "cron", map[string]any{"worker": conformance.Rel("ModuleWorker", worker), "cron": cron})
+	ch := w.tail(t, worker)
+	w.waitLive(t, trigger)
+
+	step(minute(0).Add(50*time.Second), clkA, clkB) // host-a renews on the way, then stops
+	step(minute(1).Add(500*time.Millisecond), clkB)
+	if l := w.lease(t); l.Holder != "host-a" || !l.Expires.After(minute(1).Add(500*time.Millisecond)) {
+		t.Fatalf("at the boundary the lease is %+v, want host-a's, running past it (the boundary inside the takeover gap)", l)
+	}
+	if f := w.firing(t, trigger, minute(1)); f != nil {
+		t.Fatalf("minute 1 recorded before anyone held a live lease: %+v", f)
+	}
+	step(minute(1).Add(20*time.Second), clkB)
+	eventually(t, "host-b holds the lease", func() bool { return b.metric(t, "takoform_events_lease_held", nil) == 1 })
+	expectFired(t, w, ch, minute(1), cron, version)
+	eventually(t, "minute 1 settled ok under host-b's epoch 2", func() bool {
+		f := w.firing(t, trigger, minute(1))
+		return f != nil && f.State == store.FiringOK && f.Epoch == 2
+	})
+	if got := b.metric(t, "takoform_cron_firings_total", map[string]string{"outcome": "ok"}); got != 1 {
+		t.Errorf("host-b settled %v firings, want 1 (minute 1)", got)
+	}
+}
