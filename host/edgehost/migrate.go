@@ -82,7 +82,7 @@ func (f *Family) migrate(tx store.Tx, app *store.Resource, p *plan) ([]store.Mig
 		if errors.As(err, &we) {
 			held := ""
 			if divergence(inFile, p.list) < 0 {
-				held = fmt.Sprintf(" (the database file's ledger holds %d of the set's %d files; those stay applied)", len(inFile), len(p.list))
+				held = fmt.Sprintf(" (the database's own ledger holds %d of the set's %d files; those stay applied)", len(inFile), len(p.list))
 			}
 			return nil, wire.Errorf(we.Code, "SQLiteMigrationApplication %q on SQLiteDatabase %q (uid %s): %s%s",
 				app.Name, p.db.Name, p.db.UID, we.Message, held).WithHostCode(we.HostCode).WithDetail("database", p.db.UID)

@@ -182,7 +182,9 @@ func serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	if kind, _, _ := storeurl.Parse(data); kind != storeurl.SQLite {
+	if kind, _, _ := storeurl.Parse(data); kind == storeurl.SQLite && f.rt.peerURL != "" {
+		logger.Warn("--peer-url has no effect with a SQLite data file: one host serves its SQLite databases itself")
+	} else if kind != storeurl.SQLite {
 		if f.rt.peer.url, err = peerURL(f.rt.peerURL, ep.ln.Addr(), ep.certs != nil); err != nil {
 			return err
 		}

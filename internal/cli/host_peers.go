@@ -26,8 +26,11 @@ import (
 func peerURL(flag string, addr net.Addr, tlsOn bool) (string, error) {
 	if flag != "" {
 		u, err := url.Parse(flag)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
 			return "", usage("--peer-url takes the scheme, host and port the other replicas reach this one's API at, like https://replica-1.internal:8080, not %q", flag)
+		}
+		if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() {
+			return "", usage("--peer-url %s names every address, which another replica cannot dial: give this replica's address or host name", flag)
 		}
 		return u.Scheme + "://" + u.Host, nil
 	}

@@ -32,9 +32,14 @@ func TestPeerURL(t *testing.T) {
 			t.Errorf("peerURL(%q, %s, %v) = %q, %v; want %q", c.flag, c.addr, c.tls, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"replica-1:8080", "ftp://x:1", "https://x:1/path", "https://x:1?q=1", "https://"} {
+	for _, bad := range []string{"replica-1:8080", "ftp://x:1", "https://x:1/path", "https://x:1?q=1", "https://", "https://user:pw@x:1", "https://:8080"} {
 		if _, err := peerURL(bad, loop, false); err == nil || !strings.Contains(err.Error(), "--peer-url takes the scheme, host and port") {
 			t.Errorf("peerURL(%q) = %v; want the refusal naming the form", bad, err)
+		}
+	}
+	for _, wild := range []string{"http://0.0.0.0:8080", "https://[::]:8443"} {
+		if _, err := peerURL(wild, loop, false); err == nil || !strings.Contains(err.Error(), "which another replica cannot dial") {
+			t.Errorf("peerURL(%q) = %v; want the refusal of a wildcard address", wild, err)
 		}
 	}
 }

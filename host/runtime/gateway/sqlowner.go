@@ -193,10 +193,10 @@ func (o *sqlOwner) rebuild(ctx context.Context, f *sqlFiles, uid string, d *sqlD
 	return err
 }
 
-// shipTimeout bounds the commit of one transaction's pages; it does not
-// follow the caller's context, so a caller that goes away does not leave
-// the outcome unknown.
-const shipTimeout = 30 * time.Second
+// shipTimeout bounds the commit of n changed pages: 30 s and 1 s more per
+// MiB (256 pages). It does not follow the caller's context, so a caller
+// that goes away does not leave the outcome unknown.
+func shipTimeout(n int) time.Duration { return 30*time.Second + time.Duration(n/256)*time.Second }
 
 // ship stores the pages the transactions on d's copy committed since the
 // last ship, under d's fence, then empties the log. A failure is the
@@ -211,7 +211,7 @@ func (o *sqlOwner) ship(uid string, d *sqlDB, e *engine, wal string) error {
 		return unavailable(fmt.Errorf("read the log of SQL database %s: %w", uid, err))
 	}
 	if c.Frames > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), shipTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), shipTimeout(len(c.Pages)))
 		defer cancel()
 		err := o.pages.CommitSQLPages(ctx, d.fence, uid, c.Count, c.Pages)
 		if errors.Is(err, store.ErrFenced) {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -130,7 +131,17 @@ func TestSQLOnReplicasOneOwnerForwardingFailover(t *testing.T) {
 		t.Fatal("no pages stored for the database")
 	}
 
-	a.peer.Close() // A is gone: its peer routes refuse connections, its lease lapses
+	// A transaction of more pages than one store statement carries (about
+	// 2 MiB: repo decision 0063).
+	a.sql(t, "execute", "CREATE TABLE big (b BLOB)")
+	a.sql(t, "execute", "INSERT INTO big VALUES (randomblob(2100000))")
+	sample := func(r *ownerReplica) string {
+		res := r.sql(t, "query", "SELECT length(b) AS n, substr(hex(b), 4000001, 64) AS s FROM big")
+		return fmt.Sprint(res.Rows)
+	}
+	before := sample(a)
+
+		a.peer.Close() // A is gone: its peer routes refuse connections, its lease lapses
 	start := time.Now()
 	b.sql(t, "execute", "INSERT INTO t (n) VALUES (?1)", tagged("integer", "10"))
 	if took := time.Since(start); took > 3*testLease {
@@ -141,6 +152,9 @@ func TestSQLOnReplicasOneOwnerForwardingFailover(t *testing.T) {
 	}
 	if n := b.count(t, "m"); n != "1" {
 		t.Fatalf("after the takeover the migrated table holds %s rows; want 1", n)
+	}
+	if after := sample(b); after != before {
+		t.Fatalf("the 2 MiB row after the takeover reads %s; before it %s", after, before)
 	}
 	if ledger, err := b.gw.Ledger(ctx, "uid-sql"); err != nil || len(ledger) != 1 {
 		t.Fatalf("ledger after the takeover: %+v, %v", ledger, err)
@@ -229,5 +243,71 @@ func TestPeerRoutesRefuseUnsignedAndReplayed(t *testing.T) {
 	}
 	if got := send(good); got != http.StatusUnauthorized {
 		t.Fatalf("replayed: %d; want 401", got)
+	}
+}
+
+// TestSQLOwnerHandsOverOnACleanStop: an owner that stops cleanly releases
+// its lease, and the other replica, finding it gone, reads the lease
+// again and takes the database over at once, well inside the lease it
+// would otherwise wait out.
+func TestSQLOwnerHandsOverOnACleanStop(t *testing.T) {
+	url := pgtest.URL(t)
+	const long = 30 * time.Second
+	a, b := pgOwnerReplicaLease(t, url, long), pgOwnerReplicaLease(t, url, long)
+	ctx := context.Background()
+	if err := a.st.Update(ctx, func(tx store.Tx) error {
+		return tx.CreateResource(resource("acme", gateway.KindSQL, "db", "uid-sql"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a.sql(t, "execute", "CREATE TABLE t (n INTEGER)")
+	b.sql(t, "execute", "INSERT INTO t VALUES (1)") // forwarded: B remembers A as the owner
+	if err := a.gw.Close(); err != nil {            // the clean stop releases the lease
+		t.Fatal(err)
+	}
+	a.peer.Close()
+	start := time.Now()
+	if n := b.count(t, "t"); n != "1" {
+		t.Fatalf("B after A's clean stop counts %s; want 1", n)
+	}
+	if took := time.Since(start); took > long/3 {
+		t.Errorf("B took the database over %s after A's clean stop; the released lease should not be waited out (%s)", took, long)
+	}
+}
+
+// TestSQLOwnerRestartedAtItsURL: an owner killed and started again at the
+// same peer URL within its lease answers the forwarded calls 421 (the
+// lease names the dead process); the other replica, seeing the same
+// holder again, waits for the lease to lapse and takes the database over
+// rather than failing, and the restarted process forwards to it.
+func TestSQLOwnerRestartedAtItsURL(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := pgOwnerReplica(t, url), pgOwnerReplica(t, url)
+	ctx := context.Background()
+	if err := a.st.Update(ctx, func(tx store.Tx) error {
+		return tx.CreateResource(resource("acme", gateway.KindSQL, "db", "uid-sql"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a.sql(t, "execute", "CREATE TABLE t (n INTEGER)")
+	a.sql(t, "execute", "INSERT INTO t VALUES (1)")
+	addr := a.peer.Listener.Addr().String()
+	a.peer.Close() // killed: its lease is not released
+	restarted := gateway.New(a.st, "", nil, gateway.WithSQLOwnership(gateway.SQLOwnership{Holder: a.holder, Dir: t.TempDir(), Lease: testLease}))
+	t.Cleanup(func() { _ = restarted.Close() })
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the dead owner's address %s could not be listened on again: %v", addr, err)
+	}
+	peer := &httptest.Server{Listener: ln, Config: &http.Server{Handler: restarted.PeerHandler()}}
+	peer.Start()
+	t.Cleanup(peer.Close)
+	if n := b.count(t, "t"); n != "1" {
+		t.Fatalf("B while the owner's URL serves a restarted process counts %s; want 1", n)
+	}
+	r := &fixture{st: a.st, gw: restarted, srv: httptest.NewServer(restarted.ForTenant("acme"))}
+	t.Cleanup(r.srv.Close)
+	if res := r.sql(t, "query", "SELECT count(*) AS n FROM t"); fmt.Sprint(res.Rows[0]["n"]["value"]) != "1" {
+		t.Fatalf("the restarted process reads %+v; want 1 row through B", res)
 	}
 }

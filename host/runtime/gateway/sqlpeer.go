@@ -59,42 +59,56 @@ func (e *peerDown) Error() string { return e.err.Error() }
 
 // onOwner runs here when this replica owns uid (or the host is not
 // replicated); when another replica does, there(holder) forwards to it.
-// When the owner cannot be dialed, it waits for the owner's lease to
-// lapse and takes the database over (repo decision 0063).
+// When the replica at the lease's URL does not serve as its owner (it
+// cannot be dialed, or answers 421: a process restarted at that URL, or
+// another given the same URL), the lease is read again — a clean stop
+// released it — and, if the same holder still has it, this replica waits
+// for it to lapse and takes the database over (repo decision 0063).
 func (f *sqlFiles) onOwner(ctx context.Context, uid string, here func() error, there func(holder string) error) error {
 	if f.owner == nil {
 		return here()
 	}
 	var last error
+	failed := ""  // the holder whose replica just did not serve as the owner
+	suspect := "" // the last such holder, for the refusal
 	for range ownerTries {
 		err := here()
 		var no *notOwner
 		if !errors.As(err, &no) {
 			return err
 		}
-		err = there(peerURL(no.holder))
-		var down *peerDown
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, errPeerNotOwner):
-			f.forgetOwner(uid)
-		case errors.As(err, &down):
-			f.g.log.Warn("gateway: a SQLite database's owner replica cannot be reached; taking the database over when its lease lapses",
-				"uid", uid, "owner", peerURL(no.holder), "leaseUntil", no.expires, "err", err)
+		if no.holder == failed {
+			f.g.log.Warn("gateway: a SQLite database's owner replica does not serve it; taking the database over when its lease lapses",
+				"uid", uid, "owner", peerURL(no.holder), "leaseUntil", no.expires, "err", last)
 			wait := min(max(time.Until(no.expires)+50*time.Millisecond, 50*time.Millisecond), f.owner.ttl+time.Second)
 			select {
 			case <-ctx.Done():
 				return unavailable(ctx.Err())
 			case <-time.After(wait):
 			}
+			f.forgetOwner(uid)
+			failed = ""
+			continue
+		}
+		err = there(peerURL(no.holder))
+		var down *peerDown
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, errPeerNotOwner), errors.As(err, &down):
+			f.forgetOwner(uid) // read the lease again: it may have been released or moved
+			failed, suspect, last = no.holder, no.holder, err
 		default:
 			return err
 		}
-		last = err
+	}
+	if u := peerURL(suspect); u != "" && u == peerURL(f.owner.holder) {
+		f.g.log.Error("gateway: a SQLite database's lease names this replica's own peer URL with another process's token: two replicas were given the same --peer-url", "uid", uid, "peerURL", u)
+		return errorf(http.StatusServiceUnavailable, "backend_unavailable",
+			"database %s is owned by another process at this replica's own peer URL %s: two replicas were given the same --peer-url; give each replica a URL the others reach it at", uid, u)
 	}
 	return errorf(http.StatusServiceUnavailable, "backend_unavailable",
-		"database %s: its owner replica could not be reached and no replica took it over (%v); try again; if this lasts, check that each replica's --peer-url reaches it from the others", uid, last)
+		"database %s: its owner replica at %s is alive (it renews its lease) but did not serve the call (%v); try again; if this lasts, check that each replica's --peer-url reaches it from the others", uid, peerURL(suspect), last)
 }
 
 // forgetOwner drops the owner a non-owner remembered for uid, so the

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,18 +30,20 @@ const (
 	pgPeerKeyInsert = `INSERT INTO peer_keys (name, key, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`
 	pgPeerKey       = `SELECT key FROM peer_keys WHERE name = $1`
 	peerKeyName     = "replicas"
+	// sqlPagesPerStatement is how many pages one upsert carries (1 MiB).
+	sqlPagesPerStatement = 256
 )
 
 // CommitSQLPages stores a transaction's pages of database uid under fence.
 func (s *Store) CommitSQLPages(ctx context.Context, fence store.Fence, uid string, count int64, pages map[int64][]byte) error {
 	pgnos := make([]int64, 0, len(pages))
-	datas := make([][]byte, 0, len(pages))
 	for n, d := range pages {
 		if n < 1 || n > count || len(d) != store.SQLPageBytes {
 			return fmt.Errorf("commit SQL database %s: page %d of %d bytes is not one of its %d pages of %d bytes", uid, n, len(d), count, store.SQLPageBytes)
 		}
-		pgnos, datas = append(pgnos, n), append(datas, d)
+		pgnos = append(pgnos, n)
 	}
+	slices.Sort(pgnos)
 	return s.Update(ctx, func(stx store.Tx) error {
 		t, ok := stx.(*tx)
 		if !ok {
@@ -49,8 +52,14 @@ func (s *Store) CommitSQLPages(ctx context.Context, fence store.Fence, uid strin
 		if err := t.fenced(fence); err != nil {
 			return err
 		}
-		if len(pgnos) > 0 {
-			if _, err := t.exec(pgSQLPagesUpsert, uid, pgnos, datas); err != nil {
+		// In statements of sqlPagesPerStatement pages (1 MiB), so a large
+		// transaction is never one message of its whole size.
+		for batch := range slices.Chunk(pgnos, sqlPagesPerStatement) {
+			datas := make([][]byte, len(batch))
+			for i, n := range batch {
+				datas[i] = pages[n]
+			}
+			if _, err := t.exec(pgSQLPagesUpsert, uid, batch, datas); err != nil {
 				return fmt.Errorf("commit SQL database %s: %w", uid, err)
 			}
 		}

@@ -45,6 +45,12 @@ func copySQLDatabases(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, workerData s
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return nil, err
 	}
+	if len(uids) > 0 {
+		if st, err := os.Stat(filepath.Join(workerData, "sql")); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("the host has %d SQLiteDatabases but %s holds no sql directory of their files (%v): give --worker-data the worker data directory the host kept them in; if no database was ever used, create %s empty",
+				len(uids), workerData, err, filepath.Join(workerData, "sql"))
+		}
+	}
 	dbs, pages := Table{Name: "sql_databases"}, Table{Name: "sql_pages"}
 	dd, pd := sha256.New(), sha256.New()
 	for _, uid := range uids {
@@ -53,6 +59,13 @@ func copySQLDatabases(ctx context.Context, stx *sql.Tx, ptx pgx.Tx, workerData s
 		}
 		path := filepath.Join(workerData, "sql", uid+".sqlite")
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			var migrated bool
+			if err := stx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM migration_ledger_entries WHERE database = ?)`, uid).Scan(&migrated); err != nil {
+				return nil, err
+			}
+			if migrated {
+				return nil, fmt.Errorf("SQLite database %s has migrations applied but no file at %s: give --worker-data the worker data directory the host kept it in", uid, path)
+			}
 			continue // never used: it starts empty on the target too
 		} else if err != nil {
 			return nil, err

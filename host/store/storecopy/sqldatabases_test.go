@@ -20,7 +20,8 @@ import (
 // the worker data directory becomes its pages on the target (repo
 // decision 0063), which rebuild a database byte-identical to the file
 // with its rows; a SQLiteDatabase with no file copies no pages; the
-// result counts both.
+// result counts both; a worker data directory with no sql/ in it is
+// refused while the host has SQLiteDatabases.
 func TestCopyCarriesSQLiteDatabases(t *testing.T) {
 	target := pgtest.URL(t)
 	path := filepath.Join(t.TempDir(), "host.db")
@@ -67,6 +68,12 @@ func TestCopyCarriesSQLiteDatabases(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A worker data directory that is not the host's is refused, naming
+	// the flag, and leaves the target empty (the copy below needs it so).
+	wrong := filepath.Join(t.TempDir(), "elsewhere")
+	if _, err := storecopy.CopyWithWorkerData(context.Background(), path, wrong, target); err == nil || !strings.Contains(err.Error(), "give --worker-data the worker data directory") {
+		t.Fatalf("a copy naming a directory with no sql/ in it: %v; want the refusal naming --worker-data", err)
+	}
 	tables, err := storecopy.Copy(context.Background(), path, target)
 	if err != nil {
 		t.Fatalf("Copy: %v", err)
