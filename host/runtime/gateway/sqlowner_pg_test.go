@@ -141,7 +141,7 @@ func TestSQLOnReplicasOneOwnerForwardingFailover(t *testing.T) {
 	}
 	before := sample(a)
 
-		a.peer.Close() // A is gone: its peer routes refuse connections, its lease lapses
+	a.peer.Close() // A is gone: its peer routes refuse connections, its lease lapses
 	start := time.Now()
 	b.sql(t, "execute", "INSERT INTO t (n) VALUES (?1)", tagged("integer", "10"))
 	if took := time.Since(start); took > 3*testLease {
