@@ -225,7 +225,7 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 	if creating {
 		code = 201
 		res.Status = status
-		if err := tx.CreateResource(res); err != nil {
+		if err := tx.CreateResource(withAnswer(res)); err != nil {
 			return nil, err
 		}
 	} else {
@@ -239,7 +239,7 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 		}
 		res.Status = status
 		if changed {
-			if err := tx.UpdateResource(res); err != nil {
+			if err := tx.UpdateResource(withAnswer(res)); err != nil {
 				return nil, err
 			}
 		}

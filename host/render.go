@@ -114,7 +114,7 @@ func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool
 	res.Status = status
 	res.Revision++
 	res.UpdatedAt = now
-	return true, tx.UpdateResource(res)
+	return true, tx.UpdateResource(withAnswer(res))
 }
 
 // derivedPass re-renders, once each, every resource in the same tenant and
@@ -182,6 +182,13 @@ func etag(res *store.Resource) string { return revisionETag(res.Revision) }
 // quoted (spec/host-api-v1alpha3.md §1.5).
 func revisionETag(rev int64) string { return `"` + formatCounter(rev) + `"` }
 
+// resourceAnswer is res's answer with the given status: the body the
+// host last handed the store with res (res.Answer, set by withAnswer
+// after res's last change), else encoded now.
 func resourceAnswer(status int, res *store.Resource) answer {
-	return answer{status: status, etag: etag(res), body: encodeResource(res)}
+	body := res.Answer
+	if body == nil {
+		body = encodeResource(res)
+	}
+	return answer{status: status, etag: etag(res), body: body}
 }

@@ -179,7 +179,7 @@ func (s *Server) read(r *request) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	return answer{status: 200, etag: revisionETag(a.Revision), body: a.Body}, nil
+	return answer{status: 200, etag: revisionETag(a.Revision), body: answerBody(a)}, nil
 }
 
 // exactAnswer is the answer of the resource at k created under exactly

@@ -90,7 +90,7 @@ func (s *Server) commitObserve(tx store.Tx, def *form.Definition, m *mutation, e
 		// revision only (spec/conformance-probe.md §1).
 		res.Revision++
 		res.UpdatedAt = now
-		if err := tx.UpdateResource(&res); err != nil {
+		if err := tx.UpdateResource(withAnswer(&res)); err != nil {
 			return nil, err
 		}
 	}

@@ -47,14 +47,17 @@ type Store interface {
 
 // ExactReader is implemented by a Store with a fast path for the host's
 // exact read (spec/host-api-v1alpha3.md §3.4 (6)): the Answer of the
-// resource at k created under exactly ref — AnswerOf the resource
-// Tx.Resource(k) reads — read by one statement, which is its own
-// snapshot, outside any transaction (decisions
-// spec/decisions/0022-exact-read-path.md and
-// spec/decisions/0046-stored-answer.md). It returns an error wrapping
-// ErrNotFound when k holds no resource or one under another FormRef, and
-// EncodeResource's error for a row that does not encode. The host serves
-// the same read through View on a Store without it.
+// resource at k created under exactly ref — the answer bytes the host
+// stored with its row (Resource.Answer), or, for a row without them, the
+// members of the resource Tx.Resource(k) reads that the host encodes the
+// answer from — read by one statement, which is its own snapshot,
+// outside any transaction (decisions
+// spec/decisions/0022-exact-read-path.md,
+// spec/decisions/0046-stored-answer.md and
+// spec/decisions/0065-store-keeps-answer-bytes.md). It returns an error
+// wrapping ErrNotFound when k holds no resource or one under another
+// FormRef. The host serves the same read through View on a Store without
+// it (ExactAnswerByView).
 type ExactReader interface {
 	ExactAnswer(ctx context.Context, k Key, ref form.FormRef) (*Answer, error)
 }
@@ -79,6 +82,20 @@ type Resource struct {
 	NativeID      string // adoption claim; "" when none
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// Answer is the body of the resource's answer, encoded by the host
+	// from the members above (wire.EncodeResource), which CreateResource
+	// and UpdateResource store with the row, verbatim, for the exact read
+	// (ExactReader) to return; nil stores none. A row keeps no answer
+	// when its values would not read back as given: an update whose key
+	// is not the row's (the answer shows the key, which UpdateResource
+	// does not rewrite) and an empty spec or status (stored as empty
+	// bytes, which a store may read back as nil or as empty). An update
+	// whose answer equals the row's stored one may keep none (the
+	// migration triggers of repo decision 0046 cannot tell it from a
+	// writer that does not know the column); the host's never does, its
+	// answer showing the revision. Only writes take it: the reads of a
+	// Resource leave it nil (repo decision 0065).
+	Answer []byte
 }
 
 // Pin is one resolved relation of a source resource (spec/host-api-v1alpha3.md §5.5).

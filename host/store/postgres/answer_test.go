@@ -8,6 +8,7 @@ import (
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/host/store/sqlrow"
+	"github.com/takoform/takoform/host/store/storetest"
 )
 
 // answerResource is a resource at name with uid for the stored answer's
@@ -20,7 +21,7 @@ func answerResource(name, uid string) *store.Resource {
 
 // A row written before migration 00005 (no stored answer) is read from
 // its columns once the database is migrated; an update by this binary
-// stores its answer; an UPDATE by a writer that does not know the column
+// stores the answer it is given; an UPDATE by a writer that does not know the column
 // (today's main's statement, as an older replica still running would
 // send it) clears the stored answer (the migration's trigger), so the
 // read follows the row, alone and in a batch.
@@ -42,10 +43,7 @@ func TestExactAnswerOfOlderRows(t *testing.T) {
 		if has != storedWant {
 			t.Fatalf("%s: an answer stored = %v, want %v", when, has, storedWant)
 		}
-		want, err := store.AnswerOf(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := storetest.ExactOf(r, storedWant)
 		if got, err := s.exactAlone(t.Context(), r.Key, r.FormRef); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: exact read %+v (%v), want %+v", when, got, err, want)
 		}
@@ -60,7 +58,7 @@ func TestExactAnswerOfOlderRows(t *testing.T) {
 	}
 	check("a row of schema 4", false)
 	r.Revision, r.Status = 2, []byte(`{"phase":"Ready"}`)
-	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.UpdateResource(r) }); err != nil {
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.UpdateResource(storetest.Answered(r)) }); err != nil {
 		t.Fatal(err)
 	}
 	check("updated by this binary", true)
@@ -85,7 +83,7 @@ func TestAnswerMigrationDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := answerResource("down", "down-1")
+	r := storetest.Answered(answerResource("down", "down-1"))
 	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.CreateResource(r) }); err != nil {
 		t.Fatal(err)
 	}
@@ -108,10 +106,7 @@ func TestAnswerMigrationDown(t *testing.T) {
 		t.Fatalf("after Down: %d answer columns, %d triggers, %d functions, %d rows; want 0, 0, 0, 1", cols, triggers, funcs, rows)
 	}
 	s = openTest(t, url)
-	want, err := store.AnswerOf(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := storetest.ExactOf(r, false) // the answer went with its column
 	if got, err := s.exactAlone(t.Context(), r.Key, r.FormRef); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("exact read after Down and Up: %+v (%v), want %+v", got, err, want)
 	}

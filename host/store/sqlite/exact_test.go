@@ -8,20 +8,22 @@ import (
 
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/host/store/sqlrow"
+	"github.com/takoform/takoform/host/store/storetest"
 )
 
-// TestExactAnswer: the exact read answers store.AnswerOf the resource
-// View reads, which is the one stored; a FormRef differing in any member is not found; and
+// TestExactAnswer: the exact read answers the answer stored with the
+// resource View reads, which is the one written; a FormRef differing in any member is not found; and
 // a resource held under a FormRef whose group or kind is not its key's
 // (which the host never creates; the store does not refuse it) is read
 // through View, found under exactly that FormRef and no other.
 func TestExactAnswer(t *testing.T) {
 	s := openTest(t, filepath.Join(t.TempDir(), "host.db"), Options{})
-	same := testResource("same", "uid-same")
+	same := storetest.Answered(testResource("same", "uid-same"))
 	same.PackageDigest, same.NativeID, same.Generation, same.Revision = "sha256:2222", "native-7", 3, 9
 	same.Status = []byte(`{"phase":"Ready"}`)
 	other := testResource("other", "uid-other")
 	other.FormRef.APIVersion, other.FormRef.Kind = "other.example/v2", "Elsewhere"
+	storetest.Answered(other)
 	if err := s.Update(t.Context(), func(tx store.Tx) error {
 		return errors.Join(tx.CreateResource(same), tx.CreateResource(other))
 	}); err != nil {
@@ -40,11 +42,11 @@ func TestExactAnswer(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		wantA, err := store.AnswerOf(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(viewed, want) || !reflect.DeepEqual(got, wantA) {
+		// Read through View, other answers its members, not its stored bytes.
+		wantA := storetest.ExactOf(want, want == same)
+		written := *want
+		written.Answer = nil // the reads of a Resource leave it nil
+		if !reflect.DeepEqual(viewed, &written) || !reflect.DeepEqual(got, wantA) {
 			t.Errorf("%s: exact read %+v (%s)\nView %+v\nstored %+v", want.Name, got, got.Body, viewed, want)
 		}
 		for member, ref := range map[string]func(r *store.Resource){
@@ -68,7 +70,7 @@ func TestExactAnswer(t *testing.T) {
 
 // TestExactAnswerOfOlderRows: a row written before migration 00003 (no
 // stored answer) is read from its columns once the file is migrated; an
-// update by this binary stores its answer; an UPDATE by a writer that
+// update by this binary stores the answer it is given; an UPDATE by a writer that
 // does not know the column (today's main's statement) clears the stored
 // answer (the migration's trigger), so the read follows the row.
 func TestExactAnswerOfOlderRows(t *testing.T) {
@@ -92,10 +94,7 @@ func TestExactAnswerOfOlderRows(t *testing.T) {
 		if has := stored(); has != storedWant {
 			t.Fatalf("%s: an answer stored = %v, want %v", when, has, storedWant)
 		}
-		want, err := store.AnswerOf(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := storetest.ExactOf(r, storedWant)
 		got, err := s.ExactAnswer(t.Context(), r.Key, r.FormRef)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: exact read %+v (%v), want %+v", when, got, err, want)
@@ -103,7 +102,7 @@ func TestExactAnswerOfOlderRows(t *testing.T) {
 	}
 	check("a row of schema 2", false)
 	r.Revision, r.Status = 2, []byte(`{"phase":"Ready"}`)
-	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.UpdateResource(r) }); err != nil {
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.UpdateResource(storetest.Answered(r)) }); err != nil {
 		t.Fatal(err)
 	}
 	check("updated by this binary", true)

@@ -12,6 +12,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/storetest"
 )
 
 // fileAt is a database/sql handle on a new SQLite file at path migrated
@@ -106,7 +107,7 @@ func TestRetentionMigrationBackfills(t *testing.T) {
 func TestAnswerMigrationDown(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "host.db")
 	db, p := fileAt(t, path, 3)
-	r := testResource("down", "uid-down")
+	r := storetest.Answered(testResource("down", "uid-down"))
 	s, err := Open(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -130,10 +131,7 @@ func TestAnswerMigrationDown(t *testing.T) {
 		t.Fatalf("after Down: %d answer columns, %d triggers, %d rows; want 0, 0, 1", cols, triggers, rows)
 	}
 	s = openTest(t, path, Options{})
-	want, err := store.AnswerOf(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := storetest.ExactOf(r, false) // the answer went with its column
 	if got, err := s.ExactAnswer(context.Background(), r.Key, r.FormRef); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("exact read after Down and Up: %+v (%v), want %+v", got, err, want)
 	}

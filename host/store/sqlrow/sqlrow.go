@@ -33,15 +33,16 @@ const (
 	ResourceStateCols = `package_digest, generation, revision, spec, spec_digest, status, native_id,
 		created_at, updated_at`
 	// ResourceWriteCols are the columns ResourceArgs fill: ResourceCols
-	// and the stored answer (store.EncodeResource of the row,
-	// spec/decisions/0046-stored-answer.md).
+	// and the stored answer (store.Resource.Answer, the bytes the host
+	// encoded; spec/decisions/0046-stored-answer.md,
+	// spec/decisions/0065-store-keeps-answer-bytes.md).
 	ResourceWriteCols = ResourceCols + `, answer`
 	// ExactAnswerCols are what ScanExactAnswer reads: the UID, the
 	// counters and the stored answer, then, only for a row whose answer is
 	// NULL (written before migration 00003 on SQLite, 00005 on
-	// PostgreSQL, by a writer that left it unchanged, or without one:
-	// answer), the columns its answer is encoded from; the key and FormRef
-	// are the lookup's.
+	// PostgreSQL, by a writer that left it unchanged, or given none: see
+	// answer), the columns the host encodes its answer from; the key and
+	// FormRef are the lookup's.
 	ExactAnswerCols = `uid, generation, revision, answer,
 		CASE WHEN answer IS NULL THEN package_digest ELSE '' END,
 		CASE WHEN answer IS NULL THEN spec END,
@@ -78,8 +79,8 @@ func ExactWhat(k store.Key, ref form.FormRef) string {
 }
 
 // ScanExactAnswer reads a row of ExactAnswerCols of the resource at k
-// created under ref: its stored answer, or, when it has none, the answer
-// encoded from its columns (store.AnswerOf, whose error it returns).
+// created under ref: its stored answer, or, when it has none, the
+// columns the host encodes it from (store.Answer.Resource).
 func ScanExactAnswer(row Scanner, k store.Key, ref form.FormRef) (*store.Answer, error) {
 	r := store.Resource{Key: k, FormRef: ref}
 	var body []byte
@@ -87,7 +88,7 @@ func ScanExactAnswer(row Scanner, k store.Key, ref form.FormRef) (*store.Answer,
 		return nil, err
 	}
 	if len(body) == 0 {
-		return store.AnswerOf(&r)
+		return &store.Answer{UID: r.UID, Generation: r.Generation, Revision: r.Revision, Resource: &r}, nil
 	}
 	return &store.Answer{UID: r.UID, Generation: r.Generation, Revision: r.Revision, Body: body}, nil
 }
@@ -134,21 +135,16 @@ func ResourceUpdateArgs(r *store.Resource) []any {
 		r.NativeID, UnixNano(r.UpdatedAt), r.Tenant, r.Space, r.APIVersion, r.Kind, r.Name, answer(r), r.UID}
 }
 
-// answer is the answer column of r's row: store.EncodeResource of r, or
-// NULL for a resource that does not encode, which the exact read then
-// encodes from the columns and refuses as before, and for an empty spec
-// or status, which is stored as empty bytes that a store may read back as
-// nil (JSON null) or as empty (no JSON): the exact read encodes what it
-// reads back, as Tx.Resource does.
+// answer is the answer column of r's row: r.Answer, the bytes the host
+// gave, or NULL when it gave none and for an empty spec or status, which
+// is stored as empty bytes that a store may read back as nil (JSON null)
+// or as empty (no JSON): the exact read then returns what it reads back,
+// as Tx.Resource does, for the host to encode.
 func answer(r *store.Resource) any {
-	if len(r.Spec) == 0 || len(r.Status) == 0 {
+	if len(r.Spec) == 0 || len(r.Status) == 0 || len(r.Answer) == 0 {
 		return nil
 	}
-	b, err := store.EncodeResource(r)
-	if err != nil {
-		return nil
-	}
-	return b
+	return r.Answer
 }
 
 // ScanPin reads a row of PinCols.

@@ -18,6 +18,7 @@ import (
 	"github.com/takoform/takoform/host/store/postgres/pgtest"
 	"github.com/takoform/takoform/host/store/sqlrow"
 	"github.com/takoform/takoform/host/store/storecopy"
+	"github.com/takoform/takoform/host/store/storetest"
 )
 
 // olderHostFile writes a host file at path as a binary of SQLite schema
@@ -63,7 +64,7 @@ func schemaVersion(t *testing.T, path string) int64 {
 
 // A file an older host wrote (SQLite schema 2, no stored answers) copies:
 // its rows come without an answer and PostgreSQL's exact read answers
-// them from their columns, as Tx.Resource reads them.
+// their columns, as Tx.Resource reads them, for the host to encode.
 func TestCopyFromAnOlderHostFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "host.db")
 	r := olderHostFile(t, path)
@@ -84,10 +85,7 @@ func TestCopyFromAnOlderHostFile(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	want, err := store.AnswerOf(viewed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := storetest.ExactOf(viewed, false)
 	got, err := st.ExactAnswer(context.Background(), r.Key, r.FormRef)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("exact read of the copied row: %+v (%v), want %+v", got, err, want)

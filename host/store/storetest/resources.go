@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/store"
 )
 
@@ -405,104 +404,4 @@ func testPinsDroppedWithSource(t *testing.T, s store.Store) {
 		equal(t, "PinsToName kv1 after its holder was deleted", got, w2pins)
 		return nil
 	})
-}
-
-// A store's exact-read fast path (store.ExactReader), when it has one,
-// answers store.AnswerOf the resource View and Resource read — after a
-// create, after an update of every member the answer shows, after a
-// delete and a create of a new incarnation at the same name, after an
-// update naming another key, for an empty spec and status — and
-// not-found for another FormRef, another tenant, a free name and a
-// deleted resource.
-func testExactAnswer(t *testing.T, s store.Store) {
-	er, ok := s.(store.ExactReader)
-	if !ok {
-		t.Skip("the store has no exact-read fast path; the host reads through View")
-	}
-	r := kv("acme", "prod", "sessions", "uid-1")
-	create(t, s, r)
-	first := wantExactAnswer(t, s, er, r)
-	_, err := er.ExactAnswer(t.Context(), r.Key, refV2)
-	wantErr(t, "ExactAnswer under another FormRef", err, store.ErrNotFound)
-	_, err = er.ExactAnswer(t.Context(), key("other", "prod", "sessions"), refV1)
-	wantErr(t, "ExactAnswer in another tenant", err, store.ErrNotFound)
-	_, err = er.ExactAnswer(t.Context(), key("acme", "prod", "free"), refV1)
-	wantErr(t, "ExactAnswer of a free name", err, store.ErrNotFound)
-
-	next := kv("acme", "prod", "sessions", "uid-1")
-	next.PackageDigest = "sha256:6666666666666666666666666666666666666666666666666666666666666666"
-	next.Generation, next.Revision = 2, 3
-	next.Spec = []byte(`{"title":"sessions v2","tags":["<a&b>"]}`) // escaped as HTML: json.Marshal's path
-	next.Status = []byte(`{"observedGeneration":"2"}`)
-	next.UpdatedAt = at(time.Minute)
-	update(t, s, func(tx store.Tx) error { return tx.UpdateResource(next) })
-	second := wantExactAnswer(t, s, er, next)
-	if string(second.Body) == string(first.Body) {
-		t.Errorf("ExactAnswer after an update answers the body of before: %s", second.Body)
-	}
-	// Status and revision alone (a re-render).
-	next.Status, next.Revision = []byte(`{"observedGeneration":"2","phase":"Ready"}`), 4
-	update(t, s, func(tx store.Tx) error { return tx.UpdateResource(next) })
-	wantExactAnswer(t, s, er, next)
-
-	update(t, s, func(tx store.Tx) error { return tx.DeleteResource("uid-1") })
-	_, err = er.ExactAnswer(t.Context(), r.Key, refV1)
-	wantErr(t, "ExactAnswer of a deleted resource", err, store.ErrNotFound)
-	again := kv("acme", "prod", "sessions", "uid-2")
-	create(t, s, again)
-	if a := wantExactAnswer(t, s, er, again); a.UID != "uid-2" {
-		t.Errorf("ExactAnswer after delete and create: UID %s, want the new incarnation's uid-2", a.UID)
-	}
-
-	// Writes whose values the row does not keep as given: an update naming
-	// another key (UpdateResource rewrites everything but the UID, key and
-	// CreatedAt) and an empty spec and status (stored as empty bytes, which
-	// a store may read back as nil or as empty). The exact read answers the
-	// row as Resource reads it back, or fails as AnswerOf of it does.
-	moved := kv("acme", "staging", "other", "uid-2")
-	moved.Revision, moved.Status = 2, []byte(`{"observedGeneration":"1","phase":"Ready"}`)
-	update(t, s, func(tx store.Tx) error { return tx.UpdateResource(moved) })
-	sameExactAnswer(t, s, er, again.Key, again.FormRef, "after an update naming another key")
-	empty := kv("acme", "prod", "empty", "uid-3")
-	empty.Spec, empty.Status = nil, nil
-	create(t, s, empty)
-	sameExactAnswer(t, s, er, empty.Key, empty.FormRef, "of a row with an empty spec and status")
-}
-
-// wantExactAnswer checks that the exact read of want's key under its
-// FormRef answers store.AnswerOf the resource View reads there, which is
-// want, and returns it.
-func wantExactAnswer(t *testing.T, s store.Store, er store.ExactReader, want *store.Resource) *store.Answer {
-	t.Helper()
-	viewed, got := sameExactAnswer(t, s, er, want.Key, want.FormRef, "of "+want.Name)
-	equal(t, "Resource at ExactAnswer's key", viewed, want)
-	if got == nil {
-		t.Fatalf("ExactAnswer of %s: no answer", want.Name)
-	}
-	return got
-}
-
-// sameExactAnswer checks that the exact read of k under ref answers
-// store.AnswerOf the resource View reads at k, or fails as it does, and
-// returns both reads.
-func sameExactAnswer(t *testing.T, s store.Store, er store.ExactReader, k store.Key, ref form.FormRef, when string) (*store.Resource, *store.Answer) {
-	t.Helper()
-	var viewed *store.Resource
-	view(t, s, func(tx store.Tx) error {
-		var err error
-		viewed, err = tx.Resource(k)
-		return err
-	})
-	want, werr := store.AnswerOf(viewed)
-	got, err := er.ExactAnswer(t.Context(), k, ref)
-	switch {
-	case werr != nil && err == nil:
-		t.Errorf("ExactAnswer %s: answered %s; AnswerOf the resource read there refuses it: %v", when, got.Body, werr)
-	case werr == nil && err != nil:
-		t.Errorf("ExactAnswer %s: %v; AnswerOf the resource read there is %s", when, err, want.Body)
-	case werr == nil && (got.UID != want.UID || got.Generation != want.Generation || got.Revision != want.Revision || string(got.Body) != string(want.Body)):
-		t.Errorf("ExactAnswer %s:\n got  uid %s generation %d revision %d body %s\n want uid %s generation %d revision %d body %s", when,
-			got.UID, got.Generation, got.Revision, got.Body, want.UID, want.Generation, want.Revision, want.Body)
-	}
-	return viewed, got
 }

@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ResourceUpdate", testResourceUpdate},
 		{"ResourceDeleteAndRecreate", testResourceDelete},
 		{"ExactAnswer", testExactAnswer},
+		{"ExactAnswerByView", testExactAnswerByView},
 		{"NativeIDUniquePerTenant", testNativeID},
 		{"Claims", testClaims},
 		{"Pins", testPins},
