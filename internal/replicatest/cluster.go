@@ -271,16 +271,24 @@ func (r *Replica) PID() int {
 // Kill SIGKILLs replica i (no shutdown: the crash a test wants) and waits
 // for the process to be gone; the proxy stops routing to it.
 func (c *Cluster) Kill(i int) {
-	r := c.Replicas[i]
+	if done := c.Replicas[i].signal(syscall.SIGKILL); done != nil {
+		<-done
+	}
+}
+
+// signal takes r out of the proxy's rotation and sends sig to its
+// process; it returns the channel closed when the process is gone, nil
+// when none runs.
+func (r *Replica) signal(sig syscall.Signal) chan struct{} {
 	r.up.Store(false)
 	r.mu.Lock()
 	cmd, done := r.cmd, r.done
 	r.mu.Unlock()
 	if cmd == nil {
-		return
+		return nil
 	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	<-done
+	_ = cmd.Process.Signal(sig)
+	return done
 }
 
 // Terminate stops replica i in order (SIGTERM, as an operator stops a
@@ -289,18 +297,14 @@ func (c *Cluster) Kill(i int) {
 func (c *Cluster) Terminate(i int) { c.Replicas[i].terminate() }
 
 func (r *Replica) terminate() {
-	r.up.Store(false)
-	r.mu.Lock()
-	cmd, done := r.cmd, r.done
-	r.mu.Unlock()
-	if cmd == nil {
+	done := r.signal(syscall.SIGTERM)
+	if done == nil {
 		return
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
+		r.signal(syscall.SIGKILL)
 		<-done
 	}
 }
