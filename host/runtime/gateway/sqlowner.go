@@ -223,10 +223,9 @@ func (o *sqlOwner) ship(uid string, d *sqlDB, e *engine, wal string) error {
 			return unavailable(fmt.Errorf("store the pages of SQL database %s: %w", uid, err))
 		}
 	}
-	if st, err := os.Stat(wal); err == nil && st.Size() > 0 {
-		if err := e.checkpointTruncate(); err != nil {
-			return unavailable(fmt.Errorf("checkpoint SQL database %s: %w", uid, err))
-		}
+	// The log is not empty (checked above): empty it.
+	if err := e.checkpointTruncate(); err != nil {
+		return unavailable(fmt.Errorf("checkpoint SQL database %s: %w", uid, err))
 	}
 	return nil
 }
