@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test fmt-check vet lint tofu workerd unit conformance acceptance build generate fuzz fuzz-space bench bench-runtime bench-runtime-replicas demo bench-provider docs release-snapshot
+.PHONY: test fmt-check vet lint tofu workerd unit conformance acceptance build generate fuzz fuzz-space bench bench-runtime bench-runtime-replicas demo bench-provider walk docs release-snapshot
 
 # The tests run against a throwaway PostgreSQL cluster (scripts/postgres.sh
 # installs Debian's PostgreSQL when missing and sets TAKOFORM_TEST_POSTGRES);
@@ -135,6 +135,10 @@ bench-runtime: workerd
 # two replicas' ingresses beside one's and beside their workerd sockets.
 bench-runtime-replicas: workerd
 	TAKOFORM_WORKERD="$$(./scripts/workerd.sh)" ./scripts/postgres.sh run -- $(GO) test -count=1 -run '^$$' -bench DataPlane -benchtime 1x -timeout 30m ./internal/replicatest
+
+# Which files and packages one create passes through (ARCHITECTURE.md §4).
+walk:
+	GO=$(GO) ./scripts/walk.sh --files
 
 # The provider against the protocol floor: tofu apply, plan (no changes) and
 # destroy of 500 takoform_edge_kv_namespace resources on our host beside 500
