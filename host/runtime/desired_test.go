@@ -150,3 +150,25 @@ func TestDesiredCustomHostnameClaimedTwice(t *testing.T) {
 		t.Errorf("a hostname claimed in both groups routes to %+v", r.who)
 	}
 }
+
+// TestDesiredEventsPassOverAnUnattachedTrigger: a cron trigger whose
+// /worker names a worker of the other group (so no worker of its own is
+// attached) is passed over; the triggers and consumers read after it
+// still run.
+func TestDesiredEventsPassOverAnUnattachedTrigger(t *testing.T) {
+	f := newDesiredFixture(t)
+	f.app(edge.GroupV1alpha1, "alpha", "")
+	f.app(edge.GroupV1beta1, "beta", "")
+	f.add(edge.GroupV1beta1, "Queue", "jobs", `{}`)
+	f.add(edge.GroupV1beta1, kindCronTrigger, "a-unattached", `{"cron":"* * * * *"}`, "/worker=alpha")
+	f.add(edge.GroupV1beta1, kindCronTrigger, "b-attached", `{"cron":"*/5 * * * *"}`, "/worker=beta")
+	f.add(edge.GroupV1beta1, kindConsumer, "c-consumer", `{"maxBatchSize":10,"maxBatchTimeoutSeconds":5,"maxConcurrency":1,"maxRetries":3,"retryDelaySeconds":0}`,
+		"/worker=beta", "/queue=jobs")
+	crons, consumers := f.read().crons, f.read().consumers
+	if len(crons) != 1 || crons[0].UID != "b-attached" || crons[0].Cron != "*/5 * * * *" {
+		t.Errorf("crons %+v; want b-attached alone", crons)
+	}
+	if len(consumers) != 1 || consumers[0].UID != "c-consumer" || consumers[0].Queue != "jobs" || consumers[0].MaxBatchSize != 10 {
+		t.Errorf("consumers %+v; want c-consumer of jobs", consumers)
+	}
+}

@@ -79,36 +79,15 @@ func (rt *Runtime) Events() ([]CronTrigger, []Consumer) {
 // them).
 func readEvents(tx store.Tx, d *desired, o readOpts) error {
 	for _, group := range edge.Groups() {
-		crons, err := tx.ResourcesOfKind(group, kindCronTrigger)
-		if err != nil {
-			return err
-		}
-		for _, c := range crons {
-			w, vs, err := attachedWorker(tx, d, c, o)
-			if err != nil || w == nil {
-				return err
-			}
-			spec, err := ijson.DecodeObject(c.Spec)
-			if err != nil {
-				return err
-			}
+		err := eachAttached(tx, d, o, group, kindCronTrigger, func(c, w *store.Resource, vs Weights, spec map[string]any) error {
 			d.crons = append(d.crons, CronTrigger{UID: c.UID, Tenant: c.Tenant, Name: c.Space + "/" + c.Name,
 				Cron: ijson.As[string](spec["cron"]), Worker: workerOf(w), Versions: vs})
-			d.eventTenants[c.Tenant] = true
-		}
-		cons, err := tx.ResourcesOfKind(group, kindConsumer)
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		for _, c := range cons {
-			w, vs, err := attachedWorker(tx, d, c, o)
-			if err != nil || w == nil {
-				return err
-			}
-			spec, err := ijson.DecodeObject(c.Spec)
-			if err != nil {
-				return err
-			}
+		err = eachAttached(tx, d, o, group, kindConsumer, func(c, w *store.Resource, vs Weights, spec map[string]any) error {
 			pins, err := tx.Pins(c.UID)
 			if err != nil {
 				return err
@@ -127,11 +106,40 @@ func readEvents(tx store.Tx, d *desired, o readOpts) error {
 				MaxBatchSize: num("maxBatchSize"), MaxBatchTimeout: time.Duration(num("maxBatchTimeoutSeconds")) * time.Second,
 				MaxConcurrency: num("maxConcurrency"), MaxRetries: num("maxRetries"),
 				RetryDelay: time.Duration(num("retryDelaySeconds")) * time.Second})
-			if numErr != nil {
-				return numErr
-			}
-			d.eventTenants[c.Tenant] = true
+			return numErr
+		})
+		if err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// eachAttached calls fn with each resource of kind in group whose worker
+// is attached (attachedWorker), that worker, its weighted versions and
+// the resource's decoded spec, and marks the resource's tenant as one
+// whose events run. The first error, of fn or of a read, ends the walk.
+func eachAttached(tx store.Tx, d *desired, o readOpts, group, kind string, fn func(att, w *store.Resource, vs Weights, spec map[string]any) error) error {
+	atts, err := tx.ResourcesOfKind(group, kind)
+	if err != nil {
+		return err
+	}
+	for _, c := range atts {
+		w, vs, err := attachedWorker(tx, d, c, o)
+		if err != nil {
+			return err
+		}
+		if w == nil {
+			continue // no worker of its group is attached: nothing to run
+		}
+		spec, err := ijson.DecodeObject(c.Spec)
+		if err != nil {
+			return err
+		}
+		if err := fn(c, w, vs, spec); err != nil {
+			return err
+		}
+		d.eventTenants[c.Tenant] = true
 	}
 	return nil
 }

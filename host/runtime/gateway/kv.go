@@ -83,14 +83,24 @@ func (h *kvHandler) begin(w http.ResponseWriter, r *http.Request) (string, group
 	return uid, l, true
 }
 
-func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
+// beginKey is begin for a call on one key: the key query parameter,
+// checked against the group's limits, too.
+func (h *kvHandler) beginKey(w http.ResponseWriter, r *http.Request) (uid, key string, ok bool) {
 	uid, l, ok := h.begin(w, r)
 	if !ok {
-		return
+		return "", "", false
 	}
 	key, e := queryKey(r, l)
 	if e != nil {
 		h.g.writeError(w, e)
+		return "", "", false
+	}
+	return uid, key, true
+}
+
+func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
+	uid, key, ok := h.beginKey(w, r)
+	if !ok {
 		return
 	}
 	var entry *store.KVEntry
@@ -123,13 +133,8 @@ func (h *kvHandler) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *kvHandler) put(w http.ResponseWriter, r *http.Request) {
-	uid, l, ok := h.begin(w, r)
+	uid, key, ok := h.beginKey(w, r)
 	if !ok {
-		return
-	}
-	key, e := queryKey(r, l)
-	if e != nil {
-		h.g.writeError(w, e)
 		return
 	}
 	var expires time.Time
@@ -237,13 +242,8 @@ func parseMetadata(vals []string) ([]byte, *Error) {
 }
 
 func (h *kvHandler) del(w http.ResponseWriter, r *http.Request) {
-	uid, l, ok := h.begin(w, r)
+	uid, key, ok := h.beginKey(w, r)
 	if !ok {
-		return
-	}
-	key, e := queryKey(r, l)
-	if e != nil {
-		h.g.writeError(w, e)
 		return
 	}
 	err := h.g.store.Update(r.Context(), func(tx store.Tx) error {
