@@ -4,12 +4,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/takoform/takoform/host/runtime/gateway"
@@ -95,7 +95,7 @@ func peerRoutes(peer, api http.Handler) http.Handler {
 		return api
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.URL.Path) >= len(gateway.PeerPathPrefix) && r.URL.Path[:len(gateway.PeerPathPrefix)] == gateway.PeerPathPrefix {
+		if strings.HasPrefix(r.URL.Path, gateway.PeerPathPrefix) {
 			peer.ServeHTTP(w, r)
 			return
 		}
