@@ -72,3 +72,17 @@ func compareBodySpace(t *testing.T, body []byte) {
 		}
 	}
 }
+
+// TestOperationEnvelopeIsJSONMarshal: a 202's body, the envelope around the
+// operation's stored document, is json.Marshal of the wire.OperationEnvelope.
+func TestOperationEnvelopeIsJSONMarshal(t *testing.T) {
+	progress := 0
+	for _, doc := range []wire.Operation{
+		{APIVersion: wire.OperationsAPI, Kind: wire.OperationKind, ID: "op_0a", Metadata: &wire.OperationMetadata{Phase: "Provisioning", Progress: &progress}},
+		{APIVersion: wire.OperationsAPI, Kind: wire.OperationKind, ID: "op_<&>", Metadata: &wire.OperationMetadata{Phase: "Provisioning", Progress: &progress}, Target: &wire.OperationTarget{UID: "u-1"}},
+	} {
+		if got, want := operationEnvelope(mustJSON(doc)), mustJSON(wire.OperationEnvelope{Operation: doc}); !bytes.Equal(got, want) {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}

@@ -36,10 +36,14 @@ func (s *Server) accept(tx store.Tx, m *lifecycle.Mutation, st *store.KeyState, 
 	if retry < 1 {
 		retry = 1
 	}
-	// wire.OperationEnvelope around the stored document, as json.Marshal
-	// writes it.
-	body := append(append([]byte(`{"operation":`), o.Operation.Document...), '}')
-	return answer{status: 202, body: body, retryAfter: retry}, o.Operation.ID, nil
+	return answer{status: 202, body: operationEnvelope(o.Operation.Document), retryAfter: retry}, o.Operation.ID, nil
+}
+
+// operationEnvelope is the body of a 202: the wire.OperationEnvelope of
+// the operation whose stored document is doc, byte for byte json.Marshal's
+// (TestOperationEnvelopeIsJSONMarshal).
+func operationEnvelope(doc []byte) []byte {
+	return append(append([]byte(`{"operation":`), doc...), '}')
 }
 
 func (s *Server) nudge() {
