@@ -146,7 +146,7 @@ func (s *Server) putBlob(r *request) (answer, error) {
 			return err
 		}
 		if !held {
-			if err := s.checkArtifactQuota(tx, r.caller.Tenant, size); err != nil {
+			if err := s.engine.CheckArtifactQuota(tx, r.caller.Tenant, size); err != nil {
 				return err
 			}
 		}

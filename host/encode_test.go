@@ -2,10 +2,7 @@ package host
 
 import (
 	"bytes"
-	"regexp"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/ijson"
@@ -35,16 +32,6 @@ func TestEncodePrepareIsJSONMarshal(t *testing.T) {
 		change(&p)
 		if got, want := encodePrepare(&p), mustJSON(p); !bytes.Equal(got, want) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
-		}
-	}
-}
-
-// TestAppendStringsIsJSONMarshal: the prepare binding's array is
-// json.Marshal's, verbatim or not.
-func TestAppendStringsIsJSONMarshal(t *testing.T) {
-	for _, strs := range [][]string{{}, {""}, {"a", "b"}, {"t<", "x"}, {"é"}, {"a\"b", "\n"}, {"takoform-host/v1", "tenant-a", "space one", "0"}} {
-		if got, want := appendStrings(nil, strs...), mustJSON(strs); !bytes.Equal(got, want) {
-			t.Errorf("%q: got %s, want %s", strs, got, want)
 		}
 	}
 }
@@ -86,20 +73,16 @@ func compareBodySpace(t *testing.T, body []byte) {
 	}
 }
 
-// TestNewUIDFormat: a UID is "u-", the creation time in Unix milliseconds
-// as 12 hex digits, and 16 hex digits of randomness.
-func TestNewUIDFormat(t *testing.T) {
-	before := time.Now().UnixMilli()
-	uid := newUID()
-	after := time.Now().UnixMilli()
-	if !regexp.MustCompile(`^u-[0-9a-f]{28}$`).MatchString(uid) || !wire.ValidUID(uid) {
-		t.Fatalf("newUID() = %q", uid)
-	}
-	ms, err := strconv.ParseInt(uid[2:14], 16, 64)
-	if err != nil || ms < before || ms > after {
-		t.Errorf("newUID() = %q: time %d (%v), want %d..%d", uid, ms, err, before, after)
-	}
-	if newUID() == uid {
-		t.Error("two UIDs are equal")
+// TestOperationEnvelopeIsJSONMarshal: a 202's body, the envelope around the
+// operation's stored document, is json.Marshal of the wire.OperationEnvelope.
+func TestOperationEnvelopeIsJSONMarshal(t *testing.T) {
+	progress := 0
+	for _, doc := range []wire.Operation{
+		{APIVersion: wire.OperationsAPI, Kind: wire.OperationKind, ID: "op_0a", Metadata: &wire.OperationMetadata{Phase: "Provisioning", Progress: &progress}},
+		{APIVersion: wire.OperationsAPI, Kind: wire.OperationKind, ID: "op_<&>", Metadata: &wire.OperationMetadata{Phase: "Provisioning", Progress: &progress}, Target: &wire.OperationTarget{UID: "u-1"}},
+	} {
+		if got, want := operationEnvelope(mustJSON(doc)), mustJSON(wire.OperationEnvelope{Operation: doc}); !bytes.Equal(got, want) {
+			t.Errorf("got %s, want %s", got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"github.com/takoform/takoform/host/lifecycle"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
 )
@@ -37,7 +38,7 @@ func (s *Server) apply(r *request) (answer, error) {
 	if req.Review.PrepareDigest == "" {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "/review/prepareDigest is required: prepare the request first")
 	}
-	return s.run(r, &mutation{
+	return s.run(r, &lifecycle.Mutation{
 		Action: store.ActionApply, Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
 		Create: create, Generation: gen, ExpectedUID: req.ExpectedUID, PrepareDigest: req.Review.PrepareDigest,
 	})
@@ -68,7 +69,7 @@ func (s *Server) importResource(r *request) (answer, error) {
 	if create == hasGen {
 		return answer{}, wire.Errorf(wire.InvalidArgument, "an import is either a new adoption (If-None-Match: *) or fenced by %s, exactly one", wire.HeaderGeneration).WithHostCode("fence_required")
 	}
-	return s.run(r, &mutation{
+	return s.run(r, &lifecycle.Mutation{
 		Action: store.ActionImport, Key: it.key, Ref: it.ref, Package: it.pkg, Spec: it.canonical, SpecDigest: it.specDigest,
 		Create: create, Generation: gen, NativeID: req.NativeID,
 	})
@@ -107,7 +108,7 @@ func (s *Server) delete(r *request) (answer, error) {
 // fencedByName takes in what observe and delete share: an empty body, the
 // resource the path names and the required generation fence
 // (spec/host-api-v1alpha3.md §3.4 (8), (9)).
-func (s *Server) fencedByName(r *request, action store.Action) (*mutation, error) {
+func (s *Server) fencedByName(r *request, action store.Action) (*lifecycle.Mutation, error) {
 	if len(r.body) > 0 {
 		return nil, wire.Errorf(wire.InvalidArgument, "%s takes an empty body", action)
 	}
@@ -122,7 +123,7 @@ func (s *Server) fencedByName(r *request, action store.Action) (*mutation, error
 	if !ok {
 		return nil, wire.Errorf(wire.InvalidArgument, "%s needs the %s header", action, wire.HeaderGeneration).WithHostCode("fence_required")
 	}
-	return &mutation{Action: action, Key: k, Ref: ref, Generation: gen}, nil
+	return &lifecycle.Mutation{Action: action, Key: k, Ref: ref, Generation: gen}, nil
 }
 
 // pathIntake decodes a name-addressed body into req, checks it against the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/takoform/takoform/host/lifecycle"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
 )
@@ -22,30 +23,12 @@ func (s *Server) probe(r *request) string {
 	return r.Header.Get(wire.HeaderProbe)
 }
 
-// accept checks a mutation against the store as it is now and records it
-// as an operation the worker commits after delay (spec/host-api-v1alpha3.md §4). It answers
-// 202 with the operation.
-func (s *Server) accept(tx store.Tx, m *mutation, st *store.KeyState, now time.Time, delay time.Duration) (answer, string, error) {
-	if _, err := s.commit(tx, m, st, true, now); err != nil {
-		return answer{}, "", err
-	}
-	if !m.Create && st.Resource != nil {
-		m.AcceptedUID = st.Resource.UID
-	}
-	op := &store.Operation{
-		ID: "op_" + randomHex(12), Lane: m.Lane, Tenant: m.Key.Tenant, Principal: m.Principal, Action: m.Action,
-		Request: mustJSON(m), TargetUID: m.AcceptedUID, Target: m.Key, NotBefore: now.Add(delay), CreatedAt: now, UpdatedAt: now,
-	}
-	if m.PollDriven {
-		op.NotBefore = pollDrivenNever
-	}
-	progress := 0
-	doc := wire.Operation{APIVersion: wire.OperationsAPI, Kind: wire.OperationKind, ID: op.ID, Metadata: &wire.OperationMetadata{Phase: "Provisioning", Progress: &progress}}
-	if m.AcceptedUID != "" {
-		doc.Target = &wire.OperationTarget{UID: m.AcceptedUID}
-	}
-	op.Document = mustJSON(doc)
-	if err := tx.PutOperation(op); err != nil {
+// accept records m as an operation the worker commits after delay
+// (lifecycle.Engine.Accept, spec/host-api-v1alpha3.md §4) and answers 202
+// with the operation; it returns the operation's id.
+func (s *Server) accept(tx store.Tx, m *lifecycle.Mutation, st *store.KeyState, now time.Time, delay time.Duration) (answer, string, error) {
+	o, err := s.engine.Accept(tx, m, st, now, delay)
+	if err != nil {
 		return answer{}, "", err
 	}
 	s.nudge()
@@ -53,7 +36,14 @@ func (s *Server) accept(tx store.Tx, m *mutation, st *store.KeyState, now time.T
 	if retry < 1 {
 		retry = 1
 	}
-	return answer{status: 202, body: mustJSON(wire.OperationEnvelope{Operation: doc}), retryAfter: retry}, op.ID, nil
+	return answer{status: 202, body: operationEnvelope(o.Operation.Document), retryAfter: retry}, o.Operation.ID, nil
+}
+
+// operationEnvelope is the body of a 202: the wire.OperationEnvelope of
+// the operation whose stored document is doc, byte for byte json.Marshal's
+// (TestOperationEnvelopeIsJSONMarshal).
+func operationEnvelope(doc []byte) []byte {
+	return append(append([]byte(`{"operation":`), doc...), '}')
 }
 
 func (s *Server) nudge() {
@@ -111,9 +101,10 @@ func (s *Server) worker() {
 	}
 }
 
-// settle commits one due operation, re-validating everything against the
-// store as it is now and binding to the accepted incarnation; the terminal
-// document is stored and replayed byte-identically from then on.
+// settle commits one due operation (lifecycle.Engine.Settle), re-validating
+// everything against the store as it is now and binding to the accepted
+// incarnation; the terminal document is stored and replayed
+// byte-identically from then on.
 func (s *Server) settle(id string) error {
 	var target *store.Key
 	err := s.cfg.Store.Update(context.Background(), func(tx store.Tx) error {
@@ -125,54 +116,12 @@ func (s *Server) settle(id string) error {
 			return err
 		}
 		target = &op.Target
-		return s.settleIn(tx, op)
+		return s.engine.Settle(tx, op)
 	})
 	if err == nil && target != nil && s.cfg.Committed != nil {
 		s.cfg.Committed(*target)
 	}
 	return err
-}
-
-// settleIn commits the pending operation op inside tx and stores its
-// terminal document in op (spec/host-api-v1alpha3.md §4).
-func (s *Server) settleIn(tx store.Tx, op *store.Operation) error {
-	var m mutation
-	if err := json.Unmarshal(op.Request, &m); err != nil {
-		return err
-	}
-	m.OperationID, m.Lane = op.ID, op.Lane
-	now := s.cfg.Now()
-	var doc wire.Operation
-	if err := json.Unmarshal(op.Document, &doc); err != nil {
-		return fmt.Errorf("stored operation %s: %w", op.ID, err)
-	}
-	doc.Done, doc.Metadata = true, nil
-	o, err := s.commit(tx, &m, nil, false, now)
-	var we *wire.Error
-	switch {
-	case errors.As(err, &we):
-		doc.Error = &wire.OperationError{Code: we.Code, Message: we.Message, Retryable: wire.Taxonomy[we.Code].Retryable, HostCode: we.HostCode}
-	case err != nil:
-		return err
-	case m.Action == store.ActionDelete:
-		doc.Result = json.RawMessage(`{"deleted":true}`)
-	case m.Action == store.ActionObserve:
-		doc.Result = o.ans.body
-	default:
-		doc.Result = mustJSON(map[string]json.RawMessage{"resource": o.ans.body})
-	}
-	uid := ""
-	if o != nil {
-		uid = o.uid
-	}
-	if uid != "" {
-		doc.Target = &wire.OperationTarget{UID: uid}
-	}
-	op.Done, op.TargetUID, op.UpdatedAt, op.Document = true, uid, now, mustJSON(doc)
-	if err := tx.PutOperation(op); err != nil {
-		return err
-	}
-	return tx.RebindIdempotency(op.ID, uid)
 }
 
 // ownedOperation loads an operation the caller (tenant and principal)

@@ -1,9 +1,7 @@
 package host
 
 import (
-	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
@@ -16,10 +14,6 @@ const (
 	probeExternalChange = "external-change"
 	probeErrorPrefix    = "error:"
 )
-
-// pollDrivenNever is the NotBefore of a probe-forced operation: the
-// worker never commits it; the caller's polls do (spec/conformance-probe.md §2).
-var pollDrivenNever = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC) // within every store's time range (int64 nanoseconds end in 2262)
 
 // probeError wraps the forms route: `error:<code>` on GET {api}/forms with
 // no query string answers that code's envelope instead of the route,
@@ -40,29 +34,19 @@ func (s *Server) probeError(next route) route {
 	}
 }
 
-// pollOperation advances a probe-forced operation by one poll inside tx:
-// the first poll records itself and answers pending with Retry-After;
-// the next one commits it (re-validating everything against the store as
-// it is then) and answers the terminal document (spec/conformance-probe.md §2).
-// ok is false when op is not poll-driven.
+// pollOperation advances a probe-forced operation by one poll inside tx
+// (lifecycle.Engine.Poll): the first poll answers pending with
+// Retry-After; the next one commits it (re-validating everything against
+// the store as it is then) and answers the terminal document
+// (spec/conformance-probe.md §2). ok is false when op is not poll-driven.
 func (s *Server) pollOperation(tx store.Tx, op *store.Operation) (a answer, ok bool, err error) {
-	var m mutation
-	if err := json.Unmarshal(op.Request, &m); err != nil {
-		return answer{}, false, err
+	ok, settled, err := s.engine.Poll(tx, op)
+	if !ok || err != nil {
+		return answer{}, ok, err
 	}
-	if op.Done || !m.PollDriven {
-		return answer{}, false, nil
+	a = answer{status: 200, body: op.Document}
+	if !settled {
+		a.retryAfter = 1
 	}
-	if m.Polls == 0 {
-		m.Polls++
-		op.Request, op.UpdatedAt = mustJSON(m), s.cfg.Now()
-		if err := tx.PutOperation(op); err != nil {
-			return answer{}, true, err
-		}
-		return answer{status: 200, body: op.Document, retryAfter: 1}, true, nil
-	}
-	if err := s.settleIn(tx, op); err != nil {
-		return answer{}, true, err
-	}
-	return answer{status: 200, body: op.Document}, true, nil
+	return a, true, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/host/lifecycle"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
 )
@@ -174,7 +175,7 @@ func (s *Server) read(r *request) (answer, error) {
 	}
 	a, err := s.exactAnswer(r.Context(), k, ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return answer{}, notFound(k, ref)
+		return answer{}, lifecycle.NotFound(k, ref)
 	}
 	if err != nil {
 		return answer{}, err
@@ -190,10 +191,6 @@ func (s *Server) exactAnswer(ctx context.Context, k store.Key, ref form.FormRef)
 		return er.ExactAnswer(ctx, k, ref)
 	}
 	return store.ExactAnswerByView(ctx, s.cfg.Store, k, ref)
-}
-
-func notFound(k store.Key, ref form.FormRef) error {
-	return wire.Errorf(wire.ResourceNotFound, "%s %q does not exist in space %q under form %s", k.Kind, k.Name, k.Space, ref)
 }
 
 // bodyIntake decodes the body of validate and prepare, which names its
@@ -244,7 +241,7 @@ func (s *Server) prepare(r *request) (answer, error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if hasFence {
-			return answer{}, notFound(it.key, it.ref)
+			return answer{}, lifecycle.NotFound(it.key, it.ref)
 		}
 	case err != nil:
 		return answer{}, err
@@ -257,7 +254,7 @@ func (s *Server) prepare(r *request) (answer, error) {
 	}
 	req.Spec = it.canonical
 	return answer{status: 200, body: encodePrepare(&wire.PrepareResponse{Resource: req, Review: wire.PrepareReview{
-		PrepareDigest: s.prepareDigest(r.lane.Name, it.key, it.ref, it.specDigest, uid, gen), SpecDigest: it.specDigest,
+		PrepareDigest: s.engine.PrepareDigest(r.lane.Name, it.key, it.ref, it.specDigest, uid, gen), SpecDigest: it.specDigest,
 	}})}, nil
 }
 
@@ -300,7 +297,7 @@ func coreOf(req wire.ResourceRequest) core {
 
 // run commits a mutation now, or accepts it as an operation when it cannot
 // finish within the synchronous budget (spec/host-api-v1alpha3.md §4).
-func (s *Server) run(r *request, m *mutation) (answer, error) {
+func (s *Server) run(r *request, m *lifecycle.Mutation) (answer, error) {
 	m.Principal, m.Lane = r.caller.Principal, r.lane.Name
 	delay := s.cfg.ProvisioningDelay
 	async := delay > s.cfg.SyncBudget
@@ -327,13 +324,15 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 		}
 	}
 	var out answer
-	s.beforeCommit(m)
-	s.preload(r.Context(), m)
+	s.engine.BeforeCommit(m)
+	if err := s.engine.Preload(r.Context(), s.cfg.Store, m); err != nil {
+		s.log.Debug("preload", "key", m.Key, "err", err)
+	}
 	request := *m
 	// A synchronous create expects its name free (If-None-Match: *).
 	free := m.Action == store.ActionApply && m.Create && !async
 	err := s.updateKey(r, m.Key, free, func(tx store.Tx, st *store.KeyState) error {
-		m := new(mutation) // the store may run fn again (a serialization failure): start from the request each time
+		m := new(lifecycle.Mutation) // the store may run fn again (a serialization failure): start from the request each time
 		*m = request
 		now := s.cfg.Now()
 		if async {
@@ -344,12 +343,12 @@ func (s *Server) run(r *request, m *mutation) (answer, error) {
 			out = ans
 			return s.record(tx, r, ans, "", opID)
 		}
-		o, err := s.commit(tx, m, st, false, now)
+		o, err := s.engine.Commit(tx, m, st, now)
 		if err != nil {
 			return err
 		}
-		out = o.ans
-		return s.record(tx, r, o.ans, o.uid, "")
+		out = outcomeAnswer(o)
+		return s.record(tx, r, out, o.UID, "")
 	})
 	return out, err
 }

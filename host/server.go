@@ -24,6 +24,7 @@ import (
 	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/host/edgehost"
+	"github.com/takoform/takoform/host/lifecycle"
 	"github.com/takoform/takoform/host/store"
 	"github.com/takoform/takoform/wire"
 )
@@ -62,7 +63,8 @@ type Config struct {
 	Probe  bool
 	Logger *slog.Logger
 	// Limits, Retention and Quotas are the operator settings of limits.go,
-	// sweeper.go and quota.go; zero values take their documented defaults.
+	// sweeper.go and the lifecycle engine's quotas (host/lifecycle); zero
+	// values take their documented defaults.
 	Limits    Limits
 	Retention Retention
 	Quotas    Quotas
@@ -119,8 +121,7 @@ type Server struct {
 	cfg     Config
 	auth    *authenticator
 	mux     *http.ServeMux
-	secret  []byte
-	macs    sync.Pool // *macState: HMAC-SHA-256 keyed with secret, for reuse (prepareDigest)
+	engine  *lifecycle.Engine // commits mutations and settles operations
 	log     *slog.Logger
 	wake    chan struct{}
 	stop    chan struct{}
@@ -194,7 +195,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.secret = secret
+	s.engine = lifecycle.New(lifecycle.Config{Catalog: cfg.Catalog, Family: cfg.Family, Quotas: cfg.Quotas, Secret: secret, Now: cfg.Now})
 	if err := s.initOperator(); err != nil {
 		return nil, err
 	}
@@ -406,3 +407,11 @@ func mustJSON(v any) []byte {
 }
 
 func jsonAnswer(status int, v any) answer { return answer{status: status, body: mustJSON(v)} }
+
+// randomHex returns n random bytes in hex (2n digits): the random part of
+// an upload id.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -29,7 +29,7 @@ type RawResource struct {
 // The host stores these bytes with each resource it writes, and the exact
 // read answers them (spec/decisions/0046-stored-answer.md,
 // spec/decisions/0065-store-keeps-answer-bytes.md), so a change to them
-// is a change of schema (TestStoredEncodingIsPinned in host).
+// is a change of schema (TestStoredEncodingIsPinned in host/lifecycle).
 func EncodeResource(r *RawResource) ([]byte, error) {
 	b := make([]byte, 0, len(r.Spec)+len(r.Status)+512)
 	b, ok := AppendCore(b, r.APIVersion, r.Kind, r.Form, r.Metadata, r.Spec)

@@ -1,14 +1,9 @@
-package host
+package lifecycle
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"strconv"
 	"time"
 
@@ -20,9 +15,12 @@ import (
 	"github.com/takoform/takoform/wire"
 )
 
-// mutation is an accepted mutation, complete enough to be committed now or
-// later by the operation worker (it is stored as the operation's request).
-type mutation struct {
+// Mutation is an accepted mutation, complete enough to be committed now or
+// later by the operation worker: it is stored as the operation's request
+// (store.Operation.Request, this type's JSON), so its JSON names never
+// change. The host builds it from a request's intake
+// (spec/host-api-v1alpha3.md §3.4 (5), (7), (8), (9)).
+type Mutation struct {
 	Action        store.Action `json:"action"`
 	Principal     string       `json:"principal"`
 	Key           store.Key    `json:"key"`
@@ -45,22 +43,22 @@ type mutation struct {
 	// Lane is the name of the lane the mutation came in on: it binds the
 	// prepareDigest and the operation (spec/lane-v1beta1.md §2.5 rules
 	// 4–5). An operation keeps it in its own column (store.Operation.Lane),
-	// which settleIn copies back.
+	// which Settle copies back.
 	Lane string `json:"-"`
-	// Worked out before the transaction (beforeCommit), read-only in it;
+	// Worked out before the transaction (BeforeCommit), read-only in it;
 	// zero to work them out in commit.
 	createBinding string         // the PrepareDigest a create must carry
 	spec          map[string]any // Spec decoded (numberSpec)
 }
 
-// beforeCommit works out, outside the transaction, what commit needs that
-// reads nothing in it: the decoded spec, and the prepare binding of a
-// create, which binds no uid and generation 0 (spec/host-api-v1alpha3.md
-// §3.4 (4)). commit still decides everything inside the transaction; this
-// only shortens the one writer's work on SQLite
-// (spec/decisions/0031-create-work-off-the-writer.md). A spec that does
-// not decode is left for commit to refuse.
-func (s *Server) beforeCommit(m *mutation) {
+// BeforeCommit works out, outside the transaction, what a commit of m
+// needs that reads nothing in it: the decoded spec, and the prepare
+// binding of a create, which binds no uid and generation 0
+// (spec/host-api-v1alpha3.md §3.4 (4)). The commit still decides
+// everything inside the transaction; this only shortens the one writer's
+// work on SQLite (spec/decisions/0031-create-work-off-the-writer.md). A
+// spec that does not decode is left for the commit to refuse.
+func (e *Engine) BeforeCommit(m *Mutation) {
 	if m.Action != store.ActionApply && m.Action != store.ActionImport {
 		return
 	}
@@ -68,34 +66,35 @@ func (s *Server) beforeCommit(m *mutation) {
 		m.spec = spec
 	}
 	if m.Action == store.ActionApply && m.Create {
-		m.createBinding = s.prepareDigest(m.Lane, m.Key, m.Ref, m.SpecDigest, "", 0)
+		m.createBinding = e.PrepareDigest(m.Lane, m.Key, m.Ref, m.SpecDigest, "", 0)
 	}
 }
 
-// preload runs the family's Preload (Preloader) for an apply or import
-// of m in a read transaction, before the write transaction; m's spec must
-// have decoded (beforeCommit). A failure is logged: commit decides.
-func (s *Server) preload(ctx context.Context, m *mutation) {
-	p, ok := s.cfg.Family.(Preloader)
+// Preload runs the family's Preload (Preloader) for an apply or import of
+// m in a read transaction of st, before the write transaction; m's spec
+// must have decoded (BeforeCommit). It decides nothing: an error is the
+// read transaction's, for the caller to log; the commit decides.
+func (e *Engine) Preload(ctx context.Context, st store.Store, m *Mutation) error {
+	p, ok := e.family.(Preloader)
 	if !ok || m.spec == nil || (m.Action != store.ActionApply && m.Action != store.ActionImport) {
-		return
+		return nil
 	}
-	in, ok := s.cfg.Catalog.Form(m.Ref)
+	in, ok := e.catalog.Form(m.Ref)
 	if !ok || !p.Preloads(in.Definition) {
-		return
+		return nil
 	}
-	if err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
+	return st.View(ctx, func(tx store.Tx) error {
 		p.Preload(ctx, tx, in.Definition, m.Key, m.spec)
 		return nil
-	}); err != nil {
-		s.log.Debug("preload", "key", m.Key, "err", err)
-	}
+	})
 }
 
-// outcome is a committed mutation: the answer and what it reports live.
-type outcome struct {
-	ans answer
-	uid string // live incarnation the answer reports, "" for none
+// Commit runs every check of m against the store as tx sees it and writes
+// it (commit). st is the key's state read in tx (store.Tx.KeyState), nil
+// to read it here. A refusal is a *wire.Error and tx must not commit the
+// caller's writes either; any other error is the store's.
+func (e *Engine) Commit(tx store.Tx, m *Mutation, st *store.KeyState, now time.Time) (*Outcome, error) {
+	return e.commit(tx, m, st, false, now)
 }
 
 // commit runs every check of a mutation against the store as the
@@ -104,8 +103,8 @@ type outcome struct {
 // prepare binding, the family's records (Family.Record), then the write
 // and the derived rendering pass. st is
 // the key's state read in tx (store.Tx.KeyState), nil to read it here.
-func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, now time.Time) (*outcome, error) {
-	in, ok := s.cfg.Catalog.Form(m.Ref)
+func (e *Engine) commit(tx store.Tx, m *Mutation, st *store.KeyState, dry bool, now time.Time) (*Outcome, error) {
+	in, ok := e.catalog.Form(m.Ref)
 	if !ok {
 		return nil, wire.Errorf(wire.FormUnknown, "form %s is not installed on this host", m.Ref)
 	}
@@ -143,9 +142,9 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 	}
 	switch m.Action {
 	case store.ActionDelete:
-		return s.commitDelete(tx, def, m, st, dry, now)
+		return e.commitDelete(tx, def, m, st, dry, now)
 	case store.ActionObserve:
-		return s.commitObserve(tx, def, m, existing, dry, now)
+		return e.commitObserve(tx, def, m, existing, dry, now)
 	}
 	sourceUID := ""
 	if existing != nil {
@@ -158,11 +157,11 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 			return nil, err
 		}
 	}
-	pins, err := s.resolvePins(tx, def, spec, m.Key, sourceUID)
+	pins, err := e.resolvePins(tx, def, spec, m.Key, sourceUID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.fence(def, m, existing); err != nil {
+	if err := e.fence(def, m, existing); err != nil {
 		return nil, err
 	}
 	if m.Action == store.ActionApply {
@@ -172,7 +171,7 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 			if !m.Create {
 				uid, gen = existing.UID, existing.Generation
 			}
-			want = s.prepareDigest(m.Lane, m.Key, m.Ref, m.SpecDigest, uid, gen)
+			want = e.PrepareDigest(m.Lane, m.Key, m.Ref, m.SpecDigest, uid, gen)
 		}
 		if m.PrepareDigest != want {
 			return nil, wire.Errorf(wire.InvalidArgument, "review.prepareDigest does not bind this request: the spec, resource, generation, tenant or lane differ from what was prepared; prepare again on this lane and apply the new digest").WithHostCode("prepare_binding_mismatch")
@@ -186,7 +185,7 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 	res := &store.Resource{Key: m.Key, FormRef: m.Ref, PackageDigest: m.Package, Spec: m.Spec, SpecDigest: m.SpecDigest, NativeID: m.NativeID, CreatedAt: now, UpdatedAt: now}
 	creating := existing == nil
 	if creating {
-		if err := s.checkResourceQuota(tx, m.Key.Tenant); err != nil {
+		if err := e.checkResourceQuota(tx, m.Key.Tenant); err != nil {
 			return nil, err
 		}
 		res.UID, res.Generation, res.Revision = newUID(), 1, 1
@@ -203,27 +202,25 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 		}
 		res.UpdatedAt = now
 	}
-	if err := s.cfg.Family.CheckCommit(tx, def, res, creating); err != nil {
+	if err := e.family.CheckCommit(tx, def, res, creating); err != nil {
 		return nil, err
 	}
 	if !dry {
-		if err := s.cfg.Family.Record(tx, def, res); err != nil {
+		if err := e.family.Record(tx, def, res); err != nil {
 			return nil, err
 		}
 	}
 	for i := range pins {
 		pins[i].SourceUID = res.UID
 	}
-	status, err := s.renderStatus(tx, def, res, pins, now)
+	status, err := e.renderStatus(tx, def, res, pins, now)
 	if err != nil {
 		return nil, err
 	}
 	if dry {
-		return &outcome{}, nil
+		return &Outcome{Action: m.Action}, nil
 	}
-	code := 200
 	if creating {
-		code = 201
 		res.Status = status
 		if err := tx.CreateResource(withAnswer(res)); err != nil {
 			return nil, err
@@ -249,22 +246,22 @@ func (s *Server) commit(tx store.Tx, m *mutation, st *store.KeyState, dry bool, 
 			return nil, err
 		}
 	}
-	if err := s.cfg.Family.Persist(tx, def, res); err != nil {
+	if err := e.family.Persist(tx, def, res); err != nil {
 		return nil, err
 	}
-	extra, err := s.cfg.Family.Affected(tx, res)
+	extra, err := e.family.Affected(tx, res)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.derivedPass(tx, res.Key, res.UID, st.PinsTo, extra, now); err != nil {
+	if err := e.derivedPass(tx, res.Key, res.UID, st.PinsTo, extra, now); err != nil {
 		return nil, err
 	}
-	return &outcome{ans: resourceAnswer(code, res), uid: res.UID}, nil
+	return &Outcome{Action: m.Action, Resource: res, Created: creating, UID: res.UID}, nil
 }
 
 // fence applies the create or update preconditions and the role and
 // capability rules (spec/host-api-v1alpha3.md §3.4 (5) steps 5–6).
-func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resource) error {
+func (e *Engine) fence(def *form.Definition, m *Mutation, existing *store.Resource) error {
 	if m.Create {
 		if existing != nil {
 			return wire.Errorf(wire.GenerationConflict, "%s %q already exists in space %q (If-None-Match: * requires a free name); choose another name or update it", m.Key.Kind, m.Key.Name, m.Key.Space).WithHostCode("name_taken")
@@ -298,7 +295,7 @@ func (s *Server) fence(def *form.Definition, m *mutation, existing *store.Resour
 // changedImmutable returns the first immutableFields pointer whose value
 // differs between the stored spec and the mutation's, "" when none
 // (spec/host-api-v1alpha3.md §6.1: an immutable field cannot change in place).
-func changedImmutable(def *form.Definition, existing *store.Resource, m *mutation) (string, error) {
+func changedImmutable(def *form.Definition, existing *store.Resource, m *Mutation) (string, error) {
 	if existing.SpecDigest == m.SpecDigest {
 		return "", nil
 	}
@@ -361,7 +358,7 @@ func arrayIndex(tok string) (int, bool) {
 	return i, err == nil
 }
 
-func claimNativeID(tx store.Tx, m *mutation, existing *store.Resource) error {
+func claimNativeID(tx store.Tx, m *Mutation, existing *store.Resource) error {
 	if existing != nil && existing.NativeID != "" && existing.NativeID != m.NativeID {
 		return wire.Errorf(wire.ImportConflict, "%s %q already claims another native identity; a recorded claim never changes", m.Key.Kind, m.Key.Name)
 	}
@@ -403,86 +400,4 @@ func numberSpec(b []byte) (map[string]any, error) {
 		return nil, fmt.Errorf("canonical spec: %w", err)
 	}
 	return m, nil
-}
-
-// newUID names a new incarnation: "u-", the creation time in Unix
-// milliseconds (12 hex digits) and 64 random bits (16 hex digits). The
-// format is host detail (spec/host-api-v1alpha3.md §1.4); the time prefix
-// makes UIDs of one moment sort together, so the indexes on UIDs take a
-// batch of creates on a few pages instead of one random page each
-// (spec/decisions/0031-create-work-off-the-writer.md).
-func newUID() string {
-	var b [2 + 13 + 16]byte
-	u := strconv.AppendInt(append(b[:0], "u-"...), time.Now().UnixMilli()|1<<48, 16)
-	u = append(u[:2], u[3:]...) // drop the leading 1 of 1<<48, which fixes the width at 12 digits
-	var random [8]byte
-	_, _ = rand.Read(random[:])
-	return string(hex.AppendEncode(u, random[:]))
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// prepareDigest is a keyed MAC over the prepare binding: tenant, space,
-// name, exact FormRef, spec digest, uid and generation (create markers ""
-// and 0), and the lane (spec/lane-v1beta1.md §2.5 rule 5): a lane other
-// than v1alpha3 is one more array member, so a digest of lane v1alpha3
-// ("" for an operation accepted before lanes) is the one hosts minted
-// before there were lanes, and replicas of two releases agree on it. The construction is host-private (spec/host-api-v1alpha3.md §3.4 (4): only equality
-// matters): HMAC-SHA-256 over the JSON array of those strings, which is
-// unambiguous. No row is stored for it (ARCHITECTURE.md §5). The keyed MACs
-// are reused (s.macs) and the array is assembled by appendStrings, which
-// writes what json.Marshal writes.
-func (s *Server) prepareDigest(lane string, k store.Key, ref form.FormRef, specDigest, uid string, generation int64) string {
-	m, ok := s.macs.Get().(*macState)
-	if !ok {
-		m = &macState{mac: hmac.New(sha256.New, s.secret)}
-	} else {
-		m.mac.Reset()
-	}
-	if lane == "" || lane == wire.V1alpha3.Name {
-		m.doc = appendStrings(m.doc[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
-			ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation))
-	} else {
-		m.doc = appendStrings(m.doc[:0], "takoform-host/v1", k.Tenant, k.Space, ref.APIVersion, ref.Kind,
-			ref.DefinitionVersion, ref.SchemaDigest, k.Name, specDigest, uid, formatCounter(generation), lane)
-	}
-	m.mac.Write(m.doc)
-	var out [len(ijson.DigestPrefix) + 2*sha256.Size]byte
-	copy(out[:], ijson.DigestPrefix)
-	hex.Encode(out[len(ijson.DigestPrefix):], m.mac.Sum(m.sum[:0]))
-	s.macs.Put(m)
-	return string(out[:])
-}
-
-// macState is one reusable prepareDigest computation: the keyed MAC and
-// the buffers it writes from and into.
-type macState struct {
-	mac hash.Hash
-	doc []byte
-	sum [sha256.Size]byte
-}
-
-// appendStrings appends the JSON array of strs to b, byte for byte what
-// json.Marshal makes of a []string: verbatim when every string is
-// (wire.VerbatimString), else through json.Marshal.
-func appendStrings(b []byte, strs ...string) []byte {
-	for _, s := range strs {
-		if !wire.VerbatimString(s) {
-			return append(b, mustJSON(strs)...)
-		}
-	}
-	b = append(b, '[')
-	for i, s := range strs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, s...)
-		b = append(b, '"')
-	}
-	return append(b, ']')
 }

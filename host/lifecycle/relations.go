@@ -1,4 +1,4 @@
-package host
+package lifecycle
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // and space, verifies each target's contract and binding rules 1–5 (spec/host-api-v1alpha3.md
 // §5.5, §7.3), and returns the pins to store. sourceUID may be "" for a
 // resource not created yet.
-func (s *Server) resolvePins(tx store.Tx, def *form.Definition, spec map[string]any, src store.Key, sourceUID string) ([]store.Pin, error) {
+func (e *Engine) resolvePins(tx store.Tx, def *form.Definition, spec map[string]any, src store.Key, sourceUID string) ([]store.Pin, error) {
 	var pins []store.Pin
 	for _, ref := range def.References(spec) {
 		rel := ref.Relation
@@ -31,7 +31,7 @@ func (s *Server) resolvePins(tx store.Tx, def *form.Definition, spec map[string]
 			return nil, wire.Errorf(wire.InvalidArgument, "relation %s: %s %q is recorded under form %s, but the relation requires one of %s",
 				ref.Pointer, k.Kind, k.Name, target.FormRef, refList(rel.TargetFormRefs)).WithHostCode("relation_target_form_ref").WithDetail("pointer", "/spec"+ref.Pointer)
 		}
-		targetDef, ok := s.cfg.Catalog.Form(target.FormRef)
+		targetDef, ok := e.catalog.Form(target.FormRef)
 		if !ok {
 			return nil, fmt.Errorf("target %s is recorded under form %s, which is no longer installed", k.Name, target.FormRef)
 		}
@@ -45,7 +45,7 @@ func (s *Server) resolvePins(tx store.Tx, def *form.Definition, spec map[string]
 			TargetUID: target.UID, TargetFormRef: target.FormRef,
 		}
 		if rel.Binding != "" {
-			b, err := s.verifyBinding(def, targetDef.Definition, ref, target)
+			b, err := e.verifyBinding(def, targetDef.Definition, ref, target)
 			if err != nil {
 				return nil, err
 			}
@@ -58,7 +58,7 @@ func (s *Server) resolvePins(tx store.Tx, def *form.Definition, spec map[string]
 
 // verifyBinding applies binding verification rules 1–5 (spec/host-api-v1alpha3.md §7.3) and
 // returns the binding contract as name@version#digest.
-func (s *Server) verifyBinding(src, targetDef *form.Definition, ref form.Reference, target *store.Resource) (string, error) {
+func (e *Engine) verifyBinding(src, targetDef *form.Definition, ref form.Reference, target *store.Resource) (string, error) {
 	rel := ref.Relation
 	ptr := "/spec" + ref.Pointer
 	var accepted *form.BindingRef
@@ -71,7 +71,7 @@ func (s *Server) verifyBinding(src, targetDef *form.Definition, ref form.Referen
 	if accepted == nil {
 		return "", wire.Errorf(wire.InvalidArgument, "binding list %s uses contract %s, which form %s does not accept", rel.BindingList, rel.Binding, src.Ref().Kind).WithHostCode("binding_not_accepted").WithDetail("pointer", ptr)
 	}
-	bd, ok := s.cfg.Catalog.Binding(*accepted)
+	bd, ok := e.catalog.Binding(*accepted)
 	if !ok {
 		return "", wire.Errorf(wire.UnsupportedCapability, "this host does not implement binding contract %s", *accepted).WithHostCode("binding_not_installed").WithDetail("pointer", ptr)
 	}

@@ -1,4 +1,4 @@
-package host
+package lifecycle
 
 import (
 	"github.com/takoform/takoform/host/store"
@@ -14,8 +14,8 @@ type Quotas struct {
 }
 
 // checkResourceQuota refuses creating one more resource in tenant.
-func (s *Server) checkResourceQuota(tx store.Tx, tenant string) error {
-	limit := s.cfg.Quotas.Resources
+func (e *Engine) checkResourceQuota(tx store.Tx, tenant string) error {
+	limit := e.quotas.Resources
 	if limit <= 0 {
 		return nil
 	}
@@ -29,9 +29,9 @@ func (s *Server) checkResourceQuota(tx store.Tx, tenant string) error {
 	return nil
 }
 
-// checkArtifactQuota refuses a tenant holding size more blob bytes.
-func (s *Server) checkArtifactQuota(tx store.Tx, tenant string, size int64) error {
-	limit := s.cfg.Quotas.ArtifactBytes
+// CheckArtifactQuota refuses a tenant holding size more blob bytes.
+func (e *Engine) CheckArtifactQuota(tx store.Tx, tenant string, size int64) error {
+	limit := e.quotas.ArtifactBytes
 	if limit <= 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package host
+package lifecycle
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 
 // commitDelete checks and performs a delete: identity, fences, then the
 // dependency scan (spec/host-api-v1alpha3.md §3.4 (9), §4 "a delete's order at commit").
-func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, st *store.KeyState, dry bool, now time.Time) (*outcome, error) {
+func (e *Engine) commitDelete(tx store.Tx, def *form.Definition, m *Mutation, st *store.KeyState, dry bool, now time.Time) (*Outcome, error) {
 	existing := st.Resource
 	if existing == nil || existing.FormRef != m.Ref {
-		return nil, notFound(m.Key, m.Ref)
+		return nil, NotFound(m.Key, m.Ref)
 	}
 	if m.Generation != existing.Generation {
 		return nil, wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d; read it again", m.Generation, m.Key.Kind, m.Key.Name, existing.Generation)
@@ -46,13 +46,13 @@ func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, st
 		return nil, wire.Errorf(wire.DependencyInUse, "%s %q is still referenced by %s; delete or repoint them first", m.Key.Kind, m.Key.Name, strings.Join(names, ", ")).
 			WithHostCode("relation_pinned").WithDetail("dependents", names)
 	}
-	if err := s.cfg.Family.CheckDelete(tx, def, existing); err != nil && !m.OutOfBand {
+	if err := e.family.CheckDelete(tx, def, existing); err != nil && !m.OutOfBand {
 		return nil, err
 	}
 	if dry {
-		return &outcome{}, nil
+		return &Outcome{Action: m.Action}, nil
 	}
-	extra, err := s.cfg.Family.Affected(tx, existing)
+	extra, err := e.family.Affected(tx, existing)
 	if err != nil {
 		return nil, err
 	}
@@ -62,26 +62,26 @@ func (s *Server) commitDelete(tx store.Tx, def *form.Definition, m *mutation, st
 	if _, err := tx.RetireIdempotency(existing.UID); err != nil {
 		return nil, err
 	}
-	if err := s.derivedPass(tx, existing.Key, existing.UID, st.PinsTo, extra, now); err != nil {
+	if err := e.derivedPass(tx, existing.Key, existing.UID, st.PinsTo, extra, now); err != nil {
 		return nil, err
 	}
-	return &outcome{ans: answer{status: 204}}, nil
+	return &Outcome{Action: m.Action}, nil
 }
 
 // commitObserve re-observes a resource: it may move the revision, never
 // the generation (spec/host-api-v1alpha3.md §3.4 (8)).
-func (s *Server) commitObserve(tx store.Tx, def *form.Definition, m *mutation, existing *store.Resource, dry bool, now time.Time) (*outcome, error) {
+func (e *Engine) commitObserve(tx store.Tx, def *form.Definition, m *Mutation, existing *store.Resource, dry bool, now time.Time) (*Outcome, error) {
 	if existing == nil || existing.FormRef != m.Ref {
-		return nil, notFound(m.Key, m.Ref)
+		return nil, NotFound(m.Key, m.Ref)
 	}
 	if m.Generation != existing.Generation {
 		return nil, wire.Errorf(wire.GenerationConflict, "expected generation %d but %s %q is at generation %d; read it again", m.Generation, m.Key.Kind, m.Key.Name, existing.Generation)
 	}
 	if dry {
-		return &outcome{}, nil
+		return &Outcome{Action: m.Action}, nil
 	}
 	res := *existing
-	changed, err := s.rerender(tx, &res, now)
+	changed, err := e.rerender(tx, &res, now)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +94,11 @@ func (s *Server) commitObserve(tx store.Tx, def *form.Definition, m *mutation, e
 			return nil, err
 		}
 	}
-	body := append(append([]byte(`{"resource":`), resourceAnswer(200, &res).body...), '}')
-	return &outcome{ans: answer{status: 200, etag: etag(&res), body: body}, uid: res.UID}, nil
+	return &Outcome{Action: m.Action, Resource: &res, UID: res.UID}, nil
+}
+
+// NotFound is the refusal of a mutation or exact read whose resource k
+// does not exist under the FormRef ref (spec/host-api-v1alpha3.md §3.4).
+func NotFound(k store.Key, ref form.FormRef) error {
+	return wire.Errorf(wire.ResourceNotFound, "%s %q does not exist in space %q under form %s", k.Kind, k.Name, k.Space, ref)
 }

@@ -1,4 +1,4 @@
-package host
+package lifecycle
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // the family rules (spec/host-api-v1alpha3.md §5.2–§5.4). It is a pure function of stored
 // specs, relations and UIDs; lastTransitionTime is carried over from the
 // previous status while a condition's status and reason hold.
-func (s *Server) renderStatus(tx store.Tx, def *form.Definition, res *store.Resource, pins []store.Pin, now time.Time) ([]byte, error) {
+func (e *Engine) renderStatus(tx store.Tx, def *form.Definition, res *store.Resource, pins []store.Pin, now time.Time) ([]byte, error) {
 	st := wire.Status{ObservedGeneration: formatCounter(res.Generation)}
 	ready := wire.Condition{Type: "Ready", Status: "True", Reason: "Available"}
 	for _, p := range pins {
@@ -34,7 +34,7 @@ func (s *Server) renderStatus(tx store.Tx, def *form.Definition, res *store.Reso
 			break
 		}
 	}
-	conds, outputs, err := s.cfg.Family.Render(tx, def, res)
+	conds, outputs, err := e.family.Render(tx, def, res)
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +91,8 @@ func truncate(s string, n int) string {
 
 // rerender recomputes res's status and bumps its revision (never its
 // generation) when the rendering changed; it reports whether it did.
-func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool, error) {
-	in, ok := s.cfg.Catalog.Form(res.FormRef)
+func (e *Engine) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool, error) {
+	in, ok := e.catalog.Form(res.FormRef)
 	if !ok {
 		return false, nil
 	}
@@ -100,7 +100,7 @@ func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool
 	if err != nil {
 		return false, err
 	}
-	status, err := s.renderStatus(tx, in.Definition, res, pins, now)
+	status, err := e.renderStatus(tx, in.Definition, res, pins, now)
 	if err != nil {
 		var we *wire.Error
 		if errors.As(err, &we) {
@@ -123,7 +123,7 @@ func (s *Server) rerender(tx store.Tx, res *store.Resource, now time.Time) (bool
 // the pins naming subject that tx read, store.KeyState.PinsTo) and the
 // family's dependents (spec/host-api-v1alpha3.md §5.4). A mutation of subject changes only
 // subject's own pins, so byName may be read before its writes.
-func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, byName []store.Pin, extra []store.Key, now time.Time) error {
+func (e *Engine) derivedPass(tx store.Tx, subject store.Key, subjectUID string, byName []store.Pin, extra []store.Key, now time.Time) error {
 	if len(byName) == 0 && len(extra) == 0 {
 		return nil // no holder and no dependent: nothing to re-render (most creates)
 	}
@@ -169,26 +169,9 @@ func (s *Server) derivedPass(tx store.Tx, subject store.Key, subjectUID string, 
 		}
 	}
 	for _, r := range resources {
-		if _, err := s.rerender(tx, r, now); err != nil {
+		if _, err := e.rerender(tx, r, now); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func etag(res *store.Resource) string { return revisionETag(res.Revision) }
-
-// revisionETag is the ETag of a resource at revision rev, the revision
-// quoted (spec/host-api-v1alpha3.md §1.5).
-func revisionETag(rev int64) string { return `"` + formatCounter(rev) + `"` }
-
-// resourceAnswer is res's answer with the given status: the body the
-// host last handed the store with res (res.Answer, set by withAnswer
-// after res's last change), else encoded now.
-func resourceAnswer(status int, res *store.Resource) answer {
-	body := res.Answer
-	if body == nil {
-		body = encodeResource(res)
-	}
-	return answer{status: status, etag: etag(res), body: body}
 }
