@@ -8,10 +8,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 )
 
 // SQLSTATE codes the store tells apart (PostgreSQL manual, Appendix A).
@@ -70,20 +70,9 @@ func classify(err error) error {
 	return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 }
 
-// notFound turns pgx.ErrNoRows into store.ErrNotFound, wrapped with what.
-func notFound(err error, what string) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
-
-func notFoundOr(err error, what string) error {
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return fmt.Errorf("%s: %w", what, store.ErrNotFound)
-}
+// notFound turns pgx.ErrNoRows (which wraps sql.ErrNoRows) into
+// store.ErrNotFound, wrapped with what.
+func notFound(err error, what string) error { return sqlcore.NotFound(err, what) }
 
 // parseProblem says why pgx refused the configuration of rawURL, without
 // its password: pgx's reason, which names the setting or the part it

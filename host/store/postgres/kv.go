@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 )
 
 // The edge.kv entries of store.KV (migration 00008_kv.sql). Keys go to
@@ -27,12 +28,7 @@ const (
 		WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) AND expires_at <= $1`
 )
 
-func kvKey(key string) []byte {
-	if key == "" {
-		return []byte{} // an empty BYTEA, never NULL
-	}
-	return []byte(key)
-}
+func kvKey(key string) []byte { return sqlcore.KeyBytes(key) }
 
 func millis(t time.Time) any {
 	if t.IsZero() {

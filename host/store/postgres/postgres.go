@@ -273,6 +273,7 @@ func (s *Store) run(ctx context.Context, opts pgx.TxOptions, readOnly, single, e
 
 func (s *Store) attempt(ctx context.Context, opts pgx.TxOptions, readOnly, single, exact bool, fn func(store.Tx) error) (_ *tx, err error) {
 	t := &tx{ctx: ctx, store: s, opts: opts, readOnly: readOnly, single: single, exact: exact}
+	t.Core.X = t
 	select {
 	case <-s.closed:
 		return t, ErrClosed

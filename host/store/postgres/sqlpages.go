@@ -49,7 +49,7 @@ func (s *Store) CommitSQLPages(ctx context.Context, fence store.Fence, uid strin
 		if !ok {
 			return fmt.Errorf("commit SQL database %s: a %T is not this store's transaction", uid, stx)
 		}
-		if err := t.fenced(fence); err != nil {
+		if err := t.Fenced(fence); err != nil {
 			return err
 		}
 		// In statements of sqlPagesPerStatement pages (1 MiB), so a large

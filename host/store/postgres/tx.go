@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
@@ -34,6 +34,10 @@ import (
 // Update runs fn again even if fn swallowed the error) and marks a lost
 // connection with store.ErrUnavailable.
 type tx struct {
+	// Core holds the methods both SQL stores share, over this tx as
+	// their sqlcore.Executor (executor.go; decision
+	// spec/decisions/0068-one-sql-core.md).
+	sqlcore.Core
 	ctx      context.Context
 	store    *Store
 	opts     pgx.TxOptions
@@ -384,28 +388,24 @@ func (t *tx) queryRow(sql string, args ...any) sqlrow.Scanner {
 	return batchRow{t: t, b: one(sql, args...)}
 }
 
-// lockName names what a point read locks: a namespace and the key's parts
-// joined by U+001F (a collision of two names only serializes more).
-func lockName(parts ...string) string { return strings.Join(parts, "\x1f") }
-
-// readLocked runs query, a point read of at most one row, so that in a
+// readLocked runs s, a point read of at most one row, so that in a
 // write transaction what it read stays as read until the transaction ends
 // (repo decision 0011): first the transaction-scoped advisory lock lock (when
-// not ""), held even when no row exists, so a concurrent writer of the
+// not zero), held even when no row exists, so a concurrent writer of the
 // same key waits; then query with FOR UPDATE, which waits for a concurrent
 // writer of the row and reads its committed version. Both statements go
 // in one round trip (with the BEGIN when it is the transaction's first);
 // under READ COMMITTED the second takes its snapshot after the first has
 // the lock. In a View it is a plain read.
-func (t *tx) readLocked(lock, query string, args ...any) sqlrow.Scanner {
+func (t *tx) readLocked(lock sqlcore.Lock, s sqlcore.Stmt, args ...any) sqlrow.Scanner {
 	if t.readOnly {
-		return t.queryRow(query, args...)
+		return t.queryRow(sqlcore.Text(sqlcore.Postgres, s), args...)
 	}
 	b := &pgx.Batch{}
-	if lock != "" {
-		b.Queue(qAdvisoryLock, lock)
+	if !lock.IsZero() {
+		b.Queue(qAdvisoryLock, lock.Name())
 	}
-	b.Queue(query+" FOR UPDATE", args...)
+	b.Queue(sqlcore.ForUpdate(s), args...)
 	return batchRow{t: t, b: b}
 }
 
@@ -448,29 +448,4 @@ func (t *tx) Next(sequence string) (int64, error) {
 		return 0, fmt.Errorf("%s: %w", what, classify(err))
 	}
 	return n, nil
-}
-
-// --- Settings ---
-
-// Setting returns the value of the host setting name, or an error wrapping
-// store.ErrNotFound when it is unset.
-func (t *tx) Setting(name string) ([]byte, error) {
-	var v []byte
-	if err := t.readLocked(lockName("setting", name), `SELECT value FROM settings WHERE name = $1`, name).Scan(&v); err != nil {
-		return nil, notFound(err, fmt.Sprintf("read setting %q", name))
-	}
-	return v, nil
-}
-
-// PutSetting stores value under name unless name is already set, and
-// returns the value now stored (value, or the one set before). Two
-// replicas setting one name at once store one value: the insert of the
-// second waits for the first's commit and keeps its value, which the read
-// after it returns.
-func (t *tx) PutSetting(name string, value []byte) ([]byte, error) {
-	if _, err := t.exec(`INSERT INTO settings (name, value) VALUES ($1, $2)
-		ON CONFLICT (name) DO NOTHING`, name, sqlrow.Blob(value)); err != nil {
-		return nil, fmt.Errorf("put setting %q: %w", name, err)
-	}
-	return t.Setting(name)
 }

@@ -8,25 +8,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
 // The point and range reads a mutation of one key makes, shared by their
 // own methods and KeyState.
 const (
-	// By-key lookups select only the columns their key does not give
-	// (decision spec/decisions/0022-exact-read-path.md, 3).
-	qResourceByKey = `SELECT ` + sqlrow.ResourceValueCols + ` FROM resources
-		WHERE tenant = $1 AND space = $2 AND api_version = $3 AND kind = $4 AND name = $5`
-	qIdempotency = `SELECT ` + sqlrow.IdempotencyValueCols + ` FROM idempotency
-		WHERE lane = $1 AND tenant = $2 AND principal = $3 AND space = $4 AND key = $5`
-	qPendingOperation = `SELECT ` + sqlrow.PendingOperationCols + ` FROM operations
-		WHERE done = 0 AND target_tenant = $1 AND target_space = $2 AND target_api_version = $3
-		AND target_kind = $4 AND target_name = $5
-		ORDER BY created_at, id LIMIT 1`
-	qPinsToName = `SELECT ` + sqlrow.PinCols + ` FROM pins
-		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5
-		ORDER BY source_uid, ord`
 	qAdvisoryLock = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
 	// qAdvisoryLocks takes two locks in one statement, $1's first.
 	qAdvisoryLocks = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))`
@@ -44,22 +32,28 @@ const (
 		AND target_api_version = $3 AND target_kind = $4 AND target_name = $5)
 		AND NOT EXISTS (SELECT 1 FROM pins
 		WHERE tenant = $1 AND space = $2 AND target_api_version = $3 AND target_kind = $4 AND target_name = $5)`
-	// The inserts a pending write sends as they are: a unique key taken
-	// fails the transaction, which then never commits.
-	qInsertResource = `INSERT INTO resources (` + sqlrow.ResourceWriteCols + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
-	qInsertIdempotency = `INSERT INTO idempotency (` + sqlrow.IdempotencyCols + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+)
+
+// The shared statements a mutation of one key batches (sqlcore), spelled
+// for PostgreSQL. The inserts a pending write sends as they are: a unique
+// key taken fails the transaction, which then never commits.
+var (
+	qResourceByKeyLocked = sqlcore.ForUpdate(sqlcore.ResourceByKey)
+	qIdempotencyLocked   = sqlcore.ForUpdate(sqlcore.Idempotency)
+	qPendingOperation    = sqlcore.Text(sqlcore.Postgres, sqlcore.PendingOperation)
+	qPinsToName          = sqlcore.Text(sqlcore.Postgres, sqlcore.PinsToName)
+	qInsertResource      = sqlcore.Text(sqlcore.Postgres, sqlcore.InsertResource)
+	qInsertIdempotency   = sqlcore.Text(sqlcore.Postgres, sqlcore.InsertIdempotency)
+	pgCreateResource     = qInsertResource + ` ON CONFLICT DO NOTHING`
+	pgClaimIdempotency   = sqlcore.Text(sqlcore.Postgres, sqlcore.ClaimIdempotency)
 )
 
 func keyArgs(k store.Key) []any { return []any{k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name} }
 
-func resourceLock(k store.Key) string {
-	return lockName("resource", k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name)
-}
+func resourceLock(k store.Key) string { return sqlcore.ResourceLock(k).Name() }
 
 func idempotencyLock(lane, tenant, principal, space, key string) string {
-	return lockName("idempotency", lane, tenant, principal, space, key)
+	return sqlcore.IdempotencyLock(lane, tenant, principal, space, key).Name()
 }
 
 // execLocked runs sql, a write, after taking lock, in one round trip.
@@ -97,11 +91,11 @@ func (t *tx) KeyState(k store.Key, replay *store.IdempotencyKey) (*store.KeyStat
 	b := &pgx.Batch{}
 	if replay != nil {
 		b.Queue(qAdvisoryLocks, idempotencyLock(replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key), resourceLock(k))
-		b.Queue(qIdempotency+" FOR UPDATE", replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key)
+		b.Queue(qIdempotencyLocked, replay.Lane, replay.Tenant, replay.Principal, replay.Space, replay.Key)
 	} else {
 		b.Queue(qAdvisoryLock, resourceLock(k))
 	}
-	b.Queue(qResourceByKey+" FOR UPDATE", keyArgs(k)...)
+	b.Queue(qResourceByKeyLocked, keyArgs(k)...)
 	b.Queue(qPendingOperation, keyArgs(k)...)
 	b.Queue(qPinsToName, keyArgs(k)...)
 	br, _ := t.send(b, false)

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 )
 
 // The maintenance statements (store.Maintenance): the SQLite store's
@@ -16,7 +17,7 @@ import (
 // decides and deletes in one statement that re-checks its condition.
 // Artifacts follow decision spec/decisions/0011-postgres-concurrency.md: every
 // read or write of a blob, manifest, holding or reference in a write
-// transaction holds the digest's advisory lock (artifactLock) until it
+// transaction holds the digest's advisory lock (sqlcore.ArtifactLock) until it
 // ends, and the artifact sweep deletes a candidate only while holding that
 // lock, re-checking that nothing references it; so a sweep never deletes
 // an artifact a concurrent transaction has read or is referencing.
@@ -77,19 +78,6 @@ func (t *tx) Usage(tenant string) (u store.Usage, err error) {
 	return u, nil
 }
 
-// artifactLock names the advisory lock of one blob or manifest digest.
-func artifactLock(digest string) string { return lockName("artifact", digest) }
-
-// lockArtifact takes digest's advisory lock until the transaction ends (a
-// View takes none: it writes nothing a sweep could race).
-func (t *tx) lockArtifact(digest string) error {
-	if t.readOnly {
-		return nil
-	}
-	_, err := t.exec(pgArtifactLock, artifactLock(digest))
-	return err
-}
-
 // ReplaceArtifactRefs replaces what holder references, holding each
 // referenced digest's lock.
 func (t *tx) ReplaceArtifactRefs(holder string, digests []string) error {
@@ -97,7 +85,7 @@ func (t *tx) ReplaceArtifactRefs(holder string, digests []string) error {
 		return fmt.Errorf("drop artifact references of %s: %w", holder, err)
 	}
 	for _, d := range digests {
-		if err := t.lockArtifact(d); err != nil {
+		if err := t.Lock(sqlcore.ArtifactLock(d)); err != nil {
 			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
 		}
 		if _, err := t.exec(pgInsertRef, holder, d); err != nil {
@@ -151,7 +139,7 @@ func (t *tx) sweepArtifacts(table string, storedBefore int64, limit int) (int, e
 	n := 0
 	for _, d := range digests {
 		var got bool
-		if err := t.queryRow(pgTryArtifactLock, artifactLock(d)).Scan(&got); err != nil {
+		if err := t.queryRow(pgTryArtifactLock, sqlcore.ArtifactLock(d).Name()).Scan(&got); err != nil {
 			return n, fmt.Errorf("sweep %s: lock %s: %w", what, d, err)
 		}
 		if !got {

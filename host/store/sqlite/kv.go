@@ -7,18 +7,14 @@ import (
 	"time"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 )
 
 // The edge.kv entries of store.KV (migration 00005_kv.sql). Keys go to
 // SQLite as BLOBs: a BLOB compares by memcmp, so the primary key lists by
 // UTF-8 bytes.
 
-func kvKey(key string) []byte {
-	if key == "" {
-		return []byte{} // a zero-length BLOB, never NULL
-	}
-	return []byte(key)
-}
+func kvKey(key string) []byte { return sqlcore.KeyBytes(key) }
 
 func millis(t time.Time) any {
 	if t.IsZero() {

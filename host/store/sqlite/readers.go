@@ -153,6 +153,7 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) (err error) {
 		return errors.Join(fmt.Errorf("begin read transaction: %w", err), s.readers.give(rd, true))
 	}
 	t := &tx{ctx: bg, user: ctx, sqlc: rd.conn, db: rd.stmts}
+	t.Core.X = t
 	defer func() { // also when fn panics, so the reader returns to the pool
 		t.done = true
 		_, rerr := rd.stmts[qRollback].ExecContext(bg)

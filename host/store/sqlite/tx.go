@@ -10,6 +10,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 	"github.com/takoform/takoform/host/store/sqlrow"
 )
 
@@ -18,6 +19,9 @@ import (
 // the batch's functions one after another; done is set between them so a
 // function that keeps its Tx cannot use it after returning.
 type tx struct {
+	// Core holds the methods both SQL stores share, over this tx as
+	// their sqlcore.Executor (decision spec/decisions/0068-one-sql-core.md).
+	sqlcore.Core
 	// ctx is what the driver gets. user is the caller's context, checked
 	// before each statement: a View's statements run under Background so
 	// the driver starts no watcher goroutine per statement (repo decision
@@ -44,7 +48,9 @@ var _ store.Tx = (*tx)(nil)
 var errTxDone = errors.New("transaction used after its function returned")
 
 func newTx(ctx context.Context, sqlTx *sql.Tx, db *statements) *tx {
-	return &tx{ctx: ctx, user: ctx, sqlc: sqlTx, sqlTx: sqlTx, db: db}
+	t := &tx{ctx: ctx, user: ctx, sqlc: sqlTx, sqlTx: sqlTx, db: db}
+	t.Core.X = t
+	return t
 }
 
 func (t *tx) stmt(q query) *sql.Stmt {
@@ -108,71 +114,66 @@ func isConflict(err error) bool {
 }
 
 // notFound turns sql.ErrNoRows into store.ErrNotFound, wrapped with what.
-func notFound(err error, what string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+func notFound(err error, what string) error { return sqlcore.NotFound(err, what) }
+
+// --- sqlcore.Executor: the shared statements (sqlcore.Stmt) on SQLite ---
+
+// Exec runs the shared write s and returns how many rows it changed.
+func (t *tx) Exec(s sqlcore.Stmt, a sqlcore.Args) (int64, error) {
+	res, err := t.exec(query(s), a.Values()...)
+	if err != nil {
+		return 0, err
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return res.RowsAffected()
 }
 
-// --- Resources ---
-
-// Resource returns the resource at k, or an error wrapping
-// store.ErrNotFound.
-func (t *tx) Resource(k store.Key) (*store.Resource, error) {
-	r, err := sqlrow.ScanResourceAt(t.queryRow(qResourceByKey, k.Tenant, k.Space, k.APIVersion, k.Kind, k.Name), k)
-	if err != nil {
-		return nil, notFound(err, "read resource "+sqlrow.KeyString(k))
+// ExecUnique is Exec, a UNIQUE or PRIMARY KEY violation wrapping
+// store.ErrConflict: SQLite undoes only the refused statement, so the
+// transaction stays usable.
+func (t *tx) ExecUnique(s sqlcore.Stmt, a sqlcore.Args) (int64, error) {
+	n, err := t.Exec(s, a)
+	if isConflict(err) {
+		return n, fmt.Errorf("%w (%v)", store.ErrConflict, err)
 	}
-	return r, nil
+	return n, err
 }
 
-// ResourceByUID returns the resource with uid, or an error wrapping
-// store.ErrNotFound.
-func (t *tx) ResourceByUID(uid string) (*store.Resource, error) {
-	r, err := sqlrow.ScanResource(t.queryRow(qResourceByUID, uid))
-	if err != nil {
-		return nil, notFound(err, "read resource uid "+uid)
-	}
-	return r, nil
+// QueryRow runs the shared point read s.
+func (t *tx) QueryRow(s sqlcore.Stmt, a sqlcore.Args) sqlrow.Scanner {
+	return t.queryRow(query(s), a.Values()...)
 }
 
-// ResourceByNativeID returns the resource of tenant claiming nativeID, or
-// an error wrapping store.ErrNotFound (always for an empty nativeID).
-func (t *tx) ResourceByNativeID(tenant, nativeID string) (*store.Resource, error) {
-	what := fmt.Sprintf("read resource of tenant %s claiming native id %q", tenant, nativeID)
-	if nativeID == "" {
-		return nil, fmt.Errorf("%s: %w", what, store.ErrNotFound)
-	}
-	r, err := sqlrow.ScanResource(t.queryRow(qResourceByNativeID, tenant, nativeID))
+// Query runs the shared read s and calls scan on each row.
+func (t *tx) Query(s sqlcore.Stmt, scan func(sqlrow.Scanner) error, a sqlcore.Args) (rerr error) {
+	rows, err := t.query(query(s), a.Values()...)
 	if err != nil {
-		return nil, notFound(err, what)
-	}
-	return r, nil
-}
-
-// ResourcesOfKind lists every resource of (apiVersion, kind), ordered by
-// UID.
-func (t *tx) ResourcesOfKind(apiVersion, kind string) (_ []*store.Resource, rerr error) {
-	what := fmt.Sprintf("list resources %s %s", apiVersion, kind)
-	rows, err := t.query(qResourcesOfKind, apiVersion, kind)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return err
 	}
 	defer store.JoinCleanup(&rerr, rows.Close)
-	var out []*store.Resource
 	for rows.Next() {
-		r, err := sqlrow.ScanResource(rows)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+		if err := scan(rows); err != nil {
+			return err
 		}
-		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return out, nil
+	return rows.Err()
 }
+
+// ReadLocked is QueryRow: the one writer goroutine already keeps every
+// other write transaction out until this one ends.
+func (t *tx) ReadLocked(_ sqlcore.Lock, s sqlcore.Stmt, a sqlcore.Args) sqlrow.Scanner {
+	return t.queryRow(query(s), a.Values()...)
+}
+
+// ReadAbsent does nothing: SQLite writes no key later than asked.
+func (t *tx) ReadAbsent(sqlcore.Lock, error) {}
+
+// ExecLocked is Exec (ReadLocked).
+func (t *tx) ExecLocked(_ sqlcore.Lock, s sqlcore.Stmt, a sqlcore.Args) (int64, error) {
+	return t.Exec(s, a)
+}
+
+// Lock takes nothing (ReadLocked).
+func (t *tx) Lock(sqlcore.Lock) error { return nil }
 
 // CreateResource inserts r. An existing key, UID or (tenant, native id)
 // claim is an error wrapping store.ErrConflict.
@@ -181,7 +182,7 @@ func (t *tx) CreateResource(r *store.Resource) error {
 	if r.UID == "" {
 		return fmt.Errorf("%s: no UID", what())
 	}
-	_, err := t.exec(qInsertResource, sqlrow.ResourceArgs(r)...)
+	_, err := t.exec(query(sqlcore.InsertResource), sqlrow.ResourceArgs(r)...)
 	if isConflict(err) {
 		return fmt.Errorf("%s: %w (%v)", what(), store.ErrConflict, err)
 	}
@@ -189,160 +190,4 @@ func (t *tx) CreateResource(r *store.Resource) error {
 		return fmt.Errorf("%s: %w", what(), err)
 	}
 	return nil
-}
-
-// UpdateResource rewrites the resource with r.UID: everything but its UID,
-// Key and CreatedAt. A missing UID wraps store.ErrNotFound; a native id
-// claimed by another resource of the tenant wraps store.ErrConflict.
-func (t *tx) UpdateResource(r *store.Resource) error {
-	what := fmt.Sprintf("update resource uid %s", r.UID)
-	res, err := t.exec(qUpdateResource, sqlrow.ResourceUpdateArgs(r)...)
-	if isConflict(err) {
-		return fmt.Errorf("%s: %w (%v)", what, store.ErrConflict, err)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if n, err := affected(res); err != nil || n == 0 {
-		return notFoundOr(err, what)
-	}
-	return nil
-}
-
-// DeleteResource deletes the resource with uid, its pins (as source, by
-// ON DELETE CASCADE), its claims and so its native id claim. A missing
-// UID wraps store.ErrNotFound.
-func (t *tx) DeleteResource(uid string) error {
-	what := "delete resource uid " + uid
-	res, err := t.exec(qDeleteResource, uid)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if n, err := affected(res); err != nil || n == 0 {
-		return notFoundOr(err, what)
-	}
-	if _, err := t.exec(qReleaseClaims, uid); err != nil {
-		return fmt.Errorf("%s: release claims: %w", what, err)
-	}
-	return nil
-}
-
-// --- Claims ---
-
-// ClaimHolder returns the UID holding claim in tenant, or an error
-// wrapping store.ErrNotFound.
-func (t *tx) ClaimHolder(tenant, claim string) (string, error) {
-	var uid string
-	if err := t.queryRow(qClaimHolder, tenant, claim).Scan(&uid); err != nil {
-		return "", notFound(err, fmt.Sprintf("read holder of claim %q in tenant %s", claim, tenant))
-	}
-	return uid, nil
-}
-
-// PutClaim records that uid holds claim in tenant; putting a claim uid
-// already holds is a no-op, one another UID holds wraps store.ErrConflict.
-func (t *tx) PutClaim(tenant, claim, uid string) error {
-	what := fmt.Sprintf("claim %q in tenant %s for %s", claim, tenant, uid)
-	res, err := t.exec(qPutClaim, tenant, claim, uid)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if n, err := affected(res); err != nil || n == 1 {
-		return err
-	}
-	holder, err := t.ClaimHolder(tenant, claim)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if holder != uid {
-		return fmt.Errorf("%s: %w: held by %s", what, store.ErrConflict, holder)
-	}
-	return nil
-}
-
-// ReleaseClaims drops every claim uid holds.
-func (t *tx) ReleaseClaims(uid string) error {
-	if _, err := t.exec(qReleaseClaims, uid); err != nil {
-		return fmt.Errorf("release claims of %s: %w", uid, err)
-	}
-	return nil
-}
-
-func notFoundOr(err error, what string) error {
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return fmt.Errorf("%s: %w", what, store.ErrNotFound)
-}
-
-// --- Pins ---
-
-func scanPins(rows *sql.Rows, err error) (_ []store.Pin, rerr error) {
-	if err != nil {
-		return nil, err
-	}
-	defer store.JoinCleanup(&rerr, rows.Close)
-	var pins []store.Pin
-	for rows.Next() {
-		p, err := sqlrow.ScanPin(rows)
-		if err != nil {
-			return nil, err
-		}
-		pins = append(pins, p)
-	}
-	return pins, rows.Err()
-}
-
-// Pins returns the pins of sourceUID in the order ReplacePins stored
-// them; none (nil) for an unknown source.
-func (t *tx) Pins(sourceUID string) ([]store.Pin, error) {
-	pins, err := scanPins(t.query(qPins, sourceUID))
-	if err != nil {
-		return nil, fmt.Errorf("read pins of %s: %w", sourceUID, err)
-	}
-	return pins, nil
-}
-
-// ReplacePins makes pins, in order, the whole set of sourceUID's pins;
-// each pin's SourceUID is taken to be sourceUID. An unknown source wraps
-// store.ErrNotFound.
-func (t *tx) ReplacePins(sourceUID string, pins []store.Pin) error {
-	what := "replace pins of " + sourceUID
-	var tenant, space string
-	if err := t.queryRow(qResourceSpace, sourceUID).Scan(&tenant, &space); err != nil {
-		return notFound(err, what)
-	}
-	if _, err := t.exec(qDeletePins, sourceUID); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	for i, p := range pins {
-		f := p.TargetFormRef
-		if _, err := t.exec(qInsertPin, i, tenant, space, sourceUID, p.Pointer, p.RelationPointer,
-			p.TargetAPIVersion, p.TargetKind, p.TargetName, p.TargetUID, f.APIVersion, f.Kind,
-			f.DefinitionVersion, f.SchemaDigest, p.Binding); err != nil {
-			return fmt.Errorf("%s: pin %s: %w", what, p.Pointer, err)
-		}
-	}
-	return nil
-}
-
-// PinsTo returns every pin holding targetUID, ordered by source UID then
-// the source's pin order.
-func (t *tx) PinsTo(targetUID string) ([]store.Pin, error) {
-	pins, err := scanPins(t.query(qPinsTo, targetUID))
-	if err != nil {
-		return nil, fmt.Errorf("read pins to %s: %w", targetUID, err)
-	}
-	return pins, nil
-}
-
-// PinsToName returns every pin of a source in tenant and space naming the
-// target (apiVersion, kind, name), whatever UID it holds, ordered as
-// PinsTo.
-func (t *tx) PinsToName(tenant, space, apiVersion, kind, name string) ([]store.Pin, error) {
-	pins, err := scanPins(t.query(qPinsToName, tenant, space, apiVersion, kind, name))
-	if err != nil {
-		return nil, fmt.Errorf("read pins to %s/%s/%s/%s/%s: %w", tenant, space, apiVersion, kind, name, err)
-	}
-	return pins, nil
 }

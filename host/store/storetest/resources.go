@@ -405,3 +405,51 @@ func testPinsDroppedWithSource(t *testing.T, s store.Store) {
 		return nil
 	})
 }
+
+// A write a unique constraint refuses — a native id the tenant has
+// claimed, a taken key or UID — is an error wrapping store.ErrConflict
+// that leaves the transaction usable: the same Update goes on writing and
+// commits what it wrote, refusals excepted (store.Tx; decision
+// spec/decisions/0068-one-sql-core.md).
+func testRefusedWriteLeavesTxUsable(t *testing.T, s store.Store) {
+	a := kv("acme", "prod", "a", "uid-1")
+	a.NativeID = "ns-a"
+	b := kv("acme", "prod", "b", "uid-2")
+	create(t, s, a, b)
+
+	claimer := kv("acme", "prod", "b", "uid-2")
+	claimer.NativeID, claimer.Revision = "ns-a", 2
+	renamed := kv("acme", "prod", "b", "uid-2")
+	renamed.NativeID, renamed.Revision = "ns-b", 3
+	fresh := kv("acme", "prod", "c", "uid-3")
+	sameUID := kv("acme", "prod", "d", "uid-1")
+	update(t, s, func(tx store.Tx) error {
+		wantErr(t, "UpdateResource claiming a native id the tenant has claimed", tx.UpdateResource(claimer), store.ErrConflict)
+		wantNoErr(t, "UpdateResource after the refusal", tx.UpdateResource(renamed))
+		wantErr(t, "CreateResource of a taken UID", tx.CreateResource(sameUID), store.ErrConflict)
+		wantNoErr(t, "CreateResource after the refusal", tx.CreateResource(fresh))
+		wantNoErr(t, "PutClaim", tx.PutClaim("acme", "api.example.com", "uid-1"))
+		wantErr(t, "PutClaim held by another", tx.PutClaim("acme", "api.example.com", "uid-3"), store.ErrConflict)
+		return tx.PutClaim("acme", "www.example.com", "uid-3")
+	})
+	view(t, s, func(tx store.Tx) error {
+		for _, want := range []*store.Resource{a, renamed, fresh} {
+			got, err := tx.ResourceByUID(want.UID)
+			wantNoErr(t, "ResourceByUID "+want.UID, err)
+			equal(t, "resource "+want.UID, got, want)
+		}
+		got, err := tx.ResourceByNativeID("acme", "ns-b")
+		wantNoErr(t, "ResourceByNativeID of the claim written after the refusal", err)
+		equal(t, "claimant of ns-b", got, renamed)
+		_, err = tx.ResourceByUID("uid-4")
+		wantErr(t, "ResourceByUID of nothing", err, store.ErrNotFound)
+		for claim, want := range map[string]string{"api.example.com": "uid-1", "www.example.com": "uid-3"} {
+			holder, err := tx.ClaimHolder("acme", claim)
+			wantNoErr(t, "ClaimHolder "+claim, err)
+			if holder != want {
+				t.Errorf("ClaimHolder %s = %s, want %s", claim, holder, want)
+			}
+		}
+		return nil
+	})
+}

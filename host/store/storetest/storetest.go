@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ExactAnswer", testExactAnswer},
 		{"ExactAnswerByView", testExactAnswerByView},
 		{"NativeIDUniquePerTenant", testNativeID},
+		{"RefusedWriteLeavesTransactionUsable", testRefusedWriteLeavesTxUsable},
 		{"Claims", testClaims},
 		{"Pins", testPins},
 		{"PinsDroppedWithSource", testPinsDroppedWithSource},
