@@ -1,11 +1,8 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -17,16 +14,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// NewServer is the provider's protocol-6 server over reg: the plugin
-// framework's server, with ValidateResourceConfig, ReadResource,
-// PlanResourceChange, the create and delete of ApplyResourceChange and
-// the same-version UpgradeResourceState of the registry's resource types
-// answered on terraform-plugin-go directly (repo decision 0028). They call the
-// resources' own Read, ModifyPlan, Create and Delete and reproduce the
-// framework's part of each (fastplan.go, fastvalidate.go); every other
-// RPC, and any request the fast path does not reproduce (an update,
-// private state, a type whose schema has no rules), goes to the
-// framework.
+// NewServer is the provider's protocol-6 server over reg (repo decision
+// 0066): every RPC of the registry's resource types and data sources —
+// validate, plan, apply (create, update, delete), read, import, state
+// upgrade from every prior schema version, identity upgrade, data-source
+// validate and read — answered on terraform-plugin-go (server.go,
+// server_import.go, server_data.go, planrules.go, validate.go), calling
+// the resources' own Read, ModifyPlan, Create, Update, Delete and
+// ImportState and the state upgraders of upgrade.go. The provider-level
+// RPCs (metadata, schemas, provider configuration, stop) go to the plugin
+// framework's server, embedded. Errors: a registry type whose schema has
+// no plan rules (planRulesOf), which this server does not reproduce.
 func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := &Provider{version: version, registry: reg}
@@ -34,32 +32,39 @@ func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, 
 		if err != nil {
 			return nil, err
 		}
-		s := &fastServer{ProviderServer: fw, provider: p, types: map[string]*fastType{}}
+		s := &protoServer{ProviderServer: fw, provider: p, types: map[string]*protoType{}, data: map[string]*dataType{}}
 		ctx := context.Background()
 		for name, t := range reg.Types {
 			r := &Resource{spec: t}
 			rules, err := planRulesOf(ctx, t.Schema, t.ObjectType)
 			if err != nil {
-				continue // the framework serves it whole
+				return nil, fmt.Errorf("resource type %s: %w", name, err)
 			}
 			var ir resource.IdentitySchemaResponse
 			r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &ir)
-			s.types[name] = &fastType{spec: t, rules: rules, identity: ir.IdentitySchema}
+			s.types[name] = &protoType{spec: t, rules: rules, identity: ir.IdentitySchema}
+			dt, err := dataTypeOf(ctx, t)
+			if err != nil {
+				return nil, fmt.Errorf("data source %s: %w", name, err)
+			}
+			s.data[name] = dt
 		}
 		return s, nil
 	}
 }
 
-// fastServer answers the hot resource RPCs and hands the rest to the
-// framework server it embeds.
-type fastServer struct {
+// protoServer answers every resource and data-source RPC of the
+// registry's types and hands the provider-level RPCs (and any type name
+// the registry lacks) to the framework server it embeds.
+type protoServer struct {
 	tfprotov6.ProviderServer
 	provider *Provider
-	types    map[string]*fastType
+	types    map[string]*protoType
+	data     map[string]*dataType
 }
 
-// fastType is what the fast path needs of one resource type, built once.
-type fastType struct {
+// protoType is what the fast path needs of one resource type, built once.
+type protoType struct {
 	spec     *TypeSpec
 	rules    *planRules
 	identity identityschema.Schema
@@ -68,17 +73,22 @@ type fastType struct {
 // resource is the type's Resource as the framework configures it for
 // each RPC: with the provider configuration's Data, nil before one
 // reached a host.
-func (s *fastServer) resource(t *fastType) *Resource {
+func (s *protoServer) resource(t *protoType) *Resource {
 	return &Resource{spec: t.spec, data: s.provider.data.Load()}
 }
 
-// ReadResource is the framework's ReadResource (fwserver v1.19) for a
-// state without private data: Read with the current state and identity,
-// then the framework's identity checks.
-func (s *fastServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+// ReadResource is the framework's ReadResource (fwserver v1.19): Read
+// with the current state and identity, then the framework's identity
+// checks (an identity may change on the read that follows an import,
+// which the private import marker names; the read drops the marker).
+func (s *protoServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	t := s.types[req.TypeName]
-	if t == nil || len(req.Private) > 0 || req.CurrentState == nil {
+	if t == nil || req.CurrentState == nil {
 		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	private, afterImport, pd := readPrivate(req.Private)
+	if pd.HasError() {
+		return &tfprotov6.ReadResourceResponse{Diagnostics: protoDiagnostics(pd)}, nil
 	}
 	current, err := req.CurrentState.Unmarshal(t.rules.typ)
 	if err != nil {
@@ -98,13 +108,15 @@ func (s *fastServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResour
 	d := rresp.Diagnostics
 	if !d.HasError() {
 		switch {
-		case !ident.IsFullyNull() && !ident.Equal(rresp.Identity.Raw):
-			d.AddError("Unexpected Identity Change", fmt.Sprintf("During the read operation, the Terraform Provider unexpectedly returned a different identity than the previously stored one.\n\nCurrent Identity: %s\n\nNew Identity: %s", ident, rresp.Identity.Raw))
+		case !afterImport && !ident.IsFullyNull() && !ident.Equal(rresp.Identity.Raw):
+			d.AddError("Unexpected Identity Change", fmt.Sprintf("During the read operation, the Terraform Provider unexpectedly returned a different identity than the previously stored one.\n\n"+
+				"This is always a problem with the provider and should be reported to the provider developer.\n\nCurrent Identity: %s\n\nNew Identity: %s", ident, rresp.Identity.Raw))
 		case rresp.Identity.Raw.IsFullyNull():
-			d.AddError("Missing Resource Identity After Read", "The Terraform Provider unexpectedly returned no resource identity data after having no errors in the resource read.")
+			d.AddError("Missing Resource Identity After Read", "The Terraform Provider unexpectedly returned no resource identity data after having no errors in the resource read. "+
+				"This is always an issue in the Terraform Provider and should be reported to the provider developers.")
 		}
 	}
-	resp := &tfprotov6.ReadResourceResponse{}
+	resp := &tfprotov6.ReadResourceResponse{Private: private}
 	resp.NewState, err = sameOrEncoded(t.rules.typ, req.CurrentState, current, rresp.State.Raw)
 	d.Append(internalError(err)...)
 	var sentIdent *tfprotov6.DynamicValue
@@ -131,12 +143,16 @@ func sameOrEncoded(typ tftypes.Type, sent *tfprotov6.DynamicValue, was, v tftype
 }
 
 // PlanResourceChange is the framework's PlanResourceChange (fwserver
-// v1.19) without private data: the framework's plan (planRules.plan),
-// then ModifyPlan, the identity planned as the prior one.
-func (s *fastServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+// v1.19): the framework's plan (planRules.plan), then ModifyPlan, the
+// identity planned as the prior one and the private state carried.
+func (s *protoServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	t := s.types[req.TypeName]
-	if t == nil || len(req.PriorPrivate) > 0 {
+	if t == nil {
 		return s.ProviderServer.PlanResourceChange(ctx, req)
+	}
+	private, pd := carriedPrivate(req.PriorPrivate)
+	if pd.HasError() {
+		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: protoDiagnostics(pd)}, nil
 	}
 	vals, err := valuesOf(t.rules.typ, req.Config, req.ProposedNewState, req.PriorState)
 	if err != nil {
@@ -159,7 +175,7 @@ func (s *fastServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 	if proposed.IsNull() && !mresp.Plan.Raw.IsNull() {
 		d.AddError("Unexpected Planned Resource State on Destroy", "The Terraform Provider unexpectedly returned resource state data when the resource was planned for destruction.")
 	}
-	resp := &tfprotov6.PlanResourceChangeResponse{}
+	resp := &tfprotov6.PlanResourceChangeResponse{PlannedPrivate: private}
 	resp.PlannedState, err = sameOrEncoded(t.rules.typ, req.PriorState, prior, mresp.Plan.Raw) // planning leaves prior as sent
 	d.Append(internalError(err)...)
 	resp.PlannedIdentity = req.PriorIdentity // planned as the prior one, as sent
@@ -171,107 +187,6 @@ func (s *fastServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 	d.Append(internalError(err)...)
 	resp.Diagnostics = protoDiagnostics(d)
 	return resp, nil
-}
-
-// ApplyResourceChange is the framework's create and delete (fwserver
-// v1.19) without private data: Create with the plan, or Delete with the
-// prior state, then the framework's checks of the new state and identity.
-// An update goes to the framework.
-func (s *fastServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	t := s.types[req.TypeName]
-	if t == nil || len(req.PlannedPrivate) > 0 {
-		return s.ProviderServer.ApplyResourceChange(ctx, req)
-	}
-	vals, err := valuesOf(t.rules.typ, req.Config, req.PlannedState, req.PriorState)
-	if err != nil {
-		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Apply Request", err)}, nil
-	}
-	config, planned, prior := vals[0], vals[1], vals[2]
-	if !prior.IsNull() && !planned.IsNull() {
-		return s.ProviderServer.ApplyResourceChange(ctx, req)
-	}
-	ident, err := identityOf(t, req.PlannedIdentity)
-	if err != nil {
-		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Identity", err)}, nil
-	}
-	null := tftypes.NewValue(t.rules.typ, nil)
-	state, id := &tfsdk.State{Raw: null, Schema: t.spec.Schema}, &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}
-	var d diag.Diagnostics
-	if prior.IsNull() {
-		cresp := resource.CreateResponse{State: *state, Identity: id}
-		s.resource(t).Create(ctx, resource.CreateRequest{Config: tfsdk.Config{Raw: config, Schema: t.spec.Schema},
-			Plan: tfsdk.Plan{Raw: planned, Schema: t.spec.Schema}, Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}, &cresp)
-		state, id, d = &cresp.State, cresp.Identity, cresp.Diagnostics
-		switch {
-		case d.HasError():
-		case state.Raw.Equal(null):
-			d.AddError("Missing Resource State After Create", "The Terraform Provider unexpectedly returned no resource state after having no errors in the resource creation.")
-		case id.Raw.IsFullyNull():
-			d.AddError("Missing Resource Identity After Create", "The Terraform Provider unexpectedly returned no resource identity data after having no errors in the resource create.")
-		}
-	} else {
-		dresp := resource.DeleteResponse{State: tfsdk.State{Raw: prior, Schema: t.spec.Schema}, Identity: id}
-		s.resource(t).Delete(ctx, resource.DeleteRequest{State: tfsdk.State{Raw: prior, Schema: t.spec.Schema},
-			Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}, &dresp)
-		state, id, d = &dresp.State, dresp.Identity, dresp.Diagnostics
-		if !d.HasError() {
-			state.Raw, id.Raw = null, tftypes.NewValue(identityType, nil)
-		}
-	}
-	resp := &tfprotov6.ApplyResourceChangeResponse{}
-	resp.NewState, err = dynamicValue(t.rules.typ, state.Raw)
-	d.Append(internalError(err)...)
-	resp.NewIdentity, err = identityData(t, id.Raw)
-	d.Append(internalError(err)...)
-	resp.Diagnostics = protoDiagnostics(d)
-	return resp, nil
-}
-
-// UpgradeResourceState is the framework's passthrough (fwserver v1.19)
-// for a state already at the schema's version: the JSON read with the
-// current type, attributes the schema no longer has ignored. Any other
-// version goes to the framework, which calls the resource's UpgradeState.
-func (s *fastServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	t := s.types[req.TypeName]
-	if t == nil || req.RawState == nil || req.Version != t.spec.Schema.Version {
-		return s.ProviderServer.UpgradeResourceState(ctx, req)
-	}
-	v, err := stateFromJSON(t.rules.typ, req.RawState)
-	if err != nil {
-		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: protoError("Unable to Read Previously Saved State for UpgradeResourceState",
-			"There was an error reading the saved resource state using the current resource schema.\n\n"+
-				"If this resource state was last refreshed with Terraform CLI 0.11 and earlier, it must be refreshed or applied with an older provider version first. "+
-				"If you manually modified the resource state, you will need to manually modify it to match the current resource schema. "+
-				"Otherwise, please report this to the provider developer:\n\n"+err.Error())}, nil
-	}
-	dv, err := dynamicValue(t.rules.typ, v)
-	if err != nil {
-		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: protoDiagnostics(internalError(err))}, nil
-	}
-	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: dv}, nil
-}
-
-// stateFromJSON reads a state's JSON as a value of typ, as
-// tfprotov6.RawState.UnmarshalWithOpts does with IgnoreUndefinedAttributes
-// (attributes typ lacks ignored, those it has and the JSON lacks null), in
-// one decoding pass (the library decodes each nested value again); JSON
-// this pass does not take (a number or bool sent as a string, a map, a
-// flatmap state) and every error are left to the library, whose answer
-// it is.
-func stateFromJSON(typ tftypes.Object, raw *tfprotov6.RawState) (tftypes.Value, error) {
-	if len(raw.JSON) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw.JSON))
-		dec.UseNumber()
-		var g any
-		if dec.Decode(&g) == nil {
-			if _, end := dec.Token(); end == io.EOF {
-				if v, err := fromGo(typ, g); err == nil {
-					return v, nil
-				}
-			}
-		}
-	}
-	return raw.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
 }
 
 // valueOf unmarshals dv as a value of typ; a missing dv is null, as the
@@ -297,14 +212,14 @@ func valuesOf(typ tftypes.Type, dvs ...*tfprotov6.DynamicValue) ([]tftypes.Value
 }
 
 // identityOf is the identity OpenTofu sent, null when it sent none.
-func identityOf(t *fastType, id *tfprotov6.ResourceIdentityData) (tftypes.Value, error) {
+func identityOf(t *protoType, id *tfprotov6.ResourceIdentityData) (tftypes.Value, error) {
 	if id == nil {
 		return tftypes.NewValue(identityType, nil), nil
 	}
 	return valueOf(identityType, id.IdentityData)
 }
 
-func identityData(t *fastType, v tftypes.Value) (*tfprotov6.ResourceIdentityData, error) {
+func identityData(t *protoType, v tftypes.Value) (*tfprotov6.ResourceIdentityData, error) {
 	dv, err := dynamicValue(identityType, v)
 	if err != nil {
 		return nil, err
