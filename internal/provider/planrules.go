@@ -60,7 +60,7 @@ type planRules struct {
 }
 
 // planRulesOf reads the planning rules of s, whose Terraform type is typ;
-// an error names what the fast path does not reproduce.
+// an error names what the server does not reproduce (NewServer refuses the type).
 func planRulesOf(ctx context.Context, s schema.Schema, typ tftypes.Object) (*planRules, error) {
 	if len(s.Blocks) > 0 || s.DeprecationMessage != "" {
 		return nil, fmt.Errorf("the schema has blocks or is deprecated")
@@ -204,7 +204,7 @@ type describer interface {
 	Description(context.Context) string
 }
 
-// knownMods are the modifiers the fast path reproduces, as the
+// knownMods are the modifiers the server reproduces, as the
 // framework's constructors build them: recognised by their dynamic type
 // and description (RequiresReplaceIf shares RequiresReplace's type, not
 // its description).

@@ -7,9 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -35,14 +32,11 @@ func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, 
 		s := &protoServer{ProviderServer: fw, provider: p, types: map[string]*protoType{}, data: map[string]*dataType{}}
 		ctx := context.Background()
 		for name, t := range reg.Types {
-			r := &Resource{spec: t}
 			rules, err := planRulesOf(ctx, t.Schema, t.ObjectType)
 			if err != nil {
 				return nil, fmt.Errorf("resource type %s: %w", name, err)
 			}
-			var ir resource.IdentitySchemaResponse
-			r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &ir)
-			s.types[name] = &protoType{spec: t, rules: rules, identity: ir.IdentitySchema}
+			s.types[name] = &protoType{spec: t, rules: rules}
 			dt, err := dataTypeOf(ctx, t)
 			if err != nil {
 				return nil, fmt.Errorf("data source %s: %w", name, err)
@@ -63,11 +57,10 @@ type protoServer struct {
 	data     map[string]*dataType
 }
 
-// protoType is what the fast path needs of one resource type, built once.
+// protoType is what the server needs of one resource type, built once.
 type protoType struct {
-	spec     *TypeSpec
-	rules    *planRules
-	identity identityschema.Schema
+	spec  *TypeSpec
+	rules *planRules
 }
 
 // resource is the type's Resource as the framework configures it for
@@ -100,30 +93,28 @@ func (s *protoServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 	}
 	// tftypes values are immutable and Read builds new ones for what it
 	// changes, so request and response share them (the framework copies).
-	rreq := resource.ReadRequest{State: tfsdk.State{Raw: current, Schema: t.spec.Schema},
-		Identity: &tfsdk.ResourceIdentity{Raw: ident, Schema: t.identity}}
-	rresp := resource.ReadResponse{State: tfsdk.State{Raw: current, Schema: t.spec.Schema},
-		Identity: &tfsdk.ResourceIdentity{Raw: ident, Schema: t.identity}}
-	s.resource(t).Read(ctx, rreq, &rresp)
+	newIdent := ident
+	rresp := outcome{State: current, Identity: &newIdent}
+	s.resource(t).read(ctx, current, &rresp)
 	d := rresp.Diagnostics
 	if !d.HasError() {
 		switch {
-		case !afterImport && !ident.IsFullyNull() && !ident.Equal(rresp.Identity.Raw):
+		case !afterImport && !ident.IsFullyNull() && !ident.Equal(newIdent):
 			d.AddError("Unexpected Identity Change", fmt.Sprintf("During the read operation, the Terraform Provider unexpectedly returned a different identity than the previously stored one.\n\n"+
-				"This is always a problem with the provider and should be reported to the provider developer.\n\nCurrent Identity: %s\n\nNew Identity: %s", ident, rresp.Identity.Raw))
-		case rresp.Identity.Raw.IsFullyNull():
+				"This is always a problem with the provider and should be reported to the provider developer.\n\nCurrent Identity: %s\n\nNew Identity: %s", ident, newIdent))
+		case newIdent.IsFullyNull():
 			d.AddError("Missing Resource Identity After Read", "The Terraform Provider unexpectedly returned no resource identity data after having no errors in the resource read. "+
 				"This is always an issue in the Terraform Provider and should be reported to the provider developers.")
 		}
 	}
 	resp := &tfprotov6.ReadResourceResponse{Private: private}
-	resp.NewState, err = sameOrEncoded(t.rules.typ, req.CurrentState, current, rresp.State.Raw)
+	resp.NewState, err = sameOrEncoded(t.rules.typ, req.CurrentState, current, rresp.State)
 	d.Append(internalError(err)...)
 	var sentIdent *tfprotov6.DynamicValue
 	if req.CurrentIdentity != nil {
 		sentIdent = req.CurrentIdentity.IdentityData
 	}
-	idv, err := sameOrEncoded(identityType, sentIdent, ident, rresp.Identity.Raw)
+	idv, err := sameOrEncoded(identityType, sentIdent, ident, newIdent)
 	if err == nil {
 		resp.NewIdentity = &tfprotov6.ResourceIdentityData{IdentityData: idv}
 	}
@@ -167,16 +158,14 @@ func (s *protoServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 	if err != nil {
 		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: protoError("Error modifying plan", err)}, nil
 	}
-	mreq := resource.ModifyPlanRequest{Config: tfsdk.Config{Raw: config, Schema: t.spec.Schema},
-		Plan: tfsdk.Plan{Raw: planned, Schema: t.spec.Schema}, State: tfsdk.State{Raw: prior, Schema: t.spec.Schema}}
-	mresp := resource.ModifyPlanResponse{Plan: mreq.Plan, RequiresReplace: path.Paths{}}
-	s.resource(t).ModifyPlan(ctx, mreq, &mresp)
+	mresp := planOutcome{Plan: planned, RequiresReplace: path.Paths{}}
+	s.resource(t).modifyPlan(ctx, config, planned, prior, &mresp)
 	d := mresp.Diagnostics
-	if proposed.IsNull() && !mresp.Plan.Raw.IsNull() {
+	if proposed.IsNull() && !mresp.Plan.IsNull() {
 		d.AddError("Unexpected Planned Resource State on Destroy", "The Terraform Provider unexpectedly returned resource state data when the resource was planned for destruction.")
 	}
 	resp := &tfprotov6.PlanResourceChangeResponse{PlannedPrivate: private}
-	resp.PlannedState, err = sameOrEncoded(t.rules.typ, req.PriorState, prior, mresp.Plan.Raw) // planning leaves prior as sent
+	resp.PlannedState, err = sameOrEncoded(t.rules.typ, req.PriorState, prior, mresp.Plan) // planning leaves prior as sent
 	d.Append(internalError(err)...)
 	resp.PlannedIdentity = req.PriorIdentity // planned as the prior one, as sent
 	if resp.PlannedIdentity == nil {

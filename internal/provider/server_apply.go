@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -30,44 +28,36 @@ func (s *protoServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.Ap
 	if err != nil {
 		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Apply Request", err)}, nil
 	}
-	config, planned, prior := vals[0], vals[1], vals[2]
+	planned, prior := vals[1], vals[2] // the configuration decodes, as the framework's does; the operations read the plan
 	ident, err := identityOf(t, req.PlannedIdentity)
 	if err != nil {
 		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoError("Unable to Convert Identity", err)}, nil
 	}
 	null := tftypes.NewValue(t.rules.typ, nil)
-	cfg := tfsdk.Config{Raw: config, Schema: t.spec.Schema}
-	plan := tfsdk.Plan{Raw: planned, Schema: t.spec.Schema}
-	reqIdent := func() *tfsdk.ResourceIdentity { return &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity} }
-	var state tfsdk.State
-	var id *tfsdk.ResourceIdentity
-	var d diag.Diagnostics
+	id := ident
+	out := outcome{Identity: &id}
 	switch {
 	case prior.IsNull():
-		cresp := resource.CreateResponse{State: tfsdk.State{Raw: null, Schema: t.spec.Schema}, Identity: reqIdent()}
-		s.resource(t).Create(ctx, resource.CreateRequest{Config: cfg, Plan: plan, Identity: reqIdent()}, &cresp)
-		state, id, d = cresp.State, cresp.Identity, cresp.Diagnostics
+		out.State = null
+		s.resource(t).create(ctx, planned, &out)
 		private = nil // a create starts with no private state (fwserver CreateResource)
-		d = applyChecks(d, "Create", "create", state.Raw.Equal(null), ident, id.Raw, false)
+		out.Diagnostics = applyChecks(out.Diagnostics, "Create", "create", out.State.Equal(null), ident, id, false)
 	case planned.IsNull():
-		st := tfsdk.State{Raw: prior, Schema: t.spec.Schema}
-		dresp := resource.DeleteResponse{State: st, Identity: reqIdent()}
-		s.resource(t).Delete(ctx, resource.DeleteRequest{State: st, Identity: reqIdent()}, &dresp)
-		state, id, d = dresp.State, dresp.Identity, dresp.Diagnostics
-		if !d.HasError() {
-			state.Raw, id.Raw, private = null, tftypes.NewValue(identityType, nil), nil
+		out.State = prior
+		s.resource(t).destroy(ctx, prior, &out)
+		if !out.Diagnostics.HasError() {
+			out.State, id, private = null, tftypes.NewValue(identityType, nil), nil
 		}
 	default:
-		st := tfsdk.State{Raw: prior, Schema: t.spec.Schema}
-		uresp := resource.UpdateResponse{State: st, Identity: reqIdent()}
-		s.resource(t).Update(ctx, resource.UpdateRequest{Config: cfg, Plan: plan, State: st, Identity: reqIdent()}, &uresp)
-		state, id, d = uresp.State, uresp.Identity, uresp.Diagnostics
-		d = applyChecks(d, "Update", "update", state.Raw.Equal(null), ident, id.Raw, true)
+		out.State = prior
+		s.resource(t).update(ctx, planned, prior, &out)
+		out.Diagnostics = applyChecks(out.Diagnostics, "Update", "update", out.State.Equal(null), ident, id, true)
 	}
+	d := out.Diagnostics
 	resp := &tfprotov6.ApplyResourceChangeResponse{Private: private}
-	resp.NewState, err = dynamicValue(t.rules.typ, state.Raw)
+	resp.NewState, err = dynamicValue(t.rules.typ, out.State)
 	d.Append(internalError(err)...)
-	resp.NewIdentity, err = identityData(t, id.Raw)
+	resp.NewIdentity, err = identityData(t, id)
 	d.Append(internalError(err)...)
 	resp.Diagnostics = protoDiagnostics(d)
 	return resp, nil

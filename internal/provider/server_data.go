@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -92,11 +90,11 @@ func (s *protoServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDat
 		return &tfprotov6.ReadDataSourceResponse{Diagnostics: protoError("Unable to Convert Configuration", err)}, nil
 	}
 	ds := &DataSource{spec: t.spec, schema: t.schema, data: s.provider.data.Load()}
-	rresp := datasource.ReadResponse{State: tfsdk.State{Raw: config, Schema: t.schema}}
-	ds.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Raw: config, Schema: t.schema}}, &rresp)
+	rresp := outcome{State: config}
+	ds.read(ctx, config, &rresp)
 	d := rresp.Diagnostics
 	resp := &tfprotov6.ReadDataSourceResponse{}
-	resp.State, err = dynamicValue(t.typ, rresp.State.Raw)
+	resp.State, err = dynamicValue(t.typ, rresp.State)
 	d.Append(internalError(err)...)
 	resp.Diagnostics = protoDiagnostics(d)
 	return resp, nil

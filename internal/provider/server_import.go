@@ -7,8 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -34,12 +32,11 @@ func (s *protoServer) ImportResourceState(ctx context.Context, req *tfprotov6.Im
 		return &tfprotov6.ImportResourceStateResponse{Diagnostics: protoError("Unable to Convert Identity", err)}, nil
 	}
 	null := tftypes.NewValue(t.rules.typ, nil)
-	ireq := resource.ImportStateRequest{ID: req.ID, Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}
-	iresp := resource.ImportStateResponse{State: tfsdk.State{Raw: null, Schema: t.spec.Schema},
-		Identity: &tfsdk.ResourceIdentity{Raw: ident.Copy(), Schema: t.identity}}
-	s.resource(t).ImportState(ctx, ireq, &iresp)
+	newIdent := ident
+	iresp := outcome{State: null, Identity: &newIdent}
+	s.resource(t).importState(ctx, req.ID, ident, &iresp)
 	d := iresp.Diagnostics
-	if !d.HasError() && req.ID != "" && iresp.State.Raw.Equal(null) {
+	if !d.HasError() && req.ID != "" && iresp.State.Equal(null) {
 		d.AddError("Missing Resource Import State", "An unexpected error was encountered when importing the resource. This is always a problem with the provider. Please give the following information to the provider developer:\n\n"+
 			"Resource ImportState method returned no State in response. If import is intentionally not supported, remove the Resource type ImportState method or return an error.")
 	}
@@ -47,9 +44,9 @@ func (s *protoServer) ImportResourceState(ctx context.Context, req *tfprotov6.Im
 		return &tfprotov6.ImportResourceStateResponse{Diagnostics: protoDiagnostics(d)}, nil
 	}
 	imported := &tfprotov6.ImportedResource{TypeName: req.TypeName}
-	imported.State, err = dynamicValue(t.rules.typ, iresp.State.Raw)
+	imported.State, err = dynamicValue(t.rules.typ, iresp.State)
 	d.Append(internalError(err)...)
-	imported.Identity, err = identityData(t, iresp.Identity.Raw)
+	imported.Identity, err = identityData(t, newIdent)
 	d.Append(internalError(err)...)
 	imported.Private, _ = encodePrivate(map[string][]byte{importMarker: []byte(`true`)})
 	return &tfprotov6.ImportResourceStateResponse{ImportedResources: []*tfprotov6.ImportedResource{imported}, Diagnostics: protoDiagnostics(d)}, nil

@@ -8,8 +8,6 @@ import (
 	"io"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -45,38 +43,35 @@ func (s *protoServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.U
 		}
 		return upgraded(t, v, d)
 	}
-	up, ok := s.resource(t).UpgradeState(ctx)[req.Version]
+	r := s.resource(t)
+	layout, ok := r.priorLayout(req.Version)
 	if !ok {
 		d.AddError("Unable to Upgrade Resource State", "This resource was implemented with an UpgradeState() method, "+
 			fmt.Sprintf("however Terraform was expecting an implementation for version %d upgrade.\n\n", req.Version)+
 			"This is always an issue with the Terraform Provider and should be reported to the provider developer.")
 		return fail(d)
 	}
-	ureq := resource.UpgradeStateRequest{RawState: req.RawState}
-	if up.PriorSchema != nil {
-		old, err := req.RawState.UnmarshalWithOpts(up.PriorSchema.Type().TerraformType(ctx),
-			tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
-		if err != nil {
-			d.AddError("Unable to Read Previously Saved State for UpgradeResourceState",
-				fmt.Sprintf("There was an error reading the saved resource state using the prior resource schema defined for version %d upgrade.\n\n", req.Version)+
-					"Please report this to the provider developer:\n\n"+err.Error())
-			return fail(d)
-		}
-		ureq.State = &tfsdk.State{Raw: old, Schema: *up.PriorSchema}
+	old, err := req.RawState.UnmarshalWithOpts(layout,
+		tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
+	if err != nil {
+		d.AddError("Unable to Read Previously Saved State for UpgradeResourceState",
+			fmt.Sprintf("There was an error reading the saved resource state using the prior resource schema defined for version %d upgrade.\n\n", req.Version)+
+				"Please report this to the provider developer:\n\n"+err.Error())
+		return fail(d)
 	}
-	uresp := resource.UpgradeStateResponse{State: tfsdk.State{Schema: t.spec.Schema}}
-	up.StateUpgrader(ctx, ureq, &uresp)
+	uresp := outcome{}
+	r.upgrade(ctx, req.Version, old, &uresp)
 	d = uresp.Diagnostics
 	if d.HasError() {
 		return fail(d)
 	}
-	if uresp.State.Raw.Type() == nil || uresp.State.Raw.IsNull() {
+	if uresp.State.Type() == nil || uresp.State.IsNull() {
 		d.AddError("Missing Upgraded Resource State", fmt.Sprintf("After attempting a resource state upgrade to version %d, the provider did not return any state data. ", req.Version)+
 			"Preventing the unexpected loss of resource state data. "+
 			"This is always an issue with the Terraform Provider and should be reported to the provider developer.")
 		return fail(d)
 	}
-	return upgraded(t, uresp.State.Raw, d)
+	return upgraded(t, uresp.State, d)
 }
 
 // upgraded is the answer carrying the upgraded state v and d.
@@ -100,7 +95,7 @@ func (s *protoServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov
 		return resp, nil
 	}
 	var d diag.Diagnostics
-	if req.Version == t.identity.GetVersion() {
+	if req.Version == identityVersion {
 		d.AddError("Unexpected Identity Upgrade Request", "Terraform Core invoked UpgradeResourceIdentity even though the stored identity schema version matches the current version. "+
 			"This likely indicates a bug in the Terraform provider framework or Terraform Core. "+
 			"Please report this issue to the provider developer.")
