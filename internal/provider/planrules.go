@@ -22,7 +22,7 @@ import (
 )
 
 // The framework's part of planning one resource, on tftypes values
-// (repo decision 0028): what terraform-plugin-framework v1.19's
+// (repo decisions 0028, 0066): what terraform-plugin-framework v1.19's
 // PlanResourceChange does before it calls the resource's ModifyPlan, for
 // the schemas buildSchema builds — static defaults where the
 // configuration is null, computed attributes null in the configuration
@@ -30,8 +30,8 @@ import (
 // attribute plan modifiers UseStateForUnknown and RequiresReplace. The
 // rules are read once per type from the built schema (planRulesOf); a
 // schema using anything else (another modifier, a default or modifier on
-// a nested attribute, another attribute kind) has no rules and is left to
-// the framework.
+// a nested attribute, another attribute kind) has no rules, and NewServer
+// refuses the type.
 
 // planAttr is what planning needs of one attribute of the schema.
 type planAttr struct {

@@ -55,6 +55,7 @@ type protoServer struct {
 	provider *Provider
 	types    map[string]*protoType
 	data     map[string]*dataType
+	proto    protoSchemas // server_meta.go
 }
 
 // protoType is what the server needs of one resource type, built once.

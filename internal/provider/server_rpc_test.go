@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -113,6 +115,12 @@ func answerOf(t *testing.T, typ tftypes.Type, answer any) string {
 				if f := v.Type().Field(i); f.IsExported() {
 					walk(name+"."+f.Name, v.Field(i))
 				}
+			}
+		case reflect.Map:
+			keys := v.MapKeys()
+			sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+			for _, k := range keys {
+				walk(fmt.Sprintf("%s[%v]", name, k), v.MapIndex(k))
 			}
 		case reflect.Slice:
 			fmt.Fprintf(&b, "%s: %d\n", name, v.Len())
@@ -235,4 +243,62 @@ func compare(t *testing.T, what string, typ tftypes.Type, d differential, call f
 		t.Fatalf("%s: plugin-go: %v", what, err)
 	}
 	sameAnswer(t, what, typ, got, want)
+}
+
+// TestServerSchemasAreTheFrameworks: the schemas the server answers
+// (built once, server_meta.go) are the framework's, and each resource
+// type's, data source's and the identity's value type is the type the
+// server decodes requests with.
+func TestServerSchemasAreTheFrameworks(t *testing.T) {
+	ctx := context.Background()
+	for rname, d := range registries(t) {
+		compare(t, rname+" schemas", tftypes.String, d, func(s tfprotov6.ProviderServer) (any, error) {
+			return s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		})
+		compare(t, rname+" metadata", tftypes.String, d, func(s tfprotov6.ProviderServer) (any, error) {
+			m, err := s.GetMetadata(ctx, &tfprotov6.GetMetadataRequest{})
+			if err != nil {
+				return nil, err
+			}
+			out := *m // the framework lists the types in no fixed order
+			out.Resources = slices.SortedFunc(slices.Values(m.Resources), func(a, b tfprotov6.ResourceMetadata) int { return strings.Compare(a.TypeName, b.TypeName) })
+			out.DataSources = slices.SortedFunc(slices.Values(m.DataSources), func(a, b tfprotov6.DataSourceMetadata) int { return strings.Compare(a.TypeName, b.TypeName) })
+			return &out, nil
+		})
+		compare(t, rname+" identity schemas", tftypes.String, d, func(s tfprotov6.ProviderServer) (any, error) {
+			return s.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+		})
+		first, err := d.srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := d.srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		if err != nil || again != first {
+			t.Errorf("%s: the schemas were built again (%v)", rname, err)
+		}
+		ids, err := d.srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := serverOf(t, d.srv)
+		if len(first.ResourceSchemas) != len(srv.types) || len(first.DataSourceSchemas) != len(srv.data) {
+			t.Errorf("%s: %d resource and %d data source schemas for %d types", rname, len(first.ResourceSchemas), len(first.DataSourceSchemas), len(srv.types))
+		}
+		for name, pt := range srv.types {
+			if got := first.ResourceSchemas[name].ValueType(); !got.Equal(pt.rules.typ) {
+				t.Errorf("%s %s: the schema's type %s, the server decodes %s", rname, name, got, pt.rules.typ)
+			}
+			if got := first.DataSourceSchemas[name].ValueType(); !got.Equal(srv.data[name].typ) {
+				t.Errorf("%s %s data source: the schema's type %s, the server decodes %s", rname, name, got, srv.data[name].typ)
+			}
+			id := ids.IdentitySchemas[name]
+			attrs := map[string]tftypes.Type{}
+			for _, a := range id.IdentityAttributes {
+				attrs[a.Name] = a.Type
+			}
+			if got := (tftypes.Object{AttributeTypes: attrs}); !got.Equal(identityType) || id.Version != identityVersion {
+				t.Errorf("%s %s: identity schema %s version %d, the server decodes %s version %d", rname, name, got, id.Version, identityType, identityVersion)
+			}
+		}
+	}
 }
