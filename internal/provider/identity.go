@@ -55,8 +55,8 @@ const identityVersion = 0
 
 // IdentitySchema declares the identity: name is required on import; space
 // and the four FormRef members are optional there, the FormRef members all
-// or none (omitted: the type's default create ref). Create, Read, Update
-// and ImportState always record every member.
+// or none (omitted: the type's default create ref). create, read, update
+// and importState always record every member.
 func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	attrs := map[string]identityschema.Attribute{}
 	for _, m := range identityMembers {

@@ -17,7 +17,7 @@ import (
 	"github.com/takoform/takoform/spaceid"
 )
 
-// ModifyPlan fills the space from the provider, derives revision names,
+// modifyPlan fills the space from the provider, derives revision names,
 // hashes local bundle files, keeps host-reported attributes of unchanged
 // resources, and refuses at plan time what the host would refuse: schema
 // and family rules, revision replacement under a pinned name, and
@@ -44,7 +44,7 @@ func (r *Resource) modifyPlan(ctx context.Context, configured, planned, prior tf
 			return
 		}
 		// the recorded FormRef, never the default create codec: a plan
-		// that skipped refresh (-refresh=false) fails closed as Read does
+		// that skipped refresh (-refresh=false) fails closed as read does
 		es = envelopeOf(state)
 		sc, d := r.stateCodec(es)
 		if d.HasError() {

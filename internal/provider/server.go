@@ -16,10 +16,11 @@ import (
 // validate, plan, apply (create, update, delete), read, import, state
 // upgrade from every prior schema version, identity upgrade, data-source
 // validate and read — answered on terraform-plugin-go (server.go,
-// server_import.go, server_data.go, planrules.go, validate.go), calling
-// the resources' own Read, ModifyPlan, Create, Update, Delete and
-// ImportState and the state upgraders of upgrade.go. The provider-level
-// RPCs (metadata, schemas, provider configuration, stop) go to the plugin
+// server_apply.go, server_import.go, server_upgrade.go, server_data.go,
+// planrules.go, validate.go), calling the resource's and data source's
+// operations on values (framework.go names them), and the schemas
+// answered as built once (server_meta.go). Provider configuration, stop
+// and the RPCs of kinds the provider has none of go to the plugin
 // framework's server, embedded. Errors: a registry type whose schema has
 // no plan rules (planRulesOf), which this server does not reproduce.
 func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, error) {
@@ -71,7 +72,7 @@ func (s *protoServer) resource(t *protoType) *Resource {
 	return &Resource{spec: t.spec, data: s.provider.data.Load()}
 }
 
-// ReadResource is the framework's ReadResource (fwserver v1.19): Read
+// ReadResource is the framework's ReadResource (fwserver v1.19): read
 // with the current state and identity, then the framework's identity
 // checks (an identity may change on the read that follows an import,
 // which the private import marker names; the read drops the marker).
@@ -92,7 +93,7 @@ func (s *protoServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 	if err != nil {
 		return &tfprotov6.ReadResourceResponse{Diagnostics: protoError("Unable to Convert Identity", err)}, nil
 	}
-	// tftypes values are immutable and Read builds new ones for what it
+	// tftypes values are immutable and read builds new ones for what it
 	// changes, so request and response share them (the framework copies).
 	newIdent := ident
 	rresp := outcome{State: current, Identity: &newIdent}
@@ -135,7 +136,7 @@ func sameOrEncoded(typ tftypes.Type, sent *tfprotov6.DynamicValue, was, v tftype
 }
 
 // PlanResourceChange is the framework's PlanResourceChange (fwserver
-// v1.19): the framework's plan (planRules.plan), then ModifyPlan, the
+// v1.19): the framework's plan (planRules.plan), then modifyPlan, the
 // identity planned as the prior one and the private state carried.
 func (s *protoServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	t := s.types[req.TypeName]

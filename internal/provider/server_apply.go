@@ -10,8 +10,8 @@ import (
 )
 
 // ApplyResourceChange is the framework's ApplyResourceChange (fwserver
-// v1.19, repo decision 0066): Create when the prior state is null, Delete
-// when the planned state is null, Update otherwise, each then checked as
+// v1.19, repo decision 0066): create when the prior state is null, destroy
+// when the planned state is null, update otherwise, each then checked as
 // the framework checks it (applyChecks); the planned private state is
 // carried by an update and a delete that failed, and dropped by a create
 // and a delete that succeeded.

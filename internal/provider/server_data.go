@@ -79,7 +79,7 @@ func (s *protoServer) ValidateDataResourceConfig(ctx context.Context, req *tfpro
 }
 
 // ReadDataSource is the framework's ReadDataSource (fwserver v1.19): the
-// data source's Read with the configuration as the state it starts from.
+// data source's read with the configuration as the state it starts from.
 func (s *protoServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	t := s.data[req.TypeName]
 	if t == nil {

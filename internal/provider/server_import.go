@@ -18,7 +18,7 @@ import (
 const importMarker = ".import_before_read"
 
 // ImportResourceState is the framework's ImportResourceState (fwserver
-// v1.19, repo decision 0066): ImportState with a null state and the
+// v1.19, repo decision 0066): importState with a null state and the
 // identity sent (null when none), then the framework's check that an
 // import by ID recorded a state; the one imported resource carries the
 // import marker as its private state.

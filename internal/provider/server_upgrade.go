@@ -15,10 +15,10 @@ import (
 // UpgradeResourceState is the framework's UpgradeResourceState (fwserver
 // v1.19, repo decision 0066). At the schema's own version: the JSON read
 // with the current type, attributes the schema no longer has ignored. At
-// an earlier version: the resource's upgrader for it (Resource.UpgradeState,
-// decision 0030) with the JSON read by its prior schema; a version without
-// an upgrader, prior JSON that does not read, or an upgrader that returns
-// no state is the framework's error.
+// an earlier version: the JSON read with that version's frozen layout
+// (priorLayout) and upgraded (Resource.upgrade, decision 0030); a version
+// without a frozen layout, prior JSON that does not read, or an upgrade
+// that returns no state is the framework's error.
 func (s *protoServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil {
