@@ -1,7 +1,8 @@
 // Package archtest holds the module's import graph to the dependency rules
 // of ARCHITECTURE.md §3.1. The rules live in one place, the fenced `deps`
 // block of that page; Parse reads them, Load derives the real graph with
-// `go list -deps -json ./...` (module packages and non-test imports only),
+// `go list -deps -json ./...` (module packages and their non-test imports:
+// of the module, and, for the rules that name one, outside it),
 // and Check names every import that breaks a rule, every rule that governs
 // no package (unless marked planned) and every recorded exception that no
 // import uses (ARCHITECTURE.md §3.2), so the page cannot drift from the code.
@@ -30,6 +31,10 @@ const (
 	ImportOnly Kind = iota
 	// ImportedOnlyBy: every importer of a subject is a subject or one of Targets.
 	ImportedOnlyBy
+	// NeverImports: no subject imports a package matching one of Targets,
+	// of the module or outside it (a full import path, such as a
+	// library's package).
+	NeverImports
 )
 
 // Rule is one line of the deps block: ID ("D9"), the patterns it governs,
@@ -60,8 +65,13 @@ type Rules struct {
 // module root) to the module packages its non-test files import.
 type Graph map[string][]string
 
+// Outside maps each module package (as Graph) to the packages outside the
+// module its non-test files import, by full import path (the standard
+// library's and the dependencies').
+type Outside map[string][]string
+
 var (
-	ruleLine = regexp.MustCompile(`^(D[0-9]+): (.+?) (may import only|may be imported only by) (.+?)( \(planned\))?$`)
+	ruleLine = regexp.MustCompile(`^(D[0-9]+): (.+?) (may import only|may be imported only by|never imports) (.+?)( \(planned\))?$`)
 	excLine  = regexp.MustCompile(`^exception: (\S+) imports (\S+)$`)
 	pattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*(/\.\.\.)?$`)
 )
@@ -99,15 +109,18 @@ func Parse(md []byte) (Rules, error) {
 		}
 		m := ruleLine.FindStringSubmatch(line)
 		if m == nil {
-			return Rules{}, fmt.Errorf("line %d: %q is neither `DN: X may import only A, B`, `DN: X may be imported only by A, B` nor `exception: X imports Y`", n, line)
+			return Rules{}, fmt.Errorf("line %d: %q is neither `DN: X may import only A, B`, `DN: X may be imported only by A, B`, `DN: X never imports A, B` nor `exception: X imports Y`", n, line)
 		}
 		if seen[m[1]] {
 			return Rules{}, fmt.Errorf("line %d: rule %s is stated twice", n, m[1])
 		}
 		seen[m[1]] = true
 		rule := Rule{ID: m[1], Planned: m[5] != "", Text: line}
-		if m[3] == "may be imported only by" {
+		switch m[3] {
+		case "may be imported only by":
 			rule.Kind = ImportedOnlyBy
+		case "never imports":
+			rule.Kind = NeverImports
 		}
 		var err error
 		if rule.Subjects, err = list(m[2], false); err != nil {
@@ -177,8 +190,9 @@ func (f Finding) String() string {
 // Check returns every finding, sorted: an import a rule forbids (unless it
 // is a recorded exception), a rule that governs no package of g and is not
 // planned, a planned rule that governs a package, and an exception no
-// import of g uses.
-func Check(r Rules, g Graph) []Finding {
+// import of g uses. outside holds the imports from outside the module,
+// which only a NeverImports rule reads.
+func Check(r Rules, g Graph, outside Outside) []Finding {
 	var out []Finding
 	pkgs := make([]string, 0, len(g))
 	for p := range g {
@@ -196,13 +210,19 @@ func Check(r Rules, g Graph) []Finding {
 			if matchAny(rule.Subjects, p) {
 				governs = true
 			}
-			for _, imp := range g[p] {
+			imports := g[p]
+			if rule.Kind == NeverImports {
+				imports = append(append([]string(nil), g[p]...), outside[p]...)
+			}
+			for _, imp := range imports {
 				var broken bool
 				switch rule.Kind {
 				case ImportOnly:
 					broken = matchAny(rule.Subjects, p) && !matchAny(rule.Targets, imp)
 				case ImportedOnlyBy:
 					broken = matchAny(rule.Subjects, imp) && !matchAny(rule.Subjects, p) && !matchAny(rule.Targets, p)
+				case NeverImports:
+					broken = matchAny(rule.Subjects, p) && matchAny(rule.Targets, imp)
 				}
 				if !broken {
 					continue
@@ -244,16 +264,17 @@ func show(p string) string {
 
 // Load derives the module's graph in dir by running
 // `go list -deps -json ./...`: the packages of the main module and, for
-// each, the module packages its non-test Go files import. Errors are the go
+// each, the module packages its non-test Go files import (Graph) and the
+// packages outside the module they import (Outside). Errors are the go
 // command's (with its standard error) or a package that did not load.
-func Load(dir string) (Graph, error) {
+func Load(dir string) (Graph, Outside, error) {
 	cmd := exec.Command(goTool(), "list", "-deps", "-json", "./...")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list -deps -json ./...: %w: %s", err, stderr.String())
+		return nil, nil, fmt.Errorf("go list -deps -json ./...: %w: %s", err, stderr.String())
 	}
 	return decode(out)
 }
@@ -280,7 +301,7 @@ type listed struct {
 	Error *struct{ Err string }
 }
 
-func decode(out []byte) (Graph, error) {
+func decode(out []byte) (Graph, Outside, error) {
 	var pkgs []listed
 	mod := ""
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -289,19 +310,19 @@ func decode(out []byte) (Graph, error) {
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("decode go list output: %w", err)
+			return nil, nil, fmt.Errorf("decode go list output: %w", err)
 		}
 		if p.Module == nil || !p.Module.Main {
 			continue
 		}
 		if p.Error != nil {
-			return nil, fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)
+			return nil, nil, fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)
 		}
 		mod = p.Module.Path
 		pkgs = append(pkgs, p)
 	}
 	if mod == "" {
-		return nil, errors.New("go list named no package of the main module")
+		return nil, nil, errors.New("go list named no package of the main module")
 	}
 	rel := func(p string) (string, bool) {
 		if p == mod {
@@ -310,15 +331,17 @@ func decode(out []byte) (Graph, error) {
 		r, ok := strings.CutPrefix(p, mod+"/")
 		return r, ok
 	}
-	g := Graph{}
+	g, outside := Graph{}, Outside{}
 	for _, p := range pkgs {
 		from, _ := rel(p.ImportPath)
 		g[from] = []string{}
 		for _, imp := range p.Imports {
 			if to, ok := rel(imp); ok {
 				g[from] = append(g[from], to)
+			} else {
+				outside[from] = append(outside[from], imp)
 			}
 		}
 	}
-	return g, nil
+	return g, outside, nil
 }

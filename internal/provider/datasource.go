@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
@@ -126,7 +127,8 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 	}
 }
 
-// Read reads the resource under the configured FormRef, or under each
+// read reads the resource of the configuration config, recording its
+// state in resp, under the configured FormRef, or under each
 // FormRef the type supports, the create family's first (createFamilyFirst);
 // when refs of two families answer it refuses (data-source-ambiguous,
 // spec/lane-v1beta1.md §13.9). Only
@@ -136,8 +138,8 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 // FormRef (invalid-config), an invalid or missing space (invalid-space,
 // space-missing),
 // and a resource that exists under none of the refs (data-source-not-found).
-func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	cfg, err := attrsOf(req.Config.Raw)
+func (d *DataSource) read(ctx context.Context, config tftypes.Value, resp *outcome) {
+	cfg, err := attrsOf(config)
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot read the configuration", err, identity{Type: d.spec.Name, Code: CodeInternal})...)
 		return
@@ -225,7 +227,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))...)
 			return
 		}
-		resp.State.Raw = v
+		resp.State = v
 		return
 	}
 	resp.Diagnostics.Append(renderError(fmt.Sprintf("No %s named %q in space %q", d.spec.Name, name, space),

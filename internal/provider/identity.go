@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -50,21 +49,25 @@ var identityType = func() tftypes.Object {
 
 var _ resource.ResourceWithIdentity = (*Resource)(nil)
 
+// identityVersion is the identity schema's version: the identity has had
+// one layout, so it has no upgraders.
+const identityVersion = 0
+
 // IdentitySchema declares the identity: name is required on import; space
 // and the four FormRef members are optional there, the FormRef members all
-// or none (omitted: the type's default create ref). Create, Read, Update
-// and ImportState always record every member.
+// or none (omitted: the type's default create ref). create, read, update
+// and importState always record every member.
 func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	attrs := map[string]identityschema.Attribute{}
 	for _, m := range identityMembers {
 		attrs[m.attr] = identityschema.StringAttribute{RequiredForImport: m.attr == "name", OptionalForImport: m.attr != "name", Description: m.doc}
 	}
-	resp.IdentitySchema = identityschema.Schema{Attributes: attrs}
+	resp.IdentitySchema = identityschema.Schema{Attributes: attrs, Version: identityVersion}
 }
 
 // setIdentity records in id the identity of the resource whose envelope is
-// e (a no-op when the framework passes no identity).
-func (r *Resource) setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, e envelope) diag.Diagnostics {
+// e (a no-op when id is nil: the caller records no identity).
+func (r *Resource) setIdentity(ctx context.Context, id *tftypes.Value, e envelope) diag.Diagnostics {
 	if id == nil {
 		return nil
 	}
@@ -76,7 +79,7 @@ func (r *Resource) setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, 
 	if err != nil {
 		return renderError("Cannot record the resource identity", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
-	id.Raw = v
+	*id = v
 	return nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
@@ -81,25 +81,26 @@ func ParseImportID(id string) (ImportID, error) {
 	return out, nil
 }
 
-// ImportState reads the existing resource by its exact identity — an
-// import ID (`tofu import`, `import { id = … }`) or an import identity
-// (`import { identity = {…} }`, ImportIDFromIdentity) — and records its
-// state and identity. An ID or identity the one parser refuses is an error
+// importState reads the existing resource by its exact identity — an
+// import ID (`tofu import`, `import { id = … }`) or, when importID is
+// empty, an import identity given (`import { identity = {…} }`,
+// ImportIDFromIdentity; null when none) — and records its state and
+// identity in resp. An ID or identity the one parser refuses is an error
 // showing the accepted forms; a FormRef the build has no codec for is
 // refused naming every ref the type supports, never re-bound to another
 // ref (decision 0017; repo decision 0003).
-func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *Resource) importState(ctx context.Context, importID string, given tftypes.Value, resp *outcome) {
 	var id ImportID
 	var err error
 	summary, code := "Invalid import ID", CodeImportID
-	if req.ID == "" && req.Identity != nil && !req.Identity.Raw.IsNull() {
+	if importID == "" && !given.IsNull() {
 		summary, code = "Invalid import identity", CodeImportIdentity
 		var members map[string]any
-		if members, err = attrsOf(req.Identity.Raw); err == nil {
+		if members, err = attrsOf(given); err == nil {
 			id, err = ImportIDFromIdentity(members)
 		}
 	} else {
-		id, err = ParseImportID(req.ID)
+		id, err = ParseImportID(importID)
 	}
 	if err != nil {
 		resp.Diagnostics.Append(renderError(summary, err, identity{Type: r.spec.Name, Code: code})...)

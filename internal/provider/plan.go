@@ -10,24 +10,27 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
 	"github.com/takoform/takoform/spaceid"
 )
 
-// ModifyPlan fills the space from the provider, derives revision names,
+// modifyPlan fills the space from the provider, derives revision names,
 // hashes local bundle files, keeps host-reported attributes of unchanged
 // resources, and refuses at plan time what the host would refuse: schema
 // and family rules, revision replacement under a pinned name, and
 // capabilities the host's support profiles deny (spec/host-api-v1alpha3.md §6.4, §8.2).
-func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
+// configured, planned and prior are the configuration, the plan so far
+// (planRules.plan) and the prior state; resp starts with planned and
+// gets the plan, the paths that require replacement and diagnostics.
+func (r *Resource) modifyPlan(ctx context.Context, configured, planned, prior tftypes.Value, resp *planOutcome) {
+	if planned.IsNull() {
 		return
 	}
-	plan, err1 := attrsOf(req.Plan.Raw)
-	config, err2 := attrsOf(req.Config.Raw)
+	plan, err1 := attrsOf(planned)
+	config, err2 := attrsOf(configured)
 	if err := errors.Join(err1, err2); err != nil {
 		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
@@ -35,13 +38,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	var state map[string]any
 	var es envelope
 	var c *Codec // the recorded ref's; for a create, createCodec's once the space is settled
-	if !req.State.Raw.IsNull() {
-		if state, err1 = attrsOf(req.State.Raw); err1 != nil {
+	if !prior.IsNull() {
+		if state, err1 = attrsOf(prior); err1 != nil {
 			resp.Diagnostics.Append(renderError("Cannot read state", err1, identity{Type: r.spec.Name, Code: CodeInternal})...)
 			return
 		}
 		// the recorded FormRef, never the default create codec: a plan
-		// that skipped refresh (-refresh=false) fails closed as Read does
+		// that skipped refresh (-refresh=false) fails closed as read does
 		es = envelopeOf(state)
 		sc, d := r.stateCodec(es)
 		if d.HasError() {
@@ -109,7 +112,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 // relation target was replaced or removed (spec/host-api-v1alpha3.md §5.5): a revision is
 // replaced; any other Form is re-applied spec-identically, which re-pins
 // its relations and renders a new representation.
-func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource.ModifyPlanResponse) {
+func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *planOutcome) {
 	if r.spec.Revision {
 		plan[attrDriftReason] = nil
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root(attrDriftReason))
@@ -118,19 +121,19 @@ func (r *Resource) planDriftRepair(plan map[string]any, c *Codec, resp *resource
 	unknownRepresentation(plan, c)
 }
 
-func (r *Resource) setPlan(ctx context.Context, resp *resource.ModifyPlanResponse, plan map[string]any) diag.Diagnostics {
+func (r *Resource) setPlan(ctx context.Context, resp *planOutcome, plan map[string]any) diag.Diagnostics {
 	v, err := fromGo(r.spec.ObjectType, plan)
 	if err != nil {
 		return renderError("Cannot build the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})
 	}
-	resp.Plan.Raw = v
+	resp.Plan = v
 	return nil
 }
 
 // planSpace: an unset space is the recorded one, else the provider's; it
 // is validated before any host call (decision 0003). ep is the plan's
 // envelope, kept in step; es the state's (zero without state).
-func (r *Resource) planSpace(ep *envelope, es envelope, plan, config, state map[string]any, resp *resource.ModifyPlanResponse) diag.Diagnostics {
+func (r *Resource) planSpace(ep *envelope, es envelope, plan, config, state map[string]any, resp *planOutcome) diag.Diagnostics {
 	if config[attrSpace] == nil {
 		switch {
 		case r.data == nil && state != nil:
@@ -164,7 +167,7 @@ func (r *Resource) planSpace(ep *envelope, es envelope, plan, config, state map[
 // when config omits it, and refuses replacing a revision under a pinned
 // name (decision 0029: both apply orders deadlock). ep is the plan's
 // envelope, kept in step; es the state's (zero without state).
-func (r *Resource) planRevisionName(ep *envelope, es envelope, plan, config, state map[string]any, c *Codec, spec map[string]any, specErr error, resp *resource.ModifyPlanResponse) diag.Diagnostics {
+func (r *Resource) planRevisionName(ep *envelope, es envelope, plan, config, state map[string]any, c *Codec, spec map[string]any, specErr error, resp *planOutcome) diag.Diagnostics {
 	id := ep.identity(r.spec.Name, &c.Ref)
 	owner, hasOwner := config[attrRevisionOwner].(string)
 	if config[attrName] != nil {

@@ -28,7 +28,7 @@ import (
 type Provider struct {
 	version  string
 	registry *Registry
-	data     atomic.Pointer[Data] // the last Configure's, as the framework hands it to resources (fastpath.go)
+	data     atomic.Pointer[Data] // the last Configure's, as the framework hands it to resources (server.go)
 }
 
 // New returns a provider factory for a registry (EdgeRegistry in the

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/client"
@@ -60,12 +59,12 @@ func attrsOf(v tftypes.Value) (map[string]any, error) {
 	return nil, fmt.Errorf("a %s value where an object was expected", v.Type())
 }
 
-func (r *Resource) setState(ctx context.Context, st *tfsdk.State, attrs map[string]any) diag.Diagnostics {
+func (r *Resource) setState(ctx context.Context, st *tftypes.Value, attrs map[string]any) diag.Diagnostics {
 	v, err := fromGo(r.spec.ObjectType, attrs)
 	if err != nil {
 		return renderError("Cannot record state", err, identity{Type: r.spec.Name, Code: CodeHostResponseInvalid})
 	}
-	st.Raw = v
+	*st = v
 	return nil
 }
 
@@ -108,7 +107,7 @@ type answer struct {
 // record decodes a host answer into its attrs and writes state and, when
 // ident is not nil, identity: the last step of every create, update, read
 // and import.
-func (r *Resource) record(ctx context.Context, st *tfsdk.State, ident *tfsdk.ResourceIdentity, a answer) diag.Diagnostics {
+func (r *Resource) record(ctx context.Context, st, ident *tftypes.Value, a answer) diag.Diagnostics {
 	if err := r.decode(a.codec, a.res, a.attrs, a.prior); err != nil {
 		return renderError("The host's answer cannot be recorded", err, withCode(a.id, CodeHostResponseInvalid))
 	}
@@ -182,9 +181,10 @@ func (r *Resource) apply(ctx context.Context, c *Codec, e envelope, spec map[str
 	return hc.ApplyAndWait(ctx, ar, pre)
 }
 
-// Create creates the resource under the type's default create FormRef.
-func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, err := attrsOf(req.Plan.Raw)
+// create creates the resource of the planned value under the type's
+// default create FormRef, recording its state and identity in resp.
+func (r *Resource) create(ctx context.Context, planned tftypes.Value, resp *outcome) {
+	plan, err := attrsOf(planned)
 	if err != nil {
 		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
@@ -254,9 +254,11 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	resp.Diagnostics.Append(r.record(ctx, &resp.State, resp.Identity, answer{codec: c, res: res, attrs: plan, prior: plan, id: id})...)
 }
 
-// Read refreshes from the host under the FormRef recorded in state.
-func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	s, d := r.recorded(req.State.Raw)
+// read refreshes current, the recorded state, from the host under the
+// FormRef it records; a resource the host no longer holds leaves resp's
+// state null.
+func (r *Resource) read(ctx context.Context, current tftypes.Value, resp *outcome) {
+	s, d := r.recorded(current)
 	if s == nil {
 		resp.Diagnostics.Append(d...)
 		return
@@ -268,7 +270,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return // the accepted mutation is still running: absence is not deletion
 	}
 	if client.IsNotFound(err) {
-		resp.State.RemoveResource(ctx)
+		resp.State = tftypes.NewValue(r.spec.ObjectType, nil)
 		return
 	}
 	if d := r.strangerDiag(err, id); d != nil {
@@ -293,12 +295,12 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	resp.Diagnostics.Append(d...)
 }
 
-// Update applies an in-place change under the recorded FormRef; a change
+// update applies an in-place change under the recorded FormRef; a change
 // of provider-side attributes only (timeouts) makes no host call, unless
 // a relation drifted: then a spec-identical apply re-pins it (spec/host-api-v1alpha3.md §5.5).
-func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, err1 := attrsOf(req.Plan.Raw)
-	state, err2 := attrsOf(req.State.Raw)
+func (r *Resource) update(ctx context.Context, planned, prior tftypes.Value, resp *outcome) {
+	plan, err1 := attrsOf(planned)
+	state, err2 := attrsOf(prior)
 	if err := errors.Join(err1, err2); err != nil {
 		resp.Diagnostics.Append(renderError("Cannot read the plan", err, identity{Type: r.spec.Name, Code: CodeInternal})...)
 		return
@@ -363,9 +365,10 @@ func (r *Resource) unchanged(c *Codec, want, state map[string]any) bool {
 	return same && comparable
 }
 
-// Delete deletes under the recorded FormRef, fenced on generation and uid.
-func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	s, d := r.recorded(req.State.Raw)
+// destroy deletes the resource of the recorded state prior under the
+// FormRef it records, fenced on generation and uid.
+func (r *Resource) destroy(ctx context.Context, prior tftypes.Value, resp *outcome) {
+	s, d := r.recorded(prior)
 	if s == nil {
 		resp.Diagnostics.Append(d...)
 		return

@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -168,102 +164,32 @@ func conform(v map[string]any, t tftypes.Object) error {
 	return err
 }
 
-// UpgradeState registers one upgrader per earlier schema version that has
-// a frozen layout of this type; each decodes the old value with that
-// frozen layout (PriorSchema) and composes the steps to the current
-// layout (Lineage.Upgrade).
-func (r *Resource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+// upgrade moves old, a state in the type's frozen layout of version from
+// (priorLayout), to the current layout (Lineage.Upgrade), recording it in
+// resp; a value the steps refuse is a state-upgrade error.
+func (r *Resource) upgrade(ctx context.Context, from int64, old tftypes.Value, resp *outcome) {
+	id := identity{Type: r.spec.Name, Code: CodeStateUpgrade}
+	attrs, err := attrsOf(old)
+	if err == nil {
+		e := envelopeOf(attrs)
+		id.Space, id.Name = e.Space, e.Name
+		var next map[string]any
+		if next, err = r.spec.Lineage.Upgrade(r.spec.Name, from, attrs, r.spec.ObjectType); err == nil {
+			resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
+			return
+		}
+	}
+	resp.Diagnostics.Append(renderError(fmt.Sprintf("Cannot upgrade state written at schema version %d", from), err, id)...)
+}
+
+// priorLayout is the type's frozen layout of the earlier version v; false
+// when the type was never released at v (or v is not earlier), so that a
+// state at v cannot exist and has no upgrader.
+func (r *Resource) priorLayout(v int64) (tftypes.Object, bool) {
 	l := r.spec.Lineage
-	out := map[int64]resource.StateUpgrader{}
-	for v := int64(0); v < l.Version; v++ {
-		layout, ok, err := l.Layout(r.spec.Name, v)
-		if err != nil || !ok {
-			continue // never released at v: state at v cannot exist
-		}
-		from := v
-		prior := priorSchema(layout, v)
-		out[v] = resource.StateUpgrader{PriorSchema: &prior,
-			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-				id := identity{Type: r.spec.Name, Code: CodeStateUpgrade}
-				old, err := attrsOf(req.State.Raw)
-				if err == nil {
-					e := envelopeOf(old)
-					id.Space, id.Name = e.Space, e.Name
-					var next map[string]any
-					if next, err = l.Upgrade(r.spec.Name, from, old, r.spec.ObjectType); err == nil {
-						resp.Diagnostics.Append(r.setState(ctx, &resp.State, next)...)
-						return
-					}
-				}
-				resp.Diagnostics.Append(renderError(fmt.Sprintf("Cannot upgrade state written at schema version %d", from), err, id)...)
-			}}
+	if v < 0 || v >= l.Version {
+		return tftypes.Object{}, false
 	}
-	return out
-}
-
-// priorSchema is the framework schema of a frozen layout: every attribute
-// Optional with exactly the frozen type, which is all decoding needs.
-func priorSchema(t tftypes.Object, version int64) schema.Schema {
-	s := schema.Schema{Version: version, Attributes: map[string]schema.Attribute{}}
-	for name, at := range t.AttributeTypes {
-		s.Attributes[name] = priorAttribute(at)
-	}
-	return s
-}
-
-func priorAttribute(t tftypes.Type) schema.Attribute {
-	switch tt := t.(type) {
-	case tftypes.List:
-		if o, ok := tt.ElementType.(tftypes.Object); ok {
-			nested := map[string]schema.Attribute{}
-			for n, a := range o.AttributeTypes {
-				nested[n] = priorAttribute(a)
-			}
-			return schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: nested}}
-		}
-		return schema.ListAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
-	case tftypes.Set:
-		return schema.SetAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
-	case tftypes.Map:
-		return schema.MapAttribute{Optional: true, ElementType: attrType(tt.ElementType)}
-	case tftypes.Object:
-		return schema.ObjectAttribute{Optional: true, AttributeTypes: attrTypes(tt)}
-	}
-	switch {
-	case t.Is(tftypes.Number):
-		return schema.NumberAttribute{Optional: true}
-	case t.Is(tftypes.Bool):
-		return schema.BoolAttribute{Optional: true}
-	}
-	return schema.StringAttribute{Optional: true}
-}
-
-// attrType is the framework type of a frozen tftypes type.
-func attrType(t tftypes.Type) attr.Type {
-	switch tt := t.(type) {
-	case tftypes.List:
-		return types.ListType{ElemType: attrType(tt.ElementType)}
-	case tftypes.Set:
-		return types.SetType{ElemType: attrType(tt.ElementType)}
-	case tftypes.Map:
-		return types.MapType{ElemType: attrType(tt.ElementType)}
-	case tftypes.Object:
-		return types.ObjectType{AttrTypes: attrTypes(tt)}
-	}
-	switch {
-	case t.Is(tftypes.Number):
-		return types.NumberType
-	case t.Is(tftypes.Bool):
-		return types.BoolType
-	}
-	return types.StringType
-}
-
-// attrTypes are the framework types of a frozen object type's attributes.
-func attrTypes(o tftypes.Object) map[string]attr.Type {
-	m := make(map[string]attr.Type, len(o.AttributeTypes))
-	for n, a := range o.AttributeTypes {
-		m[n] = attrType(a)
-	}
-	return m
+	layout, ok, err := l.Layout(r.spec.Name, v)
+	return layout, err == nil && ok
 }

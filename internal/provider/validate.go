@@ -16,7 +16,7 @@ import (
 // configured list of objects, is checked for a value set on a read-only
 // attribute, a missing required value and a deprecated attribute set;
 // the nested ones of a configured single object likewise.
-func (s *fastServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+func (s *protoServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil || req.Config == nil {
 		return s.ProviderServer.ValidateResourceConfig(ctx, req)

@@ -22,7 +22,7 @@ import (
 )
 
 // The framework's part of planning one resource, on tftypes values
-// (repo decision 0028): what terraform-plugin-framework v1.19's
+// (repo decisions 0028, 0066): what terraform-plugin-framework v1.19's
 // PlanResourceChange does before it calls the resource's ModifyPlan, for
 // the schemas buildSchema builds — static defaults where the
 // configuration is null, computed attributes null in the configuration
@@ -30,8 +30,8 @@ import (
 // attribute plan modifiers UseStateForUnknown and RequiresReplace. The
 // rules are read once per type from the built schema (planRulesOf); a
 // schema using anything else (another modifier, a default or modifier on
-// a nested attribute, another attribute kind) has no rules and is left to
-// the framework.
+// a nested attribute, another attribute kind) has no rules, and NewServer
+// refuses the type.
 
 // planAttr is what planning needs of one attribute of the schema.
 type planAttr struct {
@@ -60,7 +60,7 @@ type planRules struct {
 }
 
 // planRulesOf reads the planning rules of s, whose Terraform type is typ;
-// an error names what the fast path does not reproduce.
+// an error names what the server does not reproduce (NewServer refuses the type).
 func planRulesOf(ctx context.Context, s schema.Schema, typ tftypes.Object) (*planRules, error) {
 	if len(s.Blocks) > 0 || s.DeprecationMessage != "" {
 		return nil, fmt.Errorf("the schema has blocks or is deprecated")
@@ -204,7 +204,7 @@ type describer interface {
 	Description(context.Context) string
 }
 
-// knownMods are the modifiers the fast path reproduces, as the
+// knownMods are the modifiers the server reproduces, as the
 // framework's constructors build them: recognised by their dynamic type
 // and description (RequiresReplaceIf shares RequiresReplace's type, not
 // its description).

@@ -37,7 +37,7 @@ func str64(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) 
 
 func TestFastPlanMatchesFramework(t *testing.T) {
 	reg, fw, srv := servers(t)
-	fast := fastOf(t, srv)
+	fast := serverOf(t, srv)
 	for name := range reg.Types {
 		if fast.types[name] == nil {
 			t.Errorf("%s has no fast path: the framework plans and reads it", name)
@@ -163,7 +163,7 @@ func object(typ tftypes.Object, attrs map[string]tftypes.Value) tftypes.Value {
 // planRequest is the request OpenTofu sends for c: its proposed new state
 // is the configuration with each computed attribute it leaves null taken
 // from the prior state (OpenTofu's objchange.ProposedNew, at the top level).
-func planRequest(t *testing.T, ft *fastType, c planCase) *tfprotov6.PlanResourceChangeRequest {
+func planRequest(t *testing.T, ft *protoType, c planCase) *tfprotov6.PlanResourceChangeRequest {
 	t.Helper()
 	typ := ft.rules.typ
 	dv := func(ty tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue { return dynamicOf(t, ty, v) }
@@ -211,7 +211,7 @@ func stringOf(v tftypes.Value) string {
 	return s
 }
 
-func samePlan(t *testing.T, ft *fastType, got, want *tfprotov6.PlanResourceChangeResponse) {
+func samePlan(t *testing.T, ft *protoType, got, want *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
 	if g, w := decoded(t, ft.rules.typ, got.PlannedState), decoded(t, ft.rules.typ, want.PlannedState); !g.Equal(w) {
 		t.Errorf("planned state:\n fast      %s\n framework %s", g, w)
@@ -236,7 +236,7 @@ func samePlan(t *testing.T, ft *fastType, got, want *tfprotov6.PlanResourceChang
 	}
 }
 
-func checkPlan(t *testing.T, ft *fastType, c planCase, got *tfprotov6.PlanResourceChangeResponse) {
+func checkPlan(t *testing.T, ft *protoType, c planCase, got *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
 	if c.wantError != "" {
 		if len(got.Diagnostics) != 1 || !strings.Contains(got.Diagnostics[0].Summary, c.wantError) {
@@ -352,7 +352,7 @@ func TestFastUpgradeAndReadMatchFramework(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ft := fastOf(t, srv).types[c.typ]
+		ft := serverOf(t, srv).types[c.typ]
 		if g, w := decoded(t, ft.rules.typ, got.UpgradedState), decoded(t, ft.rules.typ, want.UpgradedState); !g.Equal(w) {
 			t.Errorf("%s: upgraded fast %s, framework %s", raw, g, w)
 		}
@@ -361,7 +361,7 @@ func TestFastUpgradeAndReadMatchFramework(t *testing.T) {
 		}
 	}
 	state := appliedState(t, reg.Types[typ], map[string]tftypes.Value{"name": str64("ns-1")})
-	ft := fastOf(t, srv).types[typ]
+	ft := serverOf(t, srv).types[typ]
 	dv, err := tfprotov6.NewDynamicValue(ft.rules.typ, object(ft.rules.typ, state))
 	if err != nil {
 		t.Fatal(err)
@@ -380,9 +380,9 @@ func TestFastUpgradeAndReadMatchFramework(t *testing.T) {
 	}
 }
 
-func fastOf(t *testing.T, srv tfprotov6.ProviderServer) *fastServer {
+func serverOf(t *testing.T, srv tfprotov6.ProviderServer) *protoServer {
 	t.Helper()
-	fast, ok := srv.(*fastServer)
+	fast, ok := srv.(*protoServer)
 	if !ok {
 		t.Fatalf("NewServer serves a %T", srv)
 	}
@@ -415,7 +415,7 @@ func servers(t *testing.T) (*Registry, tfprotov6.ProviderServer, tfprotov6.Provi
 func TestFastValidateMatchesFramework(t *testing.T) {
 	_, fw, srv := servers(t)
 	ctx := context.Background()
-	bundle := fastOf(t, srv).types["takoform_worker_bundle"]
+	bundle := serverOf(t, srv).types["takoform_worker_bundle"]
 	if bundle == nil {
 		t.Fatal("takoform_worker_bundle has no fast path")
 	}
@@ -453,7 +453,7 @@ func TestFastValidateMatchesFramework(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ft := fastOf(t, srv).types[c.typ]
+			ft := serverOf(t, srv).types[c.typ]
 			dv, err := tfprotov6.NewDynamicValue(ft.rules.typ, object(ft.rules.typ, c.attrs))
 			if err != nil {
 				t.Fatal(err)
@@ -511,7 +511,7 @@ func TestFastApplyMatchesFramework(t *testing.T) {
 	reg, fw, srv := servers(t)
 	ctx := context.Background()
 	const typ = "takoform_edge_kv_namespace"
-	ft := fastOf(t, srv).types[typ]
+	ft := serverOf(t, srv).types[typ]
 	ot := ft.rules.typ
 	config := map[string]tftypes.Value{"name": str64("ns-1")}
 	full := appliedState(t, reg.Types[typ], config)
