@@ -1,4 +1,4 @@
-package provider_test
+package provider
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/internal/hosttest"
-	"github.com/takoform/takoform/internal/provider"
 )
 
 // walkType is the resource type whose create the walk measures: a KV
@@ -36,11 +35,11 @@ func TestWalkCreates(t *testing.T) {
 		t.Fatalf("TAKOFORM_WALK_CREATES=%d: want 0 to %d", n, walkPlans)
 	}
 	h := hosttest.Start(t, hosttest.Options{Workerd: hosttest.NoWorkerd})
-	reg, err := provider.EdgeRegistry()
+	reg, err := EdgeRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := provider.NewServer("walk", reg)()
+	srv, err := NewServer("walk", reg)()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +49,12 @@ func TestWalkCreates(t *testing.T) {
 		t.Fatalf("provider schema: %v %v", err, ps.Diagnostics)
 	}
 	pt := ps.Provider.ValueType().(tftypes.Object)
-	cfg := objectOf(pt, map[string]tftypes.Value{
+	cfg := object(pt, map[string]tftypes.Value{
 		"endpoint": tftypes.NewValue(tftypes.String, h.URL),
 		"token":    tftypes.NewValue(tftypes.String, hosttest.TokenA1),
 		"space":    tftypes.NewValue(tftypes.String, "walk"),
 	})
-	cr, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamic(t, pt, cfg)})
+	cr, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamicOf(t, pt, cfg)})
 	if err != nil || hasError(cr.Diagnostics) {
 		t.Fatalf("configure: %v %v", err, cr.Diagnostics)
 	}
@@ -64,11 +63,11 @@ func TestWalkCreates(t *testing.T) {
 		t.Fatalf("no schema for %s", walkType)
 	}
 	typ := rs.ValueType().(tftypes.Object)
-	null := dynamic(t, typ, tftypes.NewValue(typ, nil))
+	null := dynamicOf(t, typ, tftypes.NewValue(typ, nil))
 	plans := make([]*tfprotov6.PlanResourceChangeResponse, walkPlans)
 	configs := make([]*tfprotov6.DynamicValue, walkPlans)
 	for i := range plans {
-		c := dynamic(t, typ, objectOf(typ, map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, fmt.Sprintf("walk-%d", i))}))
+		c := dynamicOf(t, typ, object(typ, map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, fmt.Sprintf("walk-%d", i))}))
 		p, err := srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: walkType, Config: c, ProposedNewState: c, PriorState: null})
 		if err != nil || hasError(p.Diagnostics) {
 			t.Fatalf("plan %d: %v %v", i, err, p.Diagnostics)
@@ -91,26 +90,4 @@ func hasError(ds []*tfprotov6.Diagnostic) bool {
 		}
 	}
 	return false
-}
-
-// objectOf is attrs as a value of typ, every attribute not given null.
-func objectOf(typ tftypes.Object, attrs map[string]tftypes.Value) tftypes.Value {
-	full := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		if v, ok := attrs[name]; ok {
-			full[name] = v
-		} else {
-			full[name] = tftypes.NewValue(at, nil)
-		}
-	}
-	return tftypes.NewValue(typ, full)
-}
-
-func dynamic(t *testing.T, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
-	t.Helper()
-	dv, err := tfprotov6.NewDynamicValue(typ, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &dv
 }
