@@ -31,14 +31,13 @@ func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, 
 			return nil, err
 		}
 		s := &protoServer{ProviderServer: fw, provider: p, types: map[string]*protoType{}, data: map[string]*dataType{}}
-		ctx := context.Background()
 		for name, t := range reg.Types {
-			rules, err := planRulesOf(ctx, t.Schema, t.ObjectType)
+			rules, err := planRulesOf(t.Attrs)
 			if err != nil {
 				return nil, fmt.Errorf("resource type %s: %w", name, err)
 			}
 			s.types[name] = &protoType{spec: t, rules: rules}
-			dt, err := dataTypeOf(ctx, t)
+			dt, err := dataTypeOf(t)
 			if err != nil {
 				return nil, fmt.Errorf("data source %s: %w", name, err)
 			}

@@ -8,12 +8,14 @@ import (
 )
 
 // protoSchemas are the provider's schemas as the protocol states them,
-// built once per server (repo decision 0066): the answers to GetMetadata,
-// GetProviderSchema and GetResourceIdentitySchemas, converted once from
-// the framework's schemas (the provider block's, each resource type's,
-// each data source's, the identity's) the first time one is asked for,
-// and answered from then on as built. The values the server decodes are
-// of the same types (TestServerSchemasAreTheFrameworks).
+// built once per server (repo decisions 0066, 0069): the answers to
+// GetMetadata, GetProviderSchema and GetResourceIdentitySchemas, built the
+// first time one is asked for and answered from then on as built. Each
+// resource type's and data source's schema is converted from the type's
+// own attribute tree (resourceSchemas); the provider block's, the
+// metadata and the identity's are converted from the framework's. The
+// values the server decodes are of the same types
+// (TestServerSchemasAreTheFrameworks).
 type protoSchemas struct {
 	once     sync.Once
 	meta     *tfprotov6.GetMetadataResponse
@@ -32,6 +34,9 @@ func (s *protoServer) schemas(ctx context.Context) *protoSchemas {
 		if p.schema, p.err = s.ProviderServer.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); p.err != nil {
 			return
 		}
+		served := *p.schema
+		served.ResourceSchemas, served.DataSourceSchemas = resourceSchemas(s.provider.registry)
+		p.schema = &served
 		p.identity, p.err = s.ProviderServer.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 	})
 	return p
