@@ -8,11 +8,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/takoform/takoform/client"
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/internal/provider/tfschema"
 	"github.com/takoform/takoform/spaceid"
 	"github.com/takoform/takoform/wire"
 )
@@ -25,9 +25,10 @@ import (
 // §1.6), so trying each supported ref finds the one the resource is bound
 // to, never a second one.
 type DataSource struct {
-	spec   *TypeSpec
-	schema dschema.Schema
-	data   *Data
+	spec *TypeSpec
+	typ  tftypes.Object // its value type (TypeSpec.DataAttrs)
+	fw   dschema.Schema // the framework's schema, for the framework adapter (Schema)
+	data *Data
 }
 
 var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
@@ -51,61 +52,61 @@ func (p *Provider) dataSources() []func() datasource.DataSource {
 	var out []func() datasource.DataSource
 	for _, name := range p.registry.names() {
 		t := p.registry.Types[name]
-		s := dataSourceSchema(t)
-		out = append(out, func() datasource.DataSource { return &DataSource{spec: t, schema: s} })
+		s, typ := frameworkDataSchema(t.DataAttrs), t.DataAttrs.Type()
+		out = append(out, func() datasource.DataSource { return &DataSource{spec: t, typ: typ, fw: s} })
 	}
 	return out
 }
 
 // dataSourceSchema derives a type's data source schema from its resource
-// schema: name (R), space and the four FormRef members (OC), and, computed,
-// the envelope attributes of dataCopied plus every declared output.
-func dataSourceSchema(t *TypeSpec) dschema.Schema {
-	attrs := map[string]dschema.Attribute{
-		"name":  dschema.StringAttribute{Required: true, Description: plain(dataDocs["name"]), MarkdownDescription: dataDocs["name"]},
-		"space": dschema.StringAttribute{Optional: true, Computed: true, Description: plain(dataDocs["space"]), MarkdownDescription: dataDocs["space"]},
+// schema (TypeSpec.Attrs): name (R), space and the four FormRef members
+// (OC), and, computed, the envelope attributes of dataCopied plus every
+// declared output.
+func dataSourceSchema(t *TypeSpec) *tfschema.Schema {
+	attrs := map[string]*tfschema.Attr{
+		"name":  {Kind: tfschema.String, Required: true, Description: plain(dataDocs["name"]), MarkdownDescription: dataDocs["name"]},
+		"space": {Kind: tfschema.String, Optional: true, Computed: true, Description: plain(dataDocs["space"]), MarkdownDescription: dataDocs["space"]},
 	}
 	for _, a := range dataRefAttrs {
 		md := envelopeDocs[a] + dataDocs["form"]
-		attrs[a] = dschema.StringAttribute{Optional: true, Computed: true, Description: plain(md), MarkdownDescription: md}
+		attrs[a] = &tfschema.Attr{Kind: tfschema.String, Optional: true, Computed: true, Description: plain(md), MarkdownDescription: md}
 	}
 	names := append([]string(nil), dataCopied...)
 	for _, o := range t.Create.Outputs {
 		names = append(names, snake(o))
 	}
 	for _, n := range names {
-		if a, ok := computedAttr(t.Schema.Attributes[n]); ok {
+		if a, ok := computedAttr(t.Attrs.Attrs[n]); ok {
 			attrs[n] = a
 		}
 	}
 	ref := t.DefaultCreate
 	md := "Reads an existing `" + t.Name + "` by space and name without managing it: its uid, exact FormRef, generation, conditions and declared outputs.\n\n" +
 		formDoc(t) + fmt.Sprintf("\n\nThe type's default create FormRef is `%s` `%s` `%s` (schema digest `%s`).", ref.APIVersion, ref.Kind, ref.DefinitionVersion, ref.SchemaDigest)
-	return dschema.Schema{Attributes: attrs, Description: plain(md), MarkdownDescription: md}
+	return &tfschema.Schema{Attrs: attrs, Description: plain(md), MarkdownDescription: md}
 }
 
-// computedAttr is the data source form of a computed resource attribute.
-func computedAttr(a schema.Attribute) (dschema.Attribute, bool) {
-	switch v := a.(type) {
-	case schema.StringAttribute:
-		return dschema.StringAttribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
-	case schema.BoolAttribute:
-		return dschema.BoolAttribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
-	case schema.Int64Attribute:
-		return dschema.Int64Attribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
-	case schema.Float64Attribute:
-		return dschema.Float64Attribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription}, true
-	case schema.ListNestedAttribute:
-		nested := map[string]dschema.Attribute{}
-		for n, na := range v.NestedObject.Attributes {
+// computedAttr is the data source form of a computed resource attribute
+// of a scalar kind, or a list of objects of such: computed only, same
+// descriptions, no default or modifier; none for a (nil) or another.
+func computedAttr(a *tfschema.Attr) (*tfschema.Attr, bool) {
+	if a == nil {
+		return nil, false
+	}
+	out := &tfschema.Attr{Kind: a.Kind, Computed: true, Description: a.Description, MarkdownDescription: a.MarkdownDescription}
+	switch a.Kind {
+	case tfschema.String, tfschema.Bool, tfschema.Int64, tfschema.Float64:
+		return out, true
+	case tfschema.ListNested:
+		out.Nested = map[string]*tfschema.Attr{}
+		for n, na := range a.Nested {
 			c, ok := computedAttr(na)
 			if !ok {
 				return nil, false
 			}
-			nested[n] = c
+			out.Nested[n] = c
 		}
-		return dschema.ListNestedAttribute{Computed: true, Description: v.Description, MarkdownDescription: v.MarkdownDescription,
-			NestedObject: dschema.NestedAttributeObject{Attributes: nested}}, true
+		return out, true
 	}
 	return nil, false
 }
@@ -117,7 +118,7 @@ func (d *DataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, r
 
 // Schema is the data source's one schema.
 func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = d.schema
+	resp.Schema = d.fw
 }
 
 // Configure receives the provider configuration's shared Data.
@@ -222,7 +223,7 @@ func (d *DataSource) read(ctx context.Context, config tftypes.Value, resp *outco
 		for _, a := range d.spec.foreign(c) {
 			attrs[a] = nil
 		}
-		v, err := fromGo(d.schema.Type().TerraformType(ctx), attrs)
+		v, err := fromGo(d.typ, attrs)
 		if err != nil {
 			resp.Diagnostics.Append(renderError("The host's answer cannot be recorded", err, withCode(id, CodeHostResponseInvalid))...)
 			return

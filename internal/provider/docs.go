@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/takoform/takoform/internal/provider/tfschema"
 )
 
 // envelopeDocs is the description of every envelope attribute, written
@@ -86,43 +87,25 @@ func formDoc(t *TypeSpec) string {
 // describeResource gives every attribute of a resource schema (nested ones
 // by path, "conditions.type") its Description and MarkdownDescription: the
 // envelope's from envelopeDocs, the others from the description they were
-// built with. revision selects the revision types' name description.
-func describeResource(attrs map[string]schema.Attribute, prefix string, revision bool) {
+// built with. revision selects the revision types' name description. A
+// single nested attribute and its members keep the description they were
+// built with, as plain text only (as the schemas have always stated it).
+func describeResource(attrs map[string]*tfschema.Attr, prefix string, revision bool) {
 	for name, a := range attrs {
+		if a.Kind == tfschema.SingleNested {
+			continue
+		}
 		key := prefix + name
 		if key == "name" && revision {
 			key = "name@revision"
 		}
 		md := envelopeDocs[key]
-		pick := func(built string) (string, string) {
-			if md == "" {
-				md = built
-			}
-			return plain(md), md
+		if md == "" {
+			md = a.Description
 		}
-		switch v := a.(type) {
-		case schema.StringAttribute:
-			v.Description, v.MarkdownDescription = pick(v.Description)
-			attrs[name] = v
-		case schema.BoolAttribute:
-			v.Description, v.MarkdownDescription = pick(v.Description)
-			attrs[name] = v
-		case schema.Int64Attribute:
-			v.Description, v.MarkdownDescription = pick(v.Description)
-			attrs[name] = v
-		case schema.Float64Attribute:
-			v.Description, v.MarkdownDescription = pick(v.Description)
-			attrs[name] = v
-		case schema.SetAttribute:
-			v.Description, v.MarkdownDescription = pick(v.Description)
-			attrs[name] = v
-		case schema.ListAttribute:
-			v.Description, v.MarkdownDescription = pick(v.Description)
-			attrs[name] = v
-		case schema.ListNestedAttribute:
-			v.Description, v.MarkdownDescription = pick(v.Description)
-			describeResource(v.NestedObject.Attributes, prefix+name+".", false)
-			attrs[name] = v
+		a.Description, a.MarkdownDescription = plain(md), md
+		if a.Kind == tfschema.ListNested {
+			describeResource(a.Nested, prefix+name+".", false)
 		}
 	}
 }

@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/takoform/takoform/internal/provider/tfschema"
 )
 
 // schemaDoc decodes a JSON Schema document the way form.Definition holds
@@ -125,18 +129,32 @@ func TestFieldAttribute(t *testing.T) {
 		{"binding list", Field{Kind: KindBindingList, Target: "Worker", Immutable: true}, types.ListType{ElemType: bindingType}, "O", nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
 			a := fieldAttribute(c.f, false)
-			if got := a.GetType(); !got.Equal(c.typ) {
-				t.Errorf("type %s, want %s", got, c.typ)
+			if got, want := a.Type(), c.typ.TerraformType(ctx); !got.Equal(want) {
+				t.Errorf("type %s, want %s", got, want)
 			}
 			if got := attrFlags(a); got != c.flags {
 				t.Errorf("flags %s, want %s", got, c.flags)
 			}
-			if got := defaultOf(t, a); (got == nil) != (c.def == nil) || (got != nil && !got.Equal(c.def)) {
-				t.Errorf("default %v, want %v", got, c.def)
+			var want *tftypes.Value
+			if c.def != nil {
+				v, err := c.def.ToTerraformValue(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = &v
 			}
-			if got := reflect.ValueOf(a).FieldByName("PlanModifiers").Len() == 1; got != c.replace {
+			if got := a.Default; (got == nil) != (want == nil) || (got != nil && !got.Equal(*want)) {
+				t.Errorf("default %v, want %v", got, want)
+			}
+			if got := slices.Equal(a.Mods, []tfschema.Mod{tfschema.RequiresReplace}); got != c.replace {
 				t.Errorf("requires replace %v, want %v", got, c.replace)
+			}
+			// the framework's attribute is the tree's, its default included
+			fw := frameworkAttr(a)
+			if !fw.GetType().Equal(c.typ) || attrFlags(a) != fwFlags(fw) {
+				t.Errorf("framework attribute %T of type %s, flags %s", fw, fw.GetType(), fwFlags(fw))
 			}
 		})
 	}
@@ -144,33 +162,30 @@ func TestFieldAttribute(t *testing.T) {
 	if got := attrFlags(fieldAttribute(Field{Kind: KindString, Required: true}, true)); got != "OC" {
 		t.Errorf("an optional-computed required field is %s", got)
 	}
-	nestedAttr, ok := fieldAttribute(Field{Kind: KindObjectList, Nested: nested}, false).(schema.ListNestedAttribute)
-	if !ok || attrFlags(nestedAttr.NestedObject.Attributes["path"]) != "R" || attrFlags(nestedAttr.NestedObject.Attributes["max_age"]) != "O" {
-		t.Errorf("nested members keep their own required-ness: %+v", nestedAttr.NestedObject.Attributes)
+	nestedAttr := fieldAttribute(Field{Kind: KindObjectList, Nested: nested}, false)
+	if nestedAttr.Kind != tfschema.ListNested || attrFlags(nestedAttr.Nested["path"]) != "R" || attrFlags(nestedAttr.Nested["max_age"]) != "O" {
+		t.Errorf("nested members keep their own required-ness: %+v", nestedAttr.Nested)
 	}
 }
 
-func attrFlags(a schema.Attribute) string {
+func attrFlags(a *tfschema.Attr) string {
+	return flags(a.Required, a.Optional, a.Computed)
+}
+
+func fwFlags(a schema.Attribute) string {
+	return flags(a.IsRequired(), a.IsOptional(), a.IsComputed())
+}
+
+func flags(required, optional, computed bool) string {
 	switch {
-	case a.IsRequired() && !a.IsOptional() && !a.IsComputed():
+	case required && !optional && !computed:
 		return "R"
-	case !a.IsRequired() && a.IsOptional() && a.IsComputed():
+	case !required && optional && computed:
 		return "OC"
-	case !a.IsRequired() && a.IsOptional() && !a.IsComputed():
+	case !required && optional && !computed:
 		return "O"
 	}
 	return "?"
-}
-
-// defaultOf is the static default of a field attribute, nil without one
-// (staticDefault).
-func defaultOf(t *testing.T, a schema.Attribute) attr.Value {
-	t.Helper()
-	v, err := staticDefault(context.Background(), a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestOutputAttribute: every declared output of the Edge types is a
@@ -200,8 +215,8 @@ func TestOutputAttribute(t *testing.T) {
 				want = types.BoolType
 			}
 			a := outputAttribute(ts.Create, o)
-			if attrFlags(a) != "?" || !a.IsComputed() || !a.GetType().Equal(want) || a.GetDescription() == "" {
-				t.Errorf("%s output %s: %T computed=%v optional=%v type %s (want %s) %q", name, o, a, a.IsComputed(), a.IsOptional(), a.GetType(), want, a.GetDescription())
+			if attrFlags(a) != "?" || !a.Computed || !a.Type().Equal(want.TerraformType(context.Background())) || a.Description == "" {
+				t.Errorf("%s output %s: computed=%v optional=%v type %s (want %s) %q", name, o, a.Computed, a.Optional, a.Type(), want, a.Description)
 			}
 		}
 	}

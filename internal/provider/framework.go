@@ -19,9 +19,9 @@ import (
 // The framework's resource and data-source interfaces below are thin
 // adapters over the same operations, for the framework server that is
 // the oracle of the differential tests (server_rpc_test.go,
-// server_host_test.go) and the one whose schemas ours converts
-// (server_meta.go's resourceSchemas); the framework server in
-// NewServer's mux serves only the provider block (repo decision 0070).
+// server_host_test.go); the framework server in NewServer's mux serves
+// only the provider block (repo decision 0070), and our server's schemas
+// are built without it (server_meta.go, repo decision 0069).
 
 // outcome is what one operation of a resource or data source records:
 // the new state, the identity (nil when the caller records none; the

@@ -7,10 +7,10 @@ import (
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
+	"github.com/takoform/takoform/internal/provider/tfschema"
 	"github.com/takoform/takoform/wire"
 )
 
@@ -30,22 +30,22 @@ import (
 // committed manifest's files (content_file null) and a configuration
 // whose local files hash to them plans no change (an optional attribute
 // gaining Computed keeps the surface floor, spec/terraform-surface.md).
-func filesAttribute(kind string) schema.Attribute {
+func filesAttribute(kind string) *tfschema.Attr {
 	order := "Their order means nothing: the manifest lists them sorted by path."
 	mt := "Media type: one lowercase `type/subtype` token without parameters, e.g. `text/html`."
 	if kind == artifact.KindMigrationBundle {
 		order = "Their order is the migration order; a new migration is a new set (an appended entry), never an edit."
 		mt = "Media type; must be exactly `" + artifact.MediaTypeSQL + "`."
 	}
-	return schema.ListNestedAttribute{Optional: true, Computed: true,
+	return &tfschema.Attr{Kind: tfschema.ListNested, Optional: true, Computed: true,
 		Description: fmt.Sprintf("Local files uploaded and committed as a %s manifest (1 to %d); paths stay in state, bytes never do. %s A files edit that leaves the computed manifest_digest unchanged replaces nothing. Set either files or manifest_digest. Import reads the files from the committed manifest (content_file null); local files hashing to those digests then plan no change.", kind, artifact.MaxFiles, order),
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"path":         schema.StringAttribute{Required: true, Description: "Path of the file inside the bundle (`^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$`, at most 240 characters)."},
-			"media_type":   schema.StringAttribute{Required: true, Description: mt},
-			"content_file": schema.StringAttribute{Optional: true, Description: "Local file holding the bytes; required to author the bundle."},
-			"size":         schema.Int64Attribute{Computed: true, Description: "Size of the file in bytes, computed by the provider."},
-			"digest":       schema.StringAttribute{Computed: true, Description: "sha256 of the file, computed by the provider."},
-		}}}
+		Nested: map[string]*tfschema.Attr{
+			"path":         {Kind: tfschema.String, Required: true, Description: "Path of the file inside the bundle (`^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$`, at most 240 characters)."},
+			"media_type":   {Kind: tfschema.String, Required: true, Description: mt},
+			"content_file": {Kind: tfschema.String, Optional: true, Description: "Local file holding the bytes; required to author the bundle."},
+			"size":         {Kind: tfschema.Int64, Computed: true, Description: "Size of the file in bytes, computed by the provider."},
+			"digest":       {Kind: tfschema.String, Computed: true, Description: "sha256 of the file, computed by the provider."},
+		}}
 }
 
 // localFiles reads the files a plan declares and builds the manifest of

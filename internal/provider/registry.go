@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"sort"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/takoform/takoform/artifact"
 	"github.com/takoform/takoform/form"
 	"github.com/takoform/takoform/forms/edge"
+	"github.com/takoform/takoform/internal/provider/tfschema"
 )
 
 // SchemaVersion is the current state layout version of this build's Edge
@@ -55,8 +55,16 @@ type TypeSpec struct {
 	// create definition's, then each other supported ref's attribute it
 	// lacks (sorted by attribute), Optional there (schemaFields).
 	SchemaFields []Field
-	Schema       schema.Schema
-	// ObjectType is Schema's Terraform object type, built once here:
+	// Attrs is the resource schema, built once from the fields
+	// (buildSchema), and DataAttrs the data source's, derived from it
+	// (dataSourceSchema): the provider's own attribute trees, from which
+	// the served schemas, value types and plan rules are read (repo
+	// decision 0069).
+	Attrs, DataAttrs *tfschema.Schema
+	// Schema is the framework's schema of Attrs (frameworkSchema), for
+	// the framework adapter that is the differential tests' oracle.
+	Schema schema.Schema
+	// ObjectType is Attrs' Terraform object type, built once here:
 	// building it walks every attribute (repo decision 0019).
 	ObjectType tftypes.Object
 }
@@ -154,12 +162,10 @@ func NewRegistry(cat *form.Catalog, decls []TypeDecl) (*Registry, error) {
 		}
 		t.Create = t.Codecs[d.DefaultCreate]
 		t.SchemaFields = schemaFields(t)
-		t.Schema = buildSchema(t)
-		ot, ok := t.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
-		if !ok {
-			return nil, fmt.Errorf("type %s: its schema's Terraform type is not an object", d.Name)
-		}
-		t.ObjectType = ot
+		t.Attrs = buildSchema(t)
+		t.DataAttrs = dataSourceSchema(t)
+		t.Schema = frameworkSchema(t.Attrs)
+		t.ObjectType = t.Attrs.Type()
 		if _, dup := r.Types[d.Name]; dup {
 			return nil, fmt.Errorf("type %s declared twice", d.Name)
 		}

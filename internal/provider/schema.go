@@ -5,59 +5,48 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/takoform/takoform/internal/provider/tfschema"
 )
 
 // conditionAttrs are the members of one conditions element.
 var conditionAttrs = []string{"type", "status", "reason", "message", "host_reason", "observed_generation", "last_transition_time"}
 
-// buildSchema is a type's schema: the envelope, one attribute per desired
-// field of the default create definition, one per declared output, and
-// the per-kind exceptions.
-func buildSchema(t *TypeSpec) schema.Schema {
-	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	attrs := map[string]schema.Attribute{
-		attrName:          schema.StringAttribute{Required: !t.Revision, Optional: t.Revision, Computed: t.Revision, PlanModifiers: replace},
-		attrSpace:         schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replace},
-		attrCreateTimeout: schema.StringAttribute{Optional: true},
-		attrDeleteTimeout: schema.StringAttribute{Optional: true},
-		attrUID:           schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		attrGeneration:    schema.StringAttribute{Computed: true},
-		attrRevision:      schema.StringAttribute{Computed: true},
-		attrConditions: schema.ListNestedAttribute{Computed: true,
-			NestedObject: schema.NestedAttributeObject{Attributes: stringAttrs(conditionAttrs)}},
-		attrReady:             schema.BoolAttribute{Computed: true},
-		attrOutputsJSON:       schema.StringAttribute{Computed: true},
-		attrAPIVersion:        schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		attrKind:              schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		attrDefinitionVersion: schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		attrSchemaDigest:      schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		attrPackageDigest:     schema.StringAttribute{Computed: true, PlanModifiers: keep},
-		attrDriftReason:       schema.StringAttribute{Computed: true},
-		attrPendingOperation:  schema.StringAttribute{Computed: true},
+// buildSchema is a type's schema, as the provider's own attribute tree
+// (repo decision 0069): the envelope, one attribute per desired field of
+// the default create definition, one per declared output, and the
+// per-kind exceptions. The served schema, the value type and the plan
+// rules are read from it; the framework's schema is derived from it
+// (frameworkSchema).
+func buildSchema(t *TypeSpec) *tfschema.Schema {
+	keep := []tfschema.Mod{tfschema.UseStateForUnknown}
+	replace := []tfschema.Mod{tfschema.RequiresReplace}
+	str := func(a tfschema.Attr) *tfschema.Attr { a.Kind = tfschema.String; return &a }
+	attrs := map[string]*tfschema.Attr{
+		attrName:              str(tfschema.Attr{Required: !t.Revision, Optional: t.Revision, Computed: t.Revision, Mods: replace}),
+		attrSpace:             str(tfschema.Attr{Optional: true, Computed: true, Mods: replace}),
+		attrCreateTimeout:     str(tfschema.Attr{Optional: true}),
+		attrDeleteTimeout:     str(tfschema.Attr{Optional: true}),
+		attrUID:               str(tfschema.Attr{Computed: true, Mods: keep}),
+		attrGeneration:        str(tfschema.Attr{Computed: true}),
+		attrRevision:          str(tfschema.Attr{Computed: true}),
+		attrConditions:        {Kind: tfschema.ListNested, Computed: true, Nested: stringAttrs(conditionAttrs)},
+		attrReady:             {Kind: tfschema.Bool, Computed: true},
+		attrOutputsJSON:       str(tfschema.Attr{Computed: true}),
+		attrAPIVersion:        str(tfschema.Attr{Computed: true, Mods: keep}),
+		attrKind:              str(tfschema.Attr{Computed: true, Mods: keep}),
+		attrDefinitionVersion: str(tfschema.Attr{Computed: true, Mods: keep}),
+		attrSchemaDigest:      str(tfschema.Attr{Computed: true, Mods: keep}),
+		attrPackageDigest:     str(tfschema.Attr{Computed: true, Mods: keep}),
+		attrDriftReason:       str(tfschema.Attr{Computed: true}),
+		attrPendingOperation:  str(tfschema.Attr{Computed: true}),
 	}
 	if t.HasUpdate {
-		attrs[attrUpdateTimeout] = schema.StringAttribute{Optional: true}
+		attrs[attrUpdateTimeout] = str(tfschema.Attr{Optional: true})
 	}
 	if t.Revision {
-		attrs[attrRevisionOwner] = schema.StringAttribute{Optional: true}
+		attrs[attrRevisionOwner] = str(tfschema.Attr{Optional: true})
 	}
 	for _, f := range t.SchemaFields {
 		attrs[f.Attr] = fieldAttribute(f, (t.LocalModules || t.FilesKind != "") && f.Member == "manifestDigest")
@@ -66,149 +55,120 @@ func buildSchema(t *TypeSpec) schema.Schema {
 		attrs[snake(o)] = outputAttribute(t.Create, o)
 	}
 	if t.LocalModules {
-		attrs["main_module"] = schema.StringAttribute{Optional: true, Computed: true, Description: "Name of the module the bundle runs (local authoring); import reads it from the committed manifest."}
-		attrs["modules"] = schema.ListNestedAttribute{Optional: true, Computed: true, Description: "Local module files uploaded as the bundle; paths stay in state, bytes never do. Import reads the modules from the committed manifest (content_file null); files hashing to those digests then plan no change.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":         schema.StringAttribute{Required: true, Description: "Module name inside the bundle."},
-				"content_file": schema.StringAttribute{Optional: true, Description: "Local file holding the module; required to author a bundle, null after import."},
-				"content_type": schema.StringAttribute{Optional: true, Description: "Media type; derived from the name when omitted."},
-				"digest":       schema.StringAttribute{Computed: true, Description: "sha256 of the file, computed by the provider."},
-				"size":         schema.Int64Attribute{Computed: true, Description: "Size of the file in bytes."},
-			}}}
+		attrs["main_module"] = str(tfschema.Attr{Optional: true, Computed: true, Description: "Name of the module the bundle runs (local authoring); import reads it from the committed manifest."})
+		attrs["modules"] = &tfschema.Attr{Kind: tfschema.ListNested, Optional: true, Computed: true, Description: "Local module files uploaded as the bundle; paths stay in state, bytes never do. Import reads the modules from the committed manifest (content_file null); files hashing to those digests then plan no change.",
+			Nested: map[string]*tfschema.Attr{
+				"name":         str(tfschema.Attr{Required: true, Description: "Module name inside the bundle."}),
+				"content_file": str(tfschema.Attr{Optional: true, Description: "Local file holding the module; required to author a bundle, null after import."}),
+				"content_type": str(tfschema.Attr{Optional: true, Description: "Media type; derived from the name when omitted."}),
+				"digest":       str(tfschema.Attr{Computed: true, Description: "sha256 of the file, computed by the provider."}),
+				"size":         {Kind: tfschema.Int64, Computed: true, Description: "Size of the file in bytes."},
+			}}
 	}
 	if t.FilesKind != "" {
 		attrs["files"] = filesAttribute(t.FilesKind)
 	}
 	describeResource(attrs, "", t.Revision)
 	md := resourceDoc(t)
-	return schema.Schema{Version: t.Lineage.Version, Attributes: attrs, Description: plain(md), MarkdownDescription: md}
+	return &tfschema.Schema{Version: t.Lineage.Version, Attrs: attrs, Description: plain(md), MarkdownDescription: md}
 }
 
-func stringAttrs(names []string) map[string]schema.Attribute {
-	m := map[string]schema.Attribute{}
+func stringAttrs(names []string) map[string]*tfschema.Attr {
+	m := map[string]*tfschema.Attr{}
 	for _, n := range names {
-		m[n] = schema.StringAttribute{Computed: true}
+		m[n] = &tfschema.Attr{Kind: tfschema.String, Computed: true}
 	}
 	return m
 }
 
 // fieldAttribute maps one field: Required → R; a declared default → OC
-// with the default materialised; else O. Immutable fields replace.
-func fieldAttribute(f Field, optionalComputed bool) schema.Attribute {
+// with the default materialised; else O. Immutable fields replace. This
+// is the one mapping of field kinds (fields.go) onto attributes: each
+// kind's attribute kind and the form its declared default takes — a JSON
+// field's canonical text, a string, a whole integer, a number, a bool, or
+// the empty collection of a collection field declaring []; a default that
+// does not convert to the attribute's type is none.
+func fieldAttribute(f Field, optionalComputed bool) *tfschema.Attr {
 	req := f.Required && !optionalComputed
-	opt, comp, desc := !req, f.HasDefault || optionalComputed, fieldDoc(f)
+	a := &tfschema.Attr{Required: req, Optional: !req, Computed: f.HasDefault || optionalComputed, Description: fieldDoc(f)}
+	def := f.Default
 	switch f.Kind {
-	case KindString, KindRelation, KindJSON:
-		return schema.StringAttribute{Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, stringplanmodifier.RequiresReplace()), Default: orNil(stringdefault.StaticString)(stringDefault(f))}
+	case KindString, KindRelation:
+		a.Kind = tfschema.String
+	case KindJSON:
+		a.Kind, def = tfschema.String, nil
+		if f.HasDefault {
+			def = canonicalText(f.Default)
+		}
 	case KindInt64:
-		return schema.Int64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, int64planmodifier.RequiresReplace()), Default: orNil(int64default.StaticInt64)(numberDefault(f, json.Number.Int64))}
+		a.Kind, def = tfschema.Int64, numberDefault(f.Default, json.Number.Int64)
 	case KindNumber:
-		return schema.Float64Attribute{Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, float64planmodifier.RequiresReplace()), Default: orNil(float64default.StaticFloat64)(numberDefault(f, json.Number.Float64))}
+		a.Kind, def = tfschema.Float64, numberDefault(f.Default, json.Number.Float64)
 	case KindBool:
-		b, ok := f.Default.(bool)
-		return schema.BoolAttribute{Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, boolplanmodifier.RequiresReplace()), Default: orNil(booldefault.StaticBool)(b, ok)}
-	case KindStringSet:
-		return schema.SetAttribute{ElementType: types.StringType, Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, setplanmodifier.RequiresReplace()), Default: orNil(setdefault.StaticValue)(emptyDefault(f, types.SetValueMust))}
-	case KindStringList:
-		return schema.ListAttribute{ElementType: types.StringType, Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, listplanmodifier.RequiresReplace()), Default: orNil(listdefault.StaticValue)(emptyDefault(f, types.ListValueMust))}
+		a.Kind = tfschema.Bool
+	case KindStringSet, KindStringList:
+		a.Kind, def = tfschema.StringList, emptyDefault(f.Default)
+		if f.Kind == KindStringSet {
+			a.Kind = tfschema.StringSet
+		}
 	case KindObject:
-		return schema.SingleNestedAttribute{Attributes: nestedAttributes(f), Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, objectplanmodifier.RequiresReplace())}
+		a.Kind, a.Nested, def = tfschema.SingleNested, nestedAttributes(f), nil
 	case KindBindingList, KindObjectList:
-		nested := schema.NestedAttributeObject{Attributes: nestedAttributes(f)}
-		return schema.ListNestedAttribute{NestedObject: nested, Required: req, Optional: opt, Computed: comp, Description: desc,
-			PlanModifiers: replacing(f, listplanmodifier.RequiresReplace()), Default: orNil(listdefault.StaticValue)(emptyDefault(f, types.ListValueMust, nested.Type()))}
+		a.Kind, a.Nested, def = tfschema.ListNested, nestedAttributes(f), emptyDefault(f.Default)
+	default:
+		return &tfschema.Attr{Kind: tfschema.String, Optional: true, Description: a.Description}
 	}
-	return schema.StringAttribute{Optional: true, Description: desc}
+	if f.Immutable {
+		a.Mods = []tfschema.Mod{tfschema.RequiresReplace}
+	}
+	if f.HasDefault && def != nil && tftypes.ValidateValue(a.Type(), def) == nil {
+		v := tftypes.NewValue(a.Type(), def)
+		a.Default = &v
+	}
+	return a
+}
+
+// numberDefault is a declared number default read by conv
+// (json.Number.Int64, json.Number.Float64); nil when it does not convert.
+func numberDefault[T any](d any, conv func(json.Number) (T, error)) any {
+	n, ok := d.(json.Number)
+	if !ok {
+		return nil
+	}
+	v, err := conv(n)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// emptyDefault is the empty collection of a declared default [] (the
+// only collection default a field maps); nil for any other.
+func emptyDefault(d any) any {
+	if l, ok := d.([]any); !ok || len(l) != 0 {
+		return nil
+	}
+	return []tftypes.Value{}
 }
 
 // nestedAttributes are the attributes of one element of a binding or
-// object list.
-func nestedAttributes(f Field) map[string]schema.Attribute {
-	nested := map[string]schema.Attribute{}
+// object list, or of a single object.
+func nestedAttributes(f Field) map[string]*tfschema.Attr {
 	if f.Kind == KindBindingList {
-		nested["name"] = schema.StringAttribute{Required: true, Description: "Binding name (a JavaScript identifier)."}
-		nested["target_name"] = schema.StringAttribute{Required: true, Description: "Name of the bound " + f.Target + "."}
-		return nested
+		return map[string]*tfschema.Attr{
+			"name":        {Kind: tfschema.String, Required: true, Description: "Binding name (a JavaScript identifier)."},
+			"target_name": {Kind: tfschema.String, Required: true, Description: "Name of the bound " + f.Target + "."},
+		}
 	}
+	nested := map[string]*tfschema.Attr{}
 	for _, n := range f.Nested {
 		nested[n.Attr] = fieldAttribute(Field{Member: n.Member, Attr: n.Attr, Kind: n.Kind, Required: n.Required, Target: n.Target, TargetAPI: n.TargetAPI, Nested: n.Nested, Doc: n.Doc}, false)
 	}
 	return nested
 }
 
-// replacing is the RequiresReplace modifier m of an immutable field; none
-// for a mutable one.
-func replacing[M any](f Field, m M) []M {
-	if !f.Immutable {
-		return nil
-	}
-	return []M{m}
-}
-
-// orNil wraps a static default constructor: the default of a value when
-// ok, else no default (the zero D, a nil interface).
-func orNil[V, D any](static func(V) D) func(V, bool) D {
-	return func(v V, ok bool) D {
-		var none D
-		if !ok {
-			return none
-		}
-		return static(v)
-	}
-}
-
-// stringDefault is a string attribute's declared default: a JSON field's
-// canonical text, else a declared string.
-func stringDefault(f Field) (string, bool) {
-	if !f.HasDefault {
-		return "", false
-	}
-	if f.Kind == KindJSON {
-		return canonicalText(f.Default), true
-	}
-	s, ok := f.Default.(string)
-	return s, ok
-}
-
-// numberDefault is a declared number default read by conv
-// (json.Number.Int64, json.Number.Float64); none when it does not convert.
-func numberDefault[T any](f Field, conv func(json.Number) (T, error)) (T, bool) {
-	var none T
-	n, ok := f.Default.(json.Number)
-	if !ok {
-		return none, false
-	}
-	v, err := conv(n)
-	if err != nil {
-		return none, false
-	}
-	return v, true
-}
-
-// emptyDefault is the empty collection of a field whose declared default
-// is [] (the only collection default a field maps), built by mk with the
-// element type (string unless elem names one).
-func emptyDefault[V any](f Field, mk func(attr.Type, []attr.Value) V, elem ...attr.Type) (V, bool) {
-	if l, ok := f.Default.([]any); !ok || len(l) != 0 {
-		var none V
-		return none, false
-	}
-	et := attr.Type(types.StringType)
-	if len(elem) > 0 {
-		et = elem[0]
-	}
-	return mk(et, []attr.Value{}), true
-}
-
 // outputAttribute is a plain Computed attribute typed by the output schema.
-func outputAttribute(c *Codec, name string) schema.Attribute {
+func outputAttribute(c *Codec, name string) *tfschema.Attr {
 	doc, err := decodeRaw(c.Def.OutputSchemaJSON())
 	if err != nil {
 		// form.Definition parsed this schema to name the outputs
@@ -219,15 +179,16 @@ func outputAttribute(c *Codec, name string) schema.Attribute {
 	if desc == "" {
 		desc = "Declared output `" + name + "` of the Form."
 	}
+	a := &tfschema.Attr{Kind: tfschema.String, Computed: true, Description: desc}
 	switch {
 	case hasType(node, "integer"):
-		return schema.Int64Attribute{Computed: true, Description: desc}
+		a.Kind = tfschema.Int64
 	case hasType(node, "number"):
-		return schema.Float64Attribute{Computed: true, Description: desc}
+		a.Kind = tfschema.Float64
 	case hasType(node, "boolean"):
-		return schema.BoolAttribute{Computed: true, Description: desc}
+		a.Kind = tfschema.Bool
 	}
-	return schema.StringAttribute{Computed: true, Description: desc}
+	return a
 }
 
 // decodeRaw decodes the JSON text b keeping exact numbers (json.Number);

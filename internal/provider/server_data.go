@@ -2,9 +2,7 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
-	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -12,53 +10,23 @@ import (
 )
 
 // dataType is what the server needs of one data source, built once: its
-// schema (dataSourceSchema), Terraform type and validation rules.
+// Terraform type and validation rules, read from its schema
+// (TypeSpec.DataAttrs, dataSourceSchema).
 type dataType struct {
-	spec   *TypeSpec
-	schema dschema.Schema
-	typ    tftypes.Object
-	attrs  map[string]*planAttr
+	spec  *TypeSpec
+	typ   tftypes.Object
+	attrs map[string]*planAttr
 }
 
-// dataTypeOf builds t's data source (dataSourceSchema) and reads the
-// validation rules of its attributes; errors: an attribute kind the
-// rules do not take.
-func dataTypeOf(ctx context.Context, t *TypeSpec) (*dataType, error) {
-	s := dataSourceSchema(t)
-	typ, ok := s.Type().TerraformType(ctx).(tftypes.Object)
-	if !ok {
-		return nil, fmt.Errorf("the schema's type is not an object")
-	}
-	attrs, err := dataAttrsOf(s.Attributes, typ)
+// dataTypeOf reads the type and validation rules of t's data source
+// (planAttrsOf); errors: as planAttrsOf's.
+func dataTypeOf(t *TypeSpec) (*dataType, error) {
+	typ := t.DataAttrs.Type()
+	attrs, err := planAttrsOf(t.DataAttrs.Attrs, typ, true)
 	if err != nil {
 		return nil, err
 	}
-	return &dataType{spec: t, schema: s, typ: typ, attrs: attrs}, nil
-}
-
-func dataAttrsOf(in map[string]dschema.Attribute, typ tftypes.Object) (map[string]*planAttr, error) {
-	out := make(map[string]*planAttr, len(in))
-	for name, a := range in {
-		p := &planAttr{typ: typ.AttributeTypes[name], required: a.IsRequired(), optional: a.IsOptional(), computed: a.IsComputed(), deprecated: a.GetDeprecationMessage()}
-		switch a := a.(type) {
-		case dschema.StringAttribute, dschema.BoolAttribute, dschema.Int64Attribute, dschema.Float64Attribute:
-		case dschema.ListNestedAttribute:
-			lt, ok := p.typ.(tftypes.List)
-			et, ok2 := lt.ElementType.(tftypes.Object)
-			if !ok || !ok2 {
-				return nil, fmt.Errorf("attribute %s: a list of %s", name, p.typ)
-			}
-			nested, err := dataAttrsOf(a.NestedObject.Attributes, et)
-			if err != nil {
-				return nil, fmt.Errorf("attribute %s: %w", name, err)
-			}
-			p.nested = nested
-		default:
-			return nil, fmt.Errorf("attribute %s: a %T", name, a)
-		}
-		out[name] = p
-	}
-	return out, nil
+	return &dataType{spec: t, typ: typ, attrs: attrs}, nil
 }
 
 // ValidateDataResourceConfig is the framework's (fwserver v1.19
@@ -92,7 +60,7 @@ func (s *protoServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDat
 	if err != nil {
 		return &tfprotov6.ReadDataSourceResponse{Diagnostics: protoError("Unable to Convert Configuration", err)}, nil
 	}
-	ds := &DataSource{spec: t.spec, schema: t.schema, data: s.provider.data.Load()}
+	ds := &DataSource{spec: t.spec, typ: t.typ, data: s.provider.data.Load()}
 	rresp := outcome{State: config}
 	ds.read(ctx, config, &rresp)
 	d := rresp.Diagnostics

@@ -46,12 +46,12 @@ func newServers(version string, reg *Registry) (tfprotov6.ProviderServer, *proto
 	s := &protoServer{provider: p, types: map[string]*protoType{}, data: map[string]*dataType{}}
 	ctx := context.Background()
 	for name, t := range reg.Types {
-		rules, err := planRulesOf(ctx, t.Schema, t.ObjectType)
+		rules, err := planRulesOf(t.Attrs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("resource type %s: %w", name, err)
 		}
 		s.types[name] = &protoType{spec: t, rules: rules}
-		dt, err := dataTypeOf(ctx, t)
+		dt, err := dataTypeOf(t)
 		if err != nil {
 			return nil, nil, fmt.Errorf("data source %s: %w", name, err)
 		}

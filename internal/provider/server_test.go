@@ -125,7 +125,7 @@ func appliedState(t *testing.T, spec *TypeSpec, config map[string]tftypes.Value)
 		s[k] = str64(v)
 	}
 	s["ready"] = tftypes.NewValue(tftypes.Bool, true)
-	rules, err := planRulesOf(context.Background(), spec.Schema, spec.ObjectType)
+	rules, err := planRulesOf(spec.Attrs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/takoform/takoform/host/store"
+	"github.com/takoform/takoform/host/store/sqlcore"
 )
 
 // The migration ledgers of store.MigrationLedgers (migration
@@ -14,22 +15,17 @@ import (
 // creates the head if absent, locks it FOR UPDATE, and only then reads the
 // entries; under READ COMMITTED that read's snapshot is taken after the
 // lock is held, so it sees every append committed before, and no replica
-// can append until this transaction ends.
+// can append until this transaction ends. The unlocked read is sqlcore's
+// (Core.MigrationLedger).
 
 const (
-	pgLedgerEntries = `SELECT path, digest FROM migration_ledger_entries WHERE database = $1 ORDER BY position`
-	pgLedgerEnsure  = `INSERT INTO migration_ledgers (database, tenant, length) VALUES ($1, $2, 0)
+	pgLedgerEnsure = `INSERT INTO migration_ledgers (database, tenant, length) VALUES ($1, $2, 0)
 		ON CONFLICT (database) DO NOTHING`
 	pgLedgerLock   = `SELECT length FROM migration_ledgers WHERE database = $1 FOR UPDATE`
 	pgLedgerHead   = `UPDATE migration_ledgers SET length = $3 WHERE database = $1 AND length = $2 RETURNING length`
 	pgLedgerAppend = `INSERT INTO migration_ledger_entries (database, position, path, digest)
 		SELECT $1, $2 + e.ord - 1, e.path, e.digest FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS e (path, digest, ord)`
 )
-
-// MigrationLedger reads database's ledger in order.
-func (t *tx) MigrationLedger(database string) ([]store.MigrationEntry, error) {
-	return t.ledger(one(pgLedgerEntries, database), database)
-}
 
 // LockMigrationLedger locks database's ledger head (creating it) and then
 // reads the ledger, in one round trip; in a View it is MigrationLedger.
@@ -40,7 +36,7 @@ func (t *tx) LockMigrationLedger(tenant, database string) ([]store.MigrationEntr
 	b := &pgx.Batch{}
 	b.Queue(pgLedgerEnsure, database, tenant)
 	b.Queue(pgLedgerLock, database)
-	b.Queue(pgLedgerEntries, database)
+	b.Queue(pgText(sqlcore.LedgerEntries), database)
 	return t.ledger(b, database)
 }
 

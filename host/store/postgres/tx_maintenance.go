@@ -12,9 +12,10 @@ import (
 	"github.com/takoform/takoform/host/store/sqlcore"
 )
 
-// The maintenance statements (store.Maintenance): the SQLite store's
-// (host/store/sqlite/tx_maintenance.go) in PostgreSQL's dialect. Each sweep
-// decides and deletes in one statement that re-checks its condition.
+// The maintenance statements (store.Maintenance) sqlcore does not share
+// (its maintenance.go has the artifact references and the sweeps of
+// operations and uploads): the SQLite store's
+// (host/store/sqlite/tx_maintenance.go) in PostgreSQL's dialect.
 // Artifacts follow decision spec/decisions/0011-postgres-concurrency.md: every
 // read or write of a blob, manifest, holding or reference in a write
 // transaction holds the digest's advisory lock (sqlcore.ArtifactLock) until it
@@ -29,12 +30,6 @@ const (
 	// shard, migration 00003), one range of the primary key.
 	pgUsage = `SELECT COALESCE(SUM(resources), 0)::BIGINT, COALESCE(SUM(artifact_bytes), 0)::BIGINT, COALESCE(SUM(kv_bytes), 0)::BIGINT, COALESCE(SUM(queue_bytes), 0)::BIGINT, COALESCE(SUM(object_bytes), 0)::BIGINT FROM tenant_usage
 		WHERE tenant = $1 OR (tenant > $1 || E'\x1f' AND tenant < $1 || E'\x20')`
-	pgDropRefs  = `DELETE FROM artifact_refs WHERE holder = $1`
-	pgInsertRef = `INSERT INTO artifact_refs (holder, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING`
-	pgSweepOps  = `DELETE FROM operations WHERE id IN (SELECT id FROM operations
-		WHERE done = 1 AND updated_at < $1 ORDER BY updated_at LIMIT $2) AND done = 1 AND updated_at < $1`
-	pgSweepUploads = `DELETE FROM uploads WHERE id IN (SELECT id FROM uploads
-		WHERE created_at < $1 ORDER BY created_at LIMIT $2) AND created_at < $1`
 	// Candidates are found unlocked; each is then deleted by its own
 	// statement under its digest's lock (taken with try: a digest in use is
 	// skipped this round), which re-checks age and references.
@@ -76,35 +71,6 @@ func (t *tx) Usage(tenant string) (u store.Usage, err error) {
 		return u, fmt.Errorf("read usage of tenant %s: %w", tenant, err)
 	}
 	return u, nil
-}
-
-// ReplaceArtifactRefs replaces what holder references, holding each
-// referenced digest's lock.
-func (t *tx) ReplaceArtifactRefs(holder string, digests []string) error {
-	if _, err := t.exec(pgDropRefs, holder); err != nil {
-		return fmt.Errorf("drop artifact references of %s: %w", holder, err)
-	}
-	for _, d := range digests {
-		if err := t.Lock(sqlcore.ArtifactLock(d)); err != nil {
-			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
-		}
-		if _, err := t.exec(pgInsertRef, holder, d); err != nil {
-			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
-		}
-	}
-	return nil
-}
-
-// SweepOperations deletes up to limit terminal operations updated before
-// doneBefore.
-func (t *tx) SweepOperations(doneBefore time.Time, limit int) (int, error) {
-	return t.sweep("terminal operations", pgSweepOps, doneBefore.UnixNano(), limit)
-}
-
-// SweepUploads deletes up to limit upload sessions created before
-// createdBefore; their references go with them (trigger uploads_delete).
-func (t *tx) SweepUploads(createdBefore time.Time, limit int) (int, error) {
-	return t.sweep("abandoned uploads", pgSweepUploads, createdBefore.UnixNano(), limit)
 }
 
 // SweepArtifacts deletes up to limit unreferenced manifests and then up to

@@ -10,9 +10,12 @@ import (
 
 // Cron firings (store.Firings) and the queue writes (store.QueueDelivery)
 // both stores spell alike, fenced by the leases of leases.go
-// (spec/runtime-v1.md §10.5). Claiming, acknowledging and the queue's
-// figures stay in each store: PostgreSQL claims with one locking
-// statement, SQLite's one writer row by row.
+// (spec/runtime-v1.md §10.5), and the queue listing. Sending, claiming,
+// acknowledging and the queue's figures stay in each store: PostgreSQL
+// sends a batch, claims and acknowledges each with one statement over
+// arrays (SKIP LOCKED for the claim) and reads the figures in one round
+// trip, where SQLite, which binds no arrays, writes row by row under its
+// one writer and counts in two statements (repo decision 0068).
 
 func minuteText(m time.Time) string { return m.UTC().Format(time.RFC3339) }
 
@@ -117,4 +120,29 @@ func (c Core) QueueExpire(queue string, before time.Time) (int, error) {
 		return 0, fmt.Errorf("expire messages of queue %s: %w", queue, err)
 	}
 	return int(n), nil
+}
+
+// QueueMessages lists up to limit messages of queue by deliverability
+// (store.Queue, spec/runtime-v1.md §5.4); instants are Unix milliseconds.
+func (c Core) QueueMessages(queue string, limit int) ([]*store.QueueMessage, error) {
+	out := []*store.QueueMessage{}
+	var at struct{ accepted, deliverable int64 }
+	dest := make([]any, 7) // one for every row (Rows), pointing into its message
+	err := c.X.Query(QueueMessages, func(row sqlrow.Scanner) error {
+		m := &store.QueueMessage{Queue: queue}
+		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5], dest[6] = &m.Tenant, &m.ID, &m.Body, &at.accepted, &at.deliverable, &m.Attempts, &m.Claim
+		if err := row.Scan(dest...); err != nil {
+			return err
+		}
+		if m.Body == nil {
+			m.Body = []byte{}
+		}
+		m.AcceptedAt, m.DeliverableAt = time.UnixMilli(at.accepted).UTC(), time.UnixMilli(at.deliverable).UTC()
+		out = append(out, m)
+		return nil
+	}, bind(queue, limit))
+	if err != nil {
+		return nil, fmt.Errorf("list messages of queue %s: %w", queue, err)
+	}
+	return out, nil
 }

@@ -4,8 +4,10 @@
 // host/store/sqlite and host/store/postgres each implement Executor on
 // their transaction and embed Core in it; what differs between them — the
 // concurrency engine (SQLite's one group-commit writer, PostgreSQL's
-// batched round trips), creates and claims, queues, KV, ledgers and
-// maintenance — stays in each store.
+// batched round trips), creates and claims, queue sends, claims,
+// acknowledgements and figures, ledger locks and appends, and the
+// maintenance counts and artifact sweep — stays in each store (decision
+// 0068, "Later").
 package sqlcore
 
 import (

@@ -83,6 +83,18 @@ const (
 	QueueRelease
 	QueueReleaseClaims
 	QueueExpire
+	QueueMessages
+	KVGet
+	KVPut
+	KVDelete
+	KVList
+	KVListTo
+	KVSweep
+	LedgerEntries
+	DropArtifactRefs
+	InsertArtifactRef
+	SweepOperations
+	SweepUploads
 	NumStmts
 )
 
@@ -234,16 +246,46 @@ var shared = [NumStmts]string{
 		WHERE queue = ?1 AND id = ?2 AND claim = ?3`,
 	QueueReleaseClaims: `UPDATE queue_messages SET claim = '', deliverable_at = ?2 WHERE queue = ?1 AND claim <> '' AND claim_epoch < ?3`,
 	QueueExpire:        `DELETE FROM queue_messages WHERE queue = ? AND claim = '' AND accepted_at < ?`,
+	QueueMessages: `SELECT tenant, id, body, accepted_at, deliverable_at, attempts, claim FROM queue_messages
+		WHERE queue = ? ORDER BY deliverable_at, id LIMIT ?`,
+	// edge.kv entries (kv.go); keys are bound as bytes (KeyBytes), so they
+	// compare by bytes.
+	KVGet: `SELECT tenant, value, metadata, expires_at FROM kv_entries
+		WHERE namespace = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)`,
+	KVPut: `INSERT INTO kv_entries (namespace, key, tenant, value, metadata, expires_at, size)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, key) DO UPDATE SET tenant = excluded.tenant, value = excluded.value,
+		metadata = excluded.metadata, expires_at = excluded.expires_at, size = excluded.size`,
+	KVDelete: `DELETE FROM kv_entries WHERE namespace = ? AND key = ?`,
+	KVList: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3
+		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
+	KVListTo: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3 AND key < ?6
+		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
+	KVSweep: `DELETE FROM kv_entries WHERE rowid IN (SELECT rowid FROM kv_entries
+		WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2) AND expires_at <= ?1`,
+	// Migration ledgers (ledger.go).
+	LedgerEntries: `SELECT path, digest FROM migration_ledger_entries WHERE database = ? ORDER BY position`,
+	// Artifact references and sweeps (maintenance.go); a sweep decides
+	// and deletes in one statement that re-checks its condition.
+	DropArtifactRefs:  `DELETE FROM artifact_refs WHERE holder = ?`,
+	InsertArtifactRef: `INSERT INTO artifact_refs (holder, digest) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+	SweepOperations: `DELETE FROM operations WHERE id IN (SELECT id FROM operations
+		WHERE done = 1 AND updated_at < ?1 ORDER BY updated_at LIMIT ?2) AND done = 1 AND updated_at < ?1`,
+	SweepUploads: `DELETE FROM uploads WHERE id IN (SELECT id FROM uploads
+		WHERE created_at < ?1 ORDER BY created_at LIMIT ?2) AND created_at < ?1`,
 }
 
 // pgOnly are the PostgreSQL texts whose SQL differs from SQLite's, in
 // SQLite's placeholders: the answer bound untyped in a CASE needs its type
-// named, and a fenced write holds its lease's row shared until the
+// named; a fenced write holds its lease's row shared until the
 // transaction ends, so a takeover waits for the writes of the epoch it
-// ends to commit.
+// ends to commit; and the KV sweep picks its rows by primary key, a
+// PostgreSQL table having no rowid.
 var pgOnly = map[Stmt]string{
 	UpdateResource: strings.Replace(updateResource, answerCast, "::bytea", 1),
 	LeaseForFence:  `SELECT epoch FROM leases WHERE name = ? FOR SHARE`,
+	KVSweep: `DELETE FROM kv_entries WHERE (namespace, key) IN (SELECT namespace, key FROM kv_entries
+		WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2) AND expires_at <= ?1`,
 }
 
 var texts, forUpdate = spell()

@@ -186,3 +186,69 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkListsView is one View of each listing sqlcore serves for
+// both stores' edge.kv, edge.queue and migration ledgers: kv reads an
+// entry and lists ten keys of its namespace, queue lists ten messages,
+// ledger reads a ledger of ten entries. The store's allocations per
+// View, without HTTP (PERFORMANCE.md, log entry "One SQL core for KV,
+// queue listings and ledger reads").
+func BenchmarkListsView(b *testing.B) {
+	s := openTest(b, filepath.Join(b.TempDir(), "host.db"), Options{})
+	now := time.Now()
+	err := s.Update(b.Context(), func(tx store.Tx) error {
+		var msgs []*store.QueueMessage
+		var entries []store.MigrationEntry
+		for i := range 10 {
+			e := &store.KVEntry{Tenant: "t", Namespace: "ns", Key: fmt.Sprintf("k%02d", i), Value: []byte("value"), ExpiresAt: now.Add(time.Hour)}
+			if err := tx.KVPut(e); err != nil {
+				return err
+			}
+			msgs = append(msgs, &store.QueueMessage{Queue: "q", ID: fmt.Sprintf("m%02d", i), Tenant: "t", Body: []byte("body"), AcceptedAt: now, DeliverableAt: now})
+			entries = append(entries, store.MigrationEntry{Path: fmt.Sprintf("%04d_step.sql", i), Digest: "sha256:0"})
+		}
+		if err := tx.QueueSend(msgs); err != nil {
+			return err
+		}
+		return tx.AppendMigrationLedger("t", "db", 0, entries)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		fn   func(tx store.Tx) (int, error)
+	}{
+		{"kv", func(tx store.Tx) (int, error) {
+			if _, err := tx.KVGet("ns", "k07", now); err != nil {
+				return 0, err
+			}
+			keys, err := tx.KVList("ns", "k", "", now, 10)
+			return len(keys), err
+		}},
+		{"queue", func(tx store.Tx) (int, error) {
+			msgs, err := tx.QueueMessages("q", 10)
+			return len(msgs), err
+		}},
+		{"ledger", func(tx store.Tx) (int, error) {
+			entries, err := tx.MigrationLedger("db")
+			return len(entries), err
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				err := s.View(b.Context(), func(tx store.Tx) error {
+					n, err := c.fn(tx)
+					if err == nil && n != 10 {
+						err = fmt.Errorf("read %d rows, want 10", n)
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

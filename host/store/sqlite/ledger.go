@@ -9,29 +9,9 @@ import (
 )
 
 // The migration ledgers of store.MigrationLedgers (migration
-// 00010_migration_ledgers.sql). The one writer serializes every Update,
-// so LockMigrationLedger needs no lock of its own.
-
-// MigrationLedger reads database's ledger in order.
-func (t *tx) MigrationLedger(database string) (_ []store.MigrationEntry, rerr error) {
-	rows, err := t.query(qLedgerEntries, database)
-	if err != nil {
-		return nil, fmt.Errorf("read the migration ledger of %s: %w", database, err)
-	}
-	out := []store.MigrationEntry{}
-	defer func() { rerr = errors.Join(rerr, rows.Close()) }()
-	for rows.Next() {
-		var e store.MigrationEntry
-		if err := rows.Scan(&e.Path, &e.Digest); err != nil {
-			return nil, fmt.Errorf("read the migration ledger of %s: %w", database, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the migration ledger of %s: %w", database, err)
-	}
-	return out, nil
-}
+// 00010_migration_ledgers.sql); the unlocked read is sqlcore's
+// (Core.MigrationLedger). The one writer serializes every Update, so
+// LockMigrationLedger needs no lock of its own.
 
 // LockMigrationLedger reads database's ledger; the single writer holds
 // every other writer off until this Update ends.

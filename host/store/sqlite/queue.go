@@ -1,14 +1,15 @@
 package sqlite
 
 import (
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/takoform/takoform/host/store"
 )
 
-// The edge.queue messages of store.Queue (migration 00006_queue.sql).
+// The edge.queue messages of store.Queue (migration 00006_queue.sql);
+// the listing is sqlcore's (Core.QueueMessages). A send inserts row by
+// row: SQLite binds no arrays, and its one writer makes each insert a
+// call into the same transaction, not a round trip.
 
 // QueueSend stores msgs; a taken (queue, id) wraps store.ErrConflict.
 func (t *tx) QueueSend(msgs []*store.QueueMessage) error {
@@ -26,30 +27,4 @@ func (t *tx) QueueSend(msgs []*store.QueueMessage) error {
 		}
 	}
 	return nil
-}
-
-// QueueMessages lists up to limit messages of queue by deliverability.
-func (t *tx) QueueMessages(queue string, limit int) (_ []*store.QueueMessage, rerr error) {
-	rows, err := t.query(qQueueMessages, queue, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list messages of queue %s: %w", queue, err)
-	}
-	defer func() { rerr = errors.Join(rerr, rows.Close()) }()
-	out := []*store.QueueMessage{}
-	for rows.Next() {
-		m := &store.QueueMessage{Queue: queue}
-		var accepted, deliverable int64
-		if err := rows.Scan(&m.Tenant, &m.ID, &m.Body, &accepted, &deliverable, &m.Attempts, &m.Claim); err != nil {
-			return nil, fmt.Errorf("list messages of queue %s: %w", queue, err)
-		}
-		if m.Body == nil {
-			m.Body = []byte{}
-		}
-		m.AcceptedAt, m.DeliverableAt = time.UnixMilli(accepted).UTC(), time.UnixMilli(deliverable).UTC()
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list messages of queue %s: %w", queue, err)
-	}
-	return out, nil
 }

@@ -26,15 +26,7 @@ const (
 	qBegin
 	qRollback
 	qExactAnswer
-	qKVGet
-	qKVPut
-	qKVDelete
-	qKVList
-	qKVListTo
-	qKVSweep
 	qQueueSend
-	qQueueMessages
-	qLedgerEntries
 	qLedgerLength
 	qLedgerAppend
 	qLedgerHead
@@ -76,30 +68,11 @@ var queries = [numQueries]string{
 		WHERE tenant = ? AND space = ? AND api_version = ? AND kind = ? AND name = ?
 		AND form_api_version = api_version AND form_kind = kind
 		AND form_definition_version = ? AND form_schema_digest = ?`,
-	// edge.kv entries (kv.go); keys are bound as BLOBs so they compare by bytes.
-	qKVGet: `SELECT tenant, value, metadata, expires_at FROM kv_entries
-		WHERE namespace = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)`,
-	qKVPut: `INSERT INTO kv_entries (namespace, key, tenant, value, metadata, expires_at, size)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (namespace, key) DO UPDATE SET tenant = excluded.tenant, value = excluded.value,
-		metadata = excluded.metadata, expires_at = excluded.expires_at, size = excluded.size`,
-	qKVDelete: `DELETE FROM kv_entries WHERE namespace = ? AND key = ?`,
-	qKVList: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3
-		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
-	qKVListTo: `SELECT key FROM kv_entries WHERE namespace = ?1 AND key >= ?2 AND key > ?3 AND key < ?6
-		AND (expires_at IS NULL OR expires_at > ?4) ORDER BY key LIMIT ?5`,
-	qKVSweep: `DELETE FROM kv_entries WHERE rowid IN (SELECT rowid FROM kv_entries
-		WHERE expires_at <= ? ORDER BY expires_at LIMIT ?) AND expires_at <= ?`,
-	// edge.queue messages (queue.go).
 	qQueueSend: `INSERT INTO queue_messages (queue, id, tenant, body, accepted_at, deliverable_at, attempts, size)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-	qQueueMessages: `SELECT tenant, id, body, accepted_at, deliverable_at, attempts, claim FROM queue_messages
-		WHERE queue = ? ORDER BY deliverable_at, id LIMIT ?`,
-	// edge.objects metadata (objects.go); keys are bound as BLOBs.
 	// migration ledgers (ledger.go).
-	qLedgerEntries: `SELECT path, digest FROM migration_ledger_entries WHERE database = ? ORDER BY position`,
-	qLedgerLength:  `SELECT length FROM migration_ledgers WHERE database = ?`,
-	qLedgerAppend:  `INSERT INTO migration_ledger_entries (database, position, path, digest) VALUES (?, ?, ?, ?)`,
+	qLedgerLength: `SELECT length FROM migration_ledgers WHERE database = ?`,
+	qLedgerAppend: `INSERT INTO migration_ledger_entries (database, position, path, digest) VALUES (?, ?, ?, ?)`,
 	qLedgerHead: `INSERT INTO migration_ledgers (database, tenant, length) VALUES (?, ?, ?)
 		ON CONFLICT (database) DO UPDATE SET length = excluded.length`,
 	// cron firings and queue delivery (events.go).

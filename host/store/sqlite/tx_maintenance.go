@@ -10,21 +10,17 @@ import (
 	"github.com/takoform/takoform/host/store"
 )
 
-// The maintenance statements (store.Maintenance) run in the background or
-// at scrape time, not on a request's path, so they are kept out of the
-// prepared per-request set that TestQueryPlans holds to index lookups: a
-// count or a sweep walks an index range by design.
+// The maintenance statements (store.Maintenance) sqlcore does not share
+// (its maintenance.go has the artifact references and the sweeps of
+// operations and uploads) run in the background or at scrape time, not on
+// a request's path, so they are kept out of the prepared per-request set
+// that TestQueryPlans holds to index lookups: a count walks a whole
+// index, an artifact sweep an index range, by design.
 const (
 	sqlSchemaVersion = `SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied = 1`
 	sqlStats         = `SELECT (SELECT COUNT(*) FROM operations WHERE done = 0),
 		(SELECT COUNT(*) FROM idempotency), (SELECT COALESCE(SUM(size), 0) FROM blobs)`
-	sqlUsage     = `SELECT resources, artifact_bytes, kv_bytes, queue_bytes, object_bytes FROM tenant_usage WHERE tenant = ?`
-	sqlDropRefs  = `DELETE FROM artifact_refs WHERE holder = ?`
-	sqlInsertRef = `INSERT INTO artifact_refs (holder, digest) VALUES (?, ?) ON CONFLICT DO NOTHING`
-	sqlSweepOps  = `DELETE FROM operations WHERE id IN (SELECT id FROM operations
-		WHERE done = 1 AND updated_at < ? ORDER BY updated_at LIMIT ?) AND done = 1 AND updated_at < ?`
-	sqlSweepUploads = `DELETE FROM uploads WHERE id IN (SELECT id FROM uploads
-		WHERE created_at < ? ORDER BY created_at LIMIT ?) AND created_at < ?`
+	sqlUsage          = `SELECT resources, artifact_bytes, kv_bytes, queue_bytes, object_bytes FROM tenant_usage WHERE tenant = ?`
 	sqlSweepManifests = `DELETE FROM manifests WHERE digest IN (SELECT m.digest FROM manifests m
 		WHERE m.created_at < ? AND NOT EXISTS (SELECT 1 FROM artifact_refs r WHERE r.digest = m.digest)
 		ORDER BY m.created_at LIMIT ?)`
@@ -73,36 +69,6 @@ func (t *tx) Usage(tenant string) (u store.Usage, err error) {
 		return u, fmt.Errorf("read usage of tenant %s: %w", tenant, err)
 	}
 	return u, nil
-}
-
-// ReplaceArtifactRefs replaces what holder references.
-func (t *tx) ReplaceArtifactRefs(holder string, digests []string) error {
-	if t.done {
-		return errTxDone
-	}
-	if _, err := t.sqlc.ExecContext(t.user, sqlDropRefs, holder); err != nil {
-		return fmt.Errorf("drop artifact references of %s: %w", holder, err)
-	}
-	for _, d := range digests {
-		if _, err := t.sqlc.ExecContext(t.user, sqlInsertRef, holder, d); err != nil {
-			return fmt.Errorf("record artifact reference %s → %s: %w", holder, d, err)
-		}
-	}
-	return nil
-}
-
-// SweepOperations deletes up to limit terminal operations updated before
-// doneBefore.
-func (t *tx) SweepOperations(doneBefore time.Time, limit int) (int, error) {
-	n := doneBefore.UnixNano()
-	return t.sweep("terminal operations", sqlSweepOps, n, limit, n)
-}
-
-// SweepUploads deletes up to limit upload sessions created before
-// createdBefore; their references go with them (trigger uploads_delete).
-func (t *tx) SweepUploads(createdBefore time.Time, limit int) (int, error) {
-	n := createdBefore.UnixNano()
-	return t.sweep("abandoned uploads", sqlSweepUploads, n, limit, n)
 }
 
 // SweepArtifacts deletes up to limit unreferenced manifests and then up to

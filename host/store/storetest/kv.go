@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ var kvCases = []struct {
 }{
 	{"KVPutGetExactBytes", testKVPutGet},
 	{"KVExpiry", testKVExpiry},
+	{"KVSweepOldestFirstUpToItsLimit", testKVSweepLimit},
 	{"KVListByteOrder", testKVList},
 	{"KVUsageAndNamespaceDelete", testKVUsage},
 }
@@ -107,6 +109,38 @@ func testKVExpiry(t *testing.T, s store.Store) {
 		return nil
 	})
 	equal(t, "usage after the sweep", usageOf(t, s, "acme").KVBytes, int64(len("long")+1+len("forever")+1))
+}
+
+// KVSweepExpired deletes at most limit entries, those that expired first,
+// and counts what it deleted; a later sweep takes the rest.
+func testKVSweepLimit(t *testing.T, s store.Store) {
+	kvPut(t, s,
+		&store.KVEntry{Tenant: "acme", Namespace: "uid-ns1", Key: "third", Value: []byte("c"), ExpiresAt: at(3 * time.Minute)},
+		&store.KVEntry{Tenant: "acme", Namespace: "uid-ns2", Key: "first", Value: []byte("a"), ExpiresAt: at(time.Minute)},
+		&store.KVEntry{Tenant: "acme", Namespace: "uid-ns1", Key: "second", Value: []byte("b"), ExpiresAt: at(2 * time.Minute)})
+	stored := func(ns, key string) bool { // still stored: live before any expiry
+		t.Helper()
+		_, err := kvGet(t, s, ns, key, at(0))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("KVGet %s: %v", key, err)
+		}
+		return err == nil
+	}
+	update(t, s, func(tx store.Tx) error {
+		n, err := tx.KVSweepExpired(at(time.Hour), 2)
+		wantNoErr(t, "KVSweepExpired limit 2", err)
+		equal(t, "swept with limit 2", n, 2)
+		return nil
+	})
+	equal(t, "stored after the first sweep (first, second, third)",
+		[]bool{stored("uid-ns2", "first"), stored("uid-ns1", "second"), stored("uid-ns1", "third")}, []bool{false, false, true})
+	update(t, s, func(tx store.Tx) error {
+		n, err := tx.KVSweepExpired(at(time.Hour), 2)
+		wantNoErr(t, "KVSweepExpired again", err)
+		equal(t, "swept again", n, 1)
+		return nil
+	})
+	equal(t, "third stored after the second sweep", stored("uid-ns1", "third"), false)
 }
 
 // KVList orders by UTF-8 bytes (not by UTF-16 or a collation), honours
