@@ -17,9 +17,11 @@ import (
 // ARCHITECTURE.md §3.1 D27): each takes the Terraform values it reads and
 // writes its outcome, and the plugin-go server (server.go) calls them.
 // The framework's resource and data-source interfaces below are thin
-// adapters over the same operations, for the framework server that
-// serves the provider-level RPCs and is the oracle of the differential
-// tests (server_rpc_test.go, server_host_test.go).
+// adapters over the same operations, for the framework server that is
+// the oracle of the differential tests (server_rpc_test.go,
+// server_host_test.go); the framework server in NewServer's mux serves
+// only the provider block (repo decision 0070), and our server's schemas
+// are built without it (server_meta.go, repo decision 0069).
 
 // outcome is what one operation of a resource or data source records:
 // the new state, the identity (nil when the caller records none; the

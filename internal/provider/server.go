@@ -6,53 +6,16 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// NewServer is the provider's protocol-6 server over reg (repo decision
-// 0066): every RPC of the registry's resource types and data sources —
-// validate, plan, apply (create, update, delete), read, import, state
-// upgrade from every prior schema version, identity upgrade, data-source
-// validate and read — answered on terraform-plugin-go (server.go,
-// server_apply.go, server_import.go, server_upgrade.go, server_data.go,
-// planrules.go, validate.go), calling the resource's and data source's
-// operations on values (framework.go names them), and the schemas
-// answered as built once (server_meta.go). Provider configuration, stop
-// and the RPCs of kinds the provider has none of go to the plugin
-// framework's server, embedded. Errors: a registry type whose schema has
-// no plan rules (planRulesOf), which this server does not reproduce.
-func NewServer(version string, reg *Registry) func() (tfprotov6.ProviderServer, error) {
-	return func() (tfprotov6.ProviderServer, error) {
-		p := &Provider{version: version, registry: reg}
-		fw, err := providerserver.NewProtocol6WithError(p)()
-		if err != nil {
-			return nil, err
-		}
-		s := &protoServer{ProviderServer: fw, provider: p, types: map[string]*protoType{}, data: map[string]*dataType{}}
-		for name, t := range reg.Types {
-			rules, err := planRulesOf(t.Attrs)
-			if err != nil {
-				return nil, fmt.Errorf("resource type %s: %w", name, err)
-			}
-			s.types[name] = &protoType{spec: t, rules: rules}
-			dt, err := dataTypeOf(t)
-			if err != nil {
-				return nil, fmt.Errorf("data source %s: %w", name, err)
-			}
-			s.data[name] = dt
-		}
-		return s, nil
-	}
-}
-
-// protoServer answers every resource and data-source RPC of the
-// registry's types and hands the provider-level RPCs (and any type name
-// the registry lacks) to the framework server it embeds.
+// protoServer answers every RPC of the registry's resource types and
+// data sources, and every other RPC as the framework answers a type name
+// it lacks (server_none.go); mux (NewServer) routes it the first kind and
+// the provider-level RPCs, which it answers empty (server_mux.go).
 type protoServer struct {
-	tfprotov6.ProviderServer
-	provider *Provider
+	provider *Provider // the one the framework server in the mux configures: its data is what each RPC loads
 	types    map[string]*protoType
 	data     map[string]*dataType
 	proto    protoSchemas // server_meta.go
@@ -77,12 +40,16 @@ func (s *protoServer) resource(t *protoType) *Resource {
 // which the private import marker names; the read drops the marker).
 func (s *protoServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	t := s.types[req.TypeName]
-	if t == nil || req.CurrentState == nil {
-		return s.ProviderServer.ReadResource(ctx, req)
+	if t == nil {
+		return &tfprotov6.ReadResourceResponse{Diagnostics: resourceNotFound(req.TypeName)}, nil
 	}
 	private, afterImport, pd := readPrivate(req.Private)
 	if pd.HasError() {
 		return &tfprotov6.ReadResourceResponse{Diagnostics: protoDiagnostics(pd)}, nil
+	}
+	if req.CurrentState == nil {
+		return &tfprotov6.ReadResourceResponse{Diagnostics: protoError("Unexpected Read Request", "An unexpected error was encountered when reading the resource. The current state was missing.\n\n"+
+			"This is always a problem with Terraform or terraform-plugin-framework. Please report this to the provider developer.")}, nil
 	}
 	current, err := req.CurrentState.Unmarshal(t.rules.typ)
 	if err != nil {
@@ -140,7 +107,7 @@ func sameOrEncoded(typ tftypes.Type, sent *tfprotov6.DynamicValue, was, v tftype
 func (s *protoServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil {
-		return s.ProviderServer.PlanResourceChange(ctx, req)
+		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: resourceNotFound(req.TypeName)}, nil
 	}
 	private, pd := carriedPrivate(req.PriorPrivate)
 	if pd.HasError() {

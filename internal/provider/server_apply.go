@@ -18,7 +18,7 @@ import (
 func (s *protoServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil {
-		return s.ProviderServer.ApplyResourceChange(ctx, req)
+		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: resourceNotFound(req.TypeName)}, nil
 	}
 	private, pd := carriedPrivate(req.PlannedPrivate)
 	if pd.HasError() {

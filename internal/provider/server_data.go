@@ -34,8 +34,11 @@ func dataTypeOf(t *TypeSpec) (*dataType, error) {
 // the checks of validateAttrs.
 func (s *protoServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
 	t := s.data[req.TypeName]
-	if t == nil || req.Config == nil {
-		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
+	switch {
+	case t == nil:
+		return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: dataSourceNotFound(req.TypeName)}, nil
+	case req.Config == nil:
+		return &tfprotov6.ValidateDataResourceConfigResponse{}, nil // the framework validates no configuration
 	}
 	config, err := req.Config.Unmarshal(t.typ)
 	if err != nil {
@@ -51,7 +54,7 @@ func (s *protoServer) ValidateDataResourceConfig(ctx context.Context, req *tfpro
 func (s *protoServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	t := s.data[req.TypeName]
 	if t == nil {
-		return s.ProviderServer.ReadDataSource(ctx, req)
+		return &tfprotov6.ReadDataSourceResponse{Diagnostics: dataSourceNotFound(req.TypeName)}, nil
 	}
 	config, err := valueOf(t.typ, req.Config)
 	if err != nil {

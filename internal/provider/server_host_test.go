@@ -11,8 +11,9 @@ import (
 )
 
 // TestServerAnswersAsTheFrameworkOnAHost: both servers of the Edge
-// registry configured against one host (in-process, a real SQLite file)
-// answer alike where the answer is the host's: the plan of a create, the
+// registry configured against one host (in-process, a real SQLite file;
+// the configuration answered alike, through mux for ours) answer alike
+// where the answer is the host's: the plan of a create, the
 // read of a created resource (and the read after an import, which may
 // set its identity), its import by ID and by identity, the plan and apply
 // of an update of a provider-side attribute, the data source's read, and
@@ -27,11 +28,10 @@ func TestServerAnswersAsTheFrameworkOnAHost(t *testing.T) {
 	pcfg := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"endpoint": tftypes.String, "space": tftypes.String, "token": tftypes.String,
 		"ca_certificate": tftypes.String, "ca_certificate_file": tftypes.String, "create_lane": tftypes.String}}
 	conf := object(pcfg, map[string]tftypes.Value{"endpoint": str64(h.URL), "space": str64("diff"), "token": str64(hosttest.TokenA1)})
-	for _, s := range []tfprotov6.ProviderServer{fw, srv} {
-		resp, err := s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamicOf(t, pcfg, conf)})
-		if err != nil || len(resp.Diagnostics) > 0 {
-			t.Fatalf("configure: %v %v", err, resp.Diagnostics)
-		}
+	configure := &tfprotov6.ConfigureProviderRequest{Config: dynamicOf(t, pcfg, conf)}
+	compare(t, "configure", pcfg, d, func(s tfprotov6.ProviderServer) (any, error) { return s.ConfigureProvider(ctx, configure) })
+	if resp, err := srv.ConfigureProvider(ctx, configure); err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
 	const name = "takoform_edge_kv_namespace"
 	pt := serverOf(t, srv).types[name]

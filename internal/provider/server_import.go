@@ -25,7 +25,7 @@ const importMarker = ".import_before_read"
 func (s *protoServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil {
-		return s.ProviderServer.ImportResourceState(ctx, req)
+		return &tfprotov6.ImportResourceStateResponse{Diagnostics: resourceNotFound(req.TypeName)}, nil
 	}
 	ident, err := identityOf(t, req.Identity)
 	if err != nil {

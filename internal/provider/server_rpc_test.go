@@ -62,11 +62,7 @@ func registries(t *testing.T) map[string]differential {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv, err := NewServer("test", reg)()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out[name] = differential{reg: reg, fw: fw, srv: srv}
+		out[name] = differential{reg: reg, fw: fw, srv: muxed(t, reg)}
 	}
 	return out
 }
@@ -104,6 +100,12 @@ func answerOf(t *testing.T, typ tftypes.Type, answer any) string {
 			return
 		}
 		switch v.Kind() {
+		case reflect.Interface: // an event's type
+			if v.IsNil() {
+				fmt.Fprintf(&b, "%s: nil\n", name)
+				return
+			}
+			walk(name, v.Elem())
 		case reflect.Pointer:
 			if v.IsNil() {
 				fmt.Fprintf(&b, "%s: nil\n", name)
@@ -159,12 +161,36 @@ var importMarked = []byte(`{".import_before_read":"dHJ1ZQ=="}`)
 // refuses), apply (create, update, delete), read (with the import
 // marker), import (an ID, a bad ID, an identity, a bad identity), state
 // upgrade (current version, every prior one, one with no upgrader),
-// identity upgrade, data-source validation and read.
+// identity upgrade, move (from another type, without a source state,
+// with a private state refused), config generation (from an applied
+// state, from one whose every string is empty, from none), data-source
+// validation and read; and, per registry, the provider-level RPCs that
+// mux fans out (repo decision 0070): provider validation and
+// configuration (a configuration without endpoint, with a bad space,
+// with an unknown one), stop.
 func TestServerAnswersAsTheFramework(t *testing.T) {
 	ctx := context.Background()
 	privates := map[string][]byte{"none": nil, "import marker": importMarked, "provider key": []byte(`{"k":"eyJhIjoxfQ=="}`),
 		"discarded": []byte(`{"k":1}`), "refused": []byte(`[1]`)}
 	for rname, d := range registries(t) {
+		ps, err := d.fw.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt := ps.Provider.ValueType().(tftypes.Object)
+		for cname, c := range map[string]map[string]tftypes.Value{"empty": {}, "bad space": {"endpoint": str64("http://127.0.0.1:1"), "space": str64("Not A Space")},
+			"unknown space": {"endpoint": str64("http://127.0.0.1:1"), "space": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}} {
+			cfg := dynamicOf(t, pt, object(pt, c))
+			compare(t, rname+" validate provider "+cname, pt, d, func(s tfprotov6.ProviderServer) (any, error) {
+				return s.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: cfg})
+			})
+			compare(t, rname+" configure provider "+cname, pt, d, func(s tfprotov6.ProviderServer) (any, error) {
+				return s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: cfg})
+			})
+		}
+		compare(t, rname+" stop", tftypes.String, d, func(s tfprotov6.ProviderServer) (any, error) {
+			return s.StopProvider(ctx, &tfprotov6.StopProviderRequest{})
+		})
 		for _, name := range d.reg.names() {
 			spec := d.reg.Types[name]
 			pt := serverOf(t, d.srv).types[name]
@@ -218,6 +244,28 @@ func TestServerAnswersAsTheFramework(t *testing.T) {
 			} {
 				compare(t, at("import "+iname), typ, d, func(s tfprotov6.ProviderServer) (any, error) { return s.ImportResourceState(ctx, req) })
 			}
+			source := &tfprotov6.RawState{JSON: []byte(`{"name":"x-1","space":"s1"}`)}
+			for mname, req := range map[string]*tfprotov6.MoveResourceStateRequest{
+				"from another type": {SourceProviderAddress: "registry.opentofu.org/takoform/takoform", SourceTypeName: "takoform_other", SourceSchemaVersion: 2,
+					SourceState: source, TargetTypeName: name},
+				"without a source state": {SourceTypeName: "takoform_other", TargetTypeName: name},
+				"private refused":        {SourceTypeName: "takoform_other", SourceState: source, SourcePrivate: []byte(`[1]`), TargetTypeName: name},
+			} {
+				compare(t, at("move "+mname), typ, d, func(s tfprotov6.ProviderServer) (any, error) { return s.MoveResourceState(ctx, req) })
+			}
+			blank := map[string]tftypes.Value{}
+			for k, v := range state {
+				blank[k] = v
+			}
+			for k, at := range typ.AttributeTypes {
+				if at.Is(tftypes.String) {
+					blank[k] = str64("")
+				}
+			}
+			for gname, st := range map[string]*tfprotov6.DynamicValue{"applied": dv(typ, object(typ, state)), "blank strings": dv(typ, object(typ, blank)), "none": nil} {
+				req := &tfprotov6.GenerateResourceConfigRequest{TypeName: name, State: st}
+				compare(t, at("generate config from "+gname), typ, d, func(s tfprotov6.ProviderServer) (any, error) { return s.GenerateResourceConfig(ctx, req) })
+			}
 			for v := int64(0); v <= spec.Schema.Version+1; v++ {
 				for _, raw := range []string{`{"name":"x-1","space":"s1","gone":1}`, `{"name":1}`, `null`} {
 					req := &tfprotov6.UpgradeResourceStateRequest{TypeName: name, Version: v, RawState: &tfprotov6.RawState{JSON: []byte(raw)}}
@@ -252,8 +300,25 @@ func compare(t *testing.T, what string, typ tftypes.Type, d differential, call f
 func TestServerSchemasAreTheFrameworks(t *testing.T) {
 	ctx := context.Background()
 	for rname, d := range registries(t) {
+		// mux states its own capabilities (tf6muxserver's): the
+		// framework's and GenerateResourceConfig, which the framework
+		// v1.19 serves too but does not state
+		stated := func(s tfprotov6.ProviderServer, c *tfprotov6.ServerCapabilities) *tfprotov6.ServerCapabilities {
+			if s != d.fw || c == nil {
+				return c
+			}
+			out := *c
+			out.GenerateResourceConfig = true
+			return &out
+		}
 		compare(t, rname+" schemas", tftypes.String, d, func(s tfprotov6.ProviderServer) (any, error) {
-			return s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+			ps, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+			if err != nil {
+				return nil, err
+			}
+			out := *ps
+			out.ServerCapabilities = stated(s, ps.ServerCapabilities)
+			return &out, nil
 		})
 		compare(t, rname+" metadata", tftypes.String, d, func(s tfprotov6.ProviderServer) (any, error) {
 			m, err := s.GetMetadata(ctx, &tfprotov6.GetMetadataRequest{})
@@ -261,6 +326,7 @@ func TestServerSchemasAreTheFrameworks(t *testing.T) {
 				return nil, err
 			}
 			out := *m // the framework lists the types in no fixed order
+			out.ServerCapabilities = stated(s, m.ServerCapabilities)
 			out.Resources = slices.SortedFunc(slices.Values(m.Resources), func(a, b tfprotov6.ResourceMetadata) int { return strings.Compare(a.TypeName, b.TypeName) })
 			out.DataSources = slices.SortedFunc(slices.Values(m.DataSources), func(a, b tfprotov6.DataSourceMetadata) int { return strings.Compare(a.TypeName, b.TypeName) })
 			return &out, nil
@@ -268,19 +334,22 @@ func TestServerSchemasAreTheFrameworks(t *testing.T) {
 		compare(t, rname+" identity schemas", tftypes.String, d, func(s tfprotov6.ProviderServer) (any, error) {
 			return s.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 		})
-		first, err := d.srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		srv := serverOf(t, d.srv)
+		first, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := d.srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		again, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil || again != first {
 			t.Errorf("%s: the schemas were built again (%v)", rname, err)
 		}
-		ids, err := d.srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+		if first.Provider != nil {
+			t.Errorf("%s: our server answers a provider block; the framework server in the mux answers it", rname)
+		}
+		ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := serverOf(t, d.srv)
 		if len(first.ResourceSchemas) != len(srv.types) || len(first.DataSourceSchemas) != len(srv.data) {
 			t.Errorf("%s: %d resource and %d data source schemas for %d types", rname, len(first.ResourceSchemas), len(first.DataSourceSchemas), len(srv.types))
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -382,11 +383,26 @@ func TestFastUpgradeAndReadMatchFramework(t *testing.T) {
 
 func serverOf(t *testing.T, srv tfprotov6.ProviderServer) *protoServer {
 	t.Helper()
-	fast, ok := srv.(*protoServer)
+	inner, ok := inMux.Load(srv)
 	if !ok {
-		t.Fatalf("NewServer serves a %T", srv)
+		t.Fatalf("%T is no server muxed made", srv)
 	}
-	return fast
+	return inner.(*protoServer)
+}
+
+// inMux is our server in each muxed server that muxed made.
+var inMux sync.Map
+
+// muxed is NewServer's muxed server over reg, whose plugin-go server
+// serverOf finds.
+func muxed(t *testing.T, reg *Registry) tfprotov6.ProviderServer {
+	t.Helper()
+	srv, inner, err := newServers("test", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMux.Store(srv, inner)
+	return srv
 }
 
 // servers are the framework's server and NewServer's over the Edge
@@ -401,11 +417,7 @@ func servers(t *testing.T) (*Registry, tfprotov6.ProviderServer, tfprotov6.Provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := NewServer("test", reg)()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg, fw, srv
+	return reg, fw, muxed(t, reg)
 }
 
 // TestFastValidateMatchesFramework: configurations valid and not (a

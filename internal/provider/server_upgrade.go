@@ -22,7 +22,7 @@ import (
 func (s *protoServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil {
-		return s.ProviderServer.UpgradeResourceState(ctx, req)
+		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: resourceNotFound(req.TypeName)}, nil
 	}
 	if req.RawState == nil {
 		return &tfprotov6.UpgradeResourceStateResponse{}, nil
@@ -88,7 +88,7 @@ func upgraded(t *protoType, v tftypes.Value, d diag.Diagnostics) (*tfprotov6.Upg
 func (s *protoServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
 	t := s.types[req.TypeName]
 	if t == nil {
-		return s.ProviderServer.UpgradeResourceIdentity(ctx, req)
+		return &tfprotov6.UpgradeResourceIdentityResponse{Diagnostics: resourceNotFound(req.TypeName)}, nil
 	}
 	resp := &tfprotov6.UpgradeResourceIdentityResponse{}
 	if req.RawIdentity == nil {

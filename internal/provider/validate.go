@@ -18,8 +18,11 @@ import (
 // the nested ones of a configured single object likewise.
 func (s *protoServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	t := s.types[req.TypeName]
-	if t == nil || req.Config == nil {
-		return s.ProviderServer.ValidateResourceConfig(ctx, req)
+	switch {
+	case t == nil:
+		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: resourceNotFound(req.TypeName)}, nil
+	case req.Config == nil:
+		return &tfprotov6.ValidateResourceConfigResponse{}, nil // the framework validates no configuration
 	}
 	config, err := req.Config.Unmarshal(t.rules.typ)
 	if err != nil {
