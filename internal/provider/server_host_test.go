@@ -117,7 +117,9 @@ func TestServerAnswersAsTheFrameworkOnAHost(t *testing.T) {
 }
 
 // renamed is resp, a create's answer whose state is from, with the
-// name and uid of from replaced by those of to, in state and identity.
+// name and uid of from replaced by those of to, in state and identity,
+// and each condition's last_transition_time by to's (the two creates are
+// stamped by the host's clock apart, and may fall in different seconds).
 func renamed(t *testing.T, resp *tfprotov6.ApplyResourceChangeResponse, typ tftypes.Object, from, to tftypes.Value) *tfprotov6.ApplyResourceChangeResponse {
 	t.Helper()
 	var f, g map[string]tftypes.Value
@@ -130,6 +132,7 @@ func renamed(t *testing.T, resp *tfprotov6.ApplyResourceChangeResponse, typ tfty
 	for _, k := range []string{"name", "uid"} {
 		f[k] = g[k]
 	}
+	f["conditions"] = stampedAs(t, f["conditions"], g["conditions"])
 	out := *resp
 	out.NewState = dynamicOf(t, typ, tftypes.NewValue(typ, f))
 	var id map[string]tftypes.Value
@@ -139,4 +142,34 @@ func renamed(t *testing.T, resp *tfprotov6.ApplyResourceChangeResponse, typ tfty
 	id["name"] = g["name"]
 	out.NewIdentity = &tfprotov6.ResourceIdentityData{IdentityData: dynamicOf(t, identityType, tftypes.NewValue(identityType, id))}
 	return &out
+}
+
+// stampedAs is the conditions list from with each element's
+// last_transition_time that of the same element of to; from as it is
+// when the lists differ in length (the comparison then shows it).
+func stampedAs(t *testing.T, from, to tftypes.Value) tftypes.Value {
+	t.Helper()
+	var fs, ts []tftypes.Value
+	if err := from.As(&fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := to.As(&ts); err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != len(ts) {
+		return from
+	}
+	out := make([]tftypes.Value, len(fs))
+	for i := range fs {
+		var fc, tc map[string]tftypes.Value
+		if err := fs[i].As(&fc); err != nil {
+			t.Fatal(err)
+		}
+		if err := ts[i].As(&tc); err != nil {
+			t.Fatal(err)
+		}
+		fc["last_transition_time"] = tc["last_transition_time"]
+		out[i] = tftypes.NewValue(fs[i].Type(), fc)
+	}
+	return tftypes.NewValue(from.Type(), out)
 }
