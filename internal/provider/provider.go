@@ -31,8 +31,12 @@ type Provider struct {
 	data     atomic.Pointer[Data] // the last Configure's, as the framework hands it to resources (server.go)
 }
 
-// New returns a provider factory for a registry (EdgeRegistry in the
-// shipped build; tests register others).
+// New returns a factory of the whole provider on the plugin framework,
+// its resource types and data sources included, for a registry: the
+// oracle of the differential tests (server_rpc_test.go,
+// server_host_test.go) and the provider of the framework-driven tests.
+// The shipped build serves NewServer, where the framework answers only
+// the provider block (repo decision 0070).
 func New(version string, reg *Registry) func() provider.Provider {
 	return func() provider.Provider { return &Provider{version: version, registry: reg} }
 }
