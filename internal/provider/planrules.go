@@ -25,14 +25,14 @@ import (
 // planAttr is what planning (and validation, validate.go) needs of one
 // attribute of the schema.
 type planAttr struct {
-	typ                          tftypes.Type
-	required, optional, computed bool
-	deprecated                   string         // a deprecation message, or ""
-	def                          *tftypes.Value // a static default, or nil
-	mods                         []tfschema.Mod // in declared order
-	nested                       map[string]*planAttr
-	single                       bool // nested are one object's (a single nested attribute), not a list element's
+	*tfschema.Attr                      // flags, deprecation, default, modifiers, kind: as the tree states them
+	typ            tftypes.Type         // Attr.Type(), built once
+	nested         map[string]*planAttr // the nested attributes' rules (ListNested, SingleNested)
 }
+
+// single reports whether nested are one object's (a single nested
+// attribute), not a list element's.
+func (a *planAttr) single() bool { return a.Kind == tfschema.SingleNested }
 
 // planRules are one type's planning rules: its object type and top-level
 // attributes.
@@ -60,15 +60,10 @@ func planAttrsOf(in map[string]*tfschema.Attr, typ tftypes.Object, top bool) (ma
 		if !top && (a.Default != nil || len(a.Mods) > 0) {
 			return nil, fmt.Errorf("attribute %s: a nested attribute with a default or plan modifier", name)
 		}
-		p := &planAttr{typ: typ.AttributeTypes[name], required: a.Required, optional: a.Optional, computed: a.Computed,
-			deprecated: a.Deprecation, def: a.Default, mods: a.Mods}
+		p := &planAttr{Attr: a, typ: typ.AttributeTypes[name]}
 		var err error
-		switch a.Kind {
-		case tfschema.ListNested:
+		if a.Kind == tfschema.ListNested || a.Kind == tfschema.SingleNested {
 			p.nested, err = planAttrsOf(a.Nested, tfschema.ObjectOf(a.Nested), false)
-		case tfschema.SingleNested:
-			p.nested, err = planAttrsOf(a.Nested, tfschema.ObjectOf(a.Nested), false)
-			p.single = true
 		}
 		if err != nil {
 			return nil, fmt.Errorf("attribute %s: %w", name, err)
@@ -96,8 +91,8 @@ func (p *planRules) plan(config, proposed, prior tftypes.Value) (tftypes.Value, 
 		return proposed, nil, err
 	}
 	for name, a := range p.attrs {
-		if a.def != nil && cfg[name].IsNull() {
-			attrs[name] = *a.def
+		if a.Default != nil && cfg[name].IsNull() {
+			attrs[name] = *a.Default
 		}
 	}
 	if !tftypes.NewValue(p.typ, attrs).Equal(prior) {
@@ -110,7 +105,7 @@ func (p *planRules) plan(config, proposed, prior tftypes.Value) (tftypes.Value, 
 			return proposed, nil, err
 		}
 		for name, a := range p.attrs {
-			for _, m := range a.mods {
+			for _, m := range a.Mods {
 				switch m {
 				case tfschema.UseStateForUnknown:
 					if !attrs[name].IsKnown() && cfg[name].IsKnown() {
@@ -134,7 +129,7 @@ func markUnknown(rules map[string]*planAttr, attrs, cfg map[string]tftypes.Value
 	for name, a := range rules {
 		c := cfg[name]
 		if c.IsNull() {
-			if a.computed && a.def == nil {
+			if a.Computed && a.Default == nil {
 				attrs[name] = tftypes.NewValue(a.typ, tftypes.UnknownValue)
 			}
 			continue
@@ -143,7 +138,7 @@ func markUnknown(rules map[string]*planAttr, attrs, cfg map[string]tftypes.Value
 		if a.nested == nil || !c.IsKnown() || !v.IsKnown() || v.IsNull() {
 			continue
 		}
-		if a.single {
+		if a.single() {
 			var oa, oc map[string]tftypes.Value
 			if v.As(&oa) == nil && c.As(&oc) == nil {
 				markUnknown(a.nested, oa, oc)

@@ -71,9 +71,9 @@ func (s *protoServer) GenerateResourceConfig(_ context.Context, req *tfprotov6.G
 		var str string
 		top := len(p.Steps()) == 1
 		switch {
-		case a.deprecated != "", a.computed && !a.optional,
-			top && p.Equal(tftypes.NewAttributePath().WithAttributeName("id")) && a.computed && a.optional,
-			a.optional && v.Type().Is(tftypes.String) && v.IsKnown() && v.As(&str) == nil && str == "":
+		case a.Deprecation != "", a.Computed && !a.Optional,
+			top && p.Equal(tftypes.NewAttributePath().WithAttributeName("id")) && a.Computed && a.Optional,
+			a.Optional && v.Type().Is(tftypes.String) && v.IsKnown() && v.As(&str) == nil && str == "":
 			return tftypes.NewValue(v.Type(), nil), nil
 		}
 		return v, nil
@@ -103,7 +103,7 @@ func attrAt(attrs map[string]*planAttr, p *tftypes.AttributePath) *planAttr {
 		if a == nil || i == len(steps)-1 {
 			return a
 		}
-		if !a.single {
+		if !a.single() {
 			if _, ok := steps[i+1].(tftypes.ElementKeyInt); !ok || a.nested == nil {
 				return nil
 			}

@@ -131,8 +131,8 @@ func appliedState(t *testing.T, spec *TypeSpec, config map[string]tftypes.Value)
 	}
 	s["conditions"] = tftypes.NewValue(rules.attrs["conditions"].typ, []tftypes.Value{})
 	for name, a := range rules.attrs {
-		if _, set := s[name]; !set && a.def != nil {
-			s[name] = *a.def
+		if _, set := s[name]; !set && a.Default != nil {
+			s[name] = *a.Default
 		}
 	}
 	return s
@@ -181,7 +181,7 @@ func planRequest(t *testing.T, ft *protoType, c planCase) *tfprotov6.PlanResourc
 		prop := map[string]tftypes.Value{}
 		for name, a := range ft.rules.attrs {
 			v, set := cfg[name]
-			if !set && a.computed && c.prior != nil {
+			if !set && a.Computed && c.prior != nil {
 				v, set = c.prior[name]
 			}
 			if set {

@@ -42,17 +42,17 @@ func validateAttrs(rules map[string]*planAttr, attrs map[string]tftypes.Value, p
 
 func validateAttr(a *planAttr, v tftypes.Value, p path.Path, d *diag.Diagnostics) {
 	null, unknown := v.IsNull(), !v.IsKnown()
-	if a.computed && !a.optional && !null {
+	if a.Computed && !a.Optional && !null {
 		d.AddAttributeError(p, "Invalid Configuration for Read-Only Attribute",
 			"Cannot set value for this attribute as the provider has marked it as read-only. Remove the configuration line setting the value.\n\n"+
 				"Refer to the provider documentation or contact the provider developers for additional information about configurable and read-only attributes that are supported.")
 	}
-	if a.required && null {
+	if a.Required && null {
 		d.AddAttributeError(p, "Missing Configuration for Required Attribute",
 			fmt.Sprintf("Must set a configuration value for the %s attribute as the provider has marked it as required.\n\n", p)+
 				"Refer to the provider documentation or contact the provider developers for additional information about configurable attributes that are required.")
 	}
-	if a.nested != nil && a.single && !null && !unknown {
+	if a.nested != nil && a.single() && !null && !unknown {
 		validateAttrs(a.nested, membersOf(a.nested, v), p, d)
 	} else if a.nested != nil && !null && !unknown {
 		var elems []tftypes.Value
@@ -64,8 +64,8 @@ func validateAttr(a *planAttr, v tftypes.Value, p path.Path, d *diag.Diagnostics
 			validateAttrs(a.nested, membersOf(a.nested, e), p.AtListIndex(i), d)
 		}
 	}
-	if a.deprecated != "" && !null && !unknown {
-		d.AddAttributeWarning(p, "Attribute Deprecated", a.deprecated)
+	if a.Deprecation != "" && !null && !unknown {
+		d.AddAttributeWarning(p, "Attribute Deprecated", a.Deprecation)
 	}
 }
 
