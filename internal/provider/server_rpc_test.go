@@ -346,6 +346,15 @@ func TestServerSchemasAreTheFrameworks(t *testing.T) {
 		if first.Provider != nil {
 			t.Errorf("%s: our server answers a provider block; the framework server in the mux answers it", rname)
 		}
+		// mux states its own capabilities, so ours are compared alone
+		fwMeta, err := d.fw.GetMetadata(ctx, &tfprotov6.GetMetadataRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := srv.GetMetadata(ctx, &tfprotov6.GetMetadataRequest{})
+		if !reflect.DeepEqual(meta.ServerCapabilities, fwMeta.ServerCapabilities) || !reflect.DeepEqual(first.ServerCapabilities, fwMeta.ServerCapabilities) {
+			t.Errorf("%s: our server states capabilities %+v (metadata) and %+v (schema), the framework %+v", rname, meta.ServerCapabilities, first.ServerCapabilities, fwMeta.ServerCapabilities)
+		}
 		ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 		if err != nil {
 			t.Fatal(err)
